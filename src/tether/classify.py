@@ -1,0 +1,53 @@
+"""Classify a shell command: is it provably read-only, and how dangerous is it?"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from tether.rules import danger, readonly
+from tether.rules.base import Danger
+from tether.shell import parse_command
+
+
+@dataclass(frozen=True, slots=True)
+class Classification:
+    """The verdict on one command: read-only or not, its danger level, codes and reasons."""
+
+    command: str
+    read_only: bool
+    codes: tuple[str, ...]
+    reason: str
+    danger: Danger = Danger.NONE
+    danger_codes: tuple[str, ...] = ()
+    danger_reason: str = ""
+    instead: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the object ``tether classify --json`` prints."""
+        return {
+            "command": self.command,
+            "read_only": self.read_only,
+            "danger": self.danger.label,
+            "codes": list(self.codes) + [c for c in self.danger_codes if c not in self.codes],
+            "reason": self.reason,
+            "danger_reason": self.danger_reason,
+            "instead": self.instead,
+        }
+
+
+def classify_command(command: str) -> Classification:
+    """Classify one shell command string."""
+    model = parse_command(command)
+    ro = readonly.assess(model)
+    dg = danger.assess(model)
+    return Classification(
+        command=command,
+        read_only=ro.read_only and dg.level is Danger.NONE,
+        codes=ro.codes,
+        reason=ro.reason,
+        danger=dg.level,
+        danger_codes=dg.codes,
+        danger_reason=dg.reason,
+        instead=dg.instead,
+    )

@@ -1,0 +1,93 @@
+"""The ``tether`` command: a thin dispatcher that imports only the subcommand it runs.
+
+Each subcommand lives in ``tether/cli/<name>.py`` and defines ``add_arguments(parser)`` and
+``run(args) -> int``. Importing one subcommand never imports the others, which keeps
+``tether hook …`` (run once per tool call) lean.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import sys
+from collections.abc import Sequence
+
+from tether.errors import TetherError
+
+# name -> (module, one-line help). Order is the order of ``tether --help``.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "classify": ("tether.cli.classify", "classify shell commands: read-only? dangerous? why?"),
+    "rules": ("tether.cli.rules", "list the rule catalogue or show one rule with its examples"),
+    "replay": ("tether.cli.replay", "run recorded sessions through the guard"),
+    "config": ("tether.cli.config", "get, set, list and check configuration"),
+    "hook": ("tether.cli.hook", "answer a host's hook event (Claude Code, Codex, Gemini CLI)"),
+    "install": ("tether.cli.install", "add Tether's hooks to a host's settings"),
+    "uninstall": ("tether.cli.install", "remove exactly the hooks Tether added"),
+    "doctor": ("tether.cli.doctor", "check the installed hooks, config and state store"),
+    "session": ("tether.cli.session", "list, show and reset recorded sessions"),
+}
+
+DESCRIPTION = """\
+Tether: guardrails for LLM agents' tool calls.
+
+Before a call it classifies shell commands (read-only? dangerous?) and checks the session's
+history; after a call it fingerprints the result and detects loops. Every answer is one
+decision (allow, warn, ask, block, halt) with a stable code and a reason.
+"""
+
+
+def _available() -> dict[str, tuple[str, str]]:
+    return {
+        name: (module, help_)
+        for name, (module, help_) in COMMANDS.items()
+        if importlib.util.find_spec(module) is not None
+    }
+
+
+def _top_help() -> str:
+    lines = [DESCRIPTION, "usage: tether COMMAND [options]   (tether COMMAND --help for more)", ""]
+    lines.append("commands:")
+    for name, (_, help_) in _available().items():
+        lines.append(f"  {name:<10} {help_}")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; return the exit status."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in ("-h", "--help", "help"):
+        sys.stdout.write(_top_help())
+        return 0
+    if args[0] in ("-V", "--version"):
+        from importlib.metadata import version
+
+        sys.stdout.write(f"tether {version('tether')}\n")
+        return 0
+    name = args[0]
+    available = _available()
+    if name not in available:
+        import difflib
+
+        close = difflib.get_close_matches(name, list(available), n=1)
+        hint = f" (did you mean '{close[0]}'?)" if close else ""
+        sys.stderr.write(f"tether: unknown command '{name}'{hint}; see 'tether --help'\n")
+        return 2
+    module = importlib.import_module(available[name][0])
+    parser = argparse.ArgumentParser(
+        prog=f"tether {name}",
+        description=available[name][1],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    module.add_arguments(parser, name)
+    ns = parser.parse_args(args[1:])
+    try:
+        return int(module.run(ns, name))
+    except TetherError as exc:
+        sys.stderr.write(f"tether {name}: {exc}\n")
+        return 2
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        sys.stderr.write("tether: interrupted\n")
+        return 130

@@ -1,0 +1,69 @@
+"""What a rule is: one entry holding its data, its docs and the examples it must pass."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+
+class Tier(enum.Enum):
+    """How a rule's hit is treated: proves a read, asks a human, or blocks unconditionally."""
+
+    READ = "read"
+    ASK = "ask"
+    HARDLINE = "hardline"
+
+
+class Danger(enum.IntEnum):
+    """How dangerous a command is, ordered: none < ask < hardline."""
+
+    NONE = 0
+    ASK = 1
+    HARDLINE = 2
+
+    @property
+    def label(self) -> str:
+        """Return the lower-case name used in JSON ("none", "ask", "hardline")."""
+        return self.name.lower()
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One catalogue entry.
+
+    Examples are checked by ``tests/test_rules.py``: for a ``read`` rule every ``match`` must be
+    classified read-only with this code among its codes, and no ``not_match`` may be; for
+    ``ask``/``hardline`` rules every ``match`` must carry this code among the danger codes and
+    no ``not_match`` may.
+    """
+
+    code: str
+    name: str
+    tier: Tier
+    summary: str
+    why: str
+    instead: str
+    match: tuple[str, ...] = ()
+    not_match: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ReadVerdict:
+    """The read-only catalogue's answer: proven read-only or not, the deciding codes, why."""
+
+    read_only: bool
+    codes: tuple[str, ...]
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class DangerVerdict:
+    """The danger catalogue's answer: the level, every matching code, why, and what instead."""
+
+    level: Danger
+    codes: tuple[str, ...] = ()
+    reason: str = ""
+    instead: str = ""
+
+
+NO_DANGER = DangerVerdict(Danger.NONE)
