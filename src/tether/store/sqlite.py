@@ -1,0 +1,317 @@
+"""Session state in one SQLite file: the default store for hook processes.
+
+Every hook is a new process, so opening must be cheap (one ``connect`` and three PRAGMAs, the
+schema created only when ``user_version`` says it is missing) and every read-modify-write must
+be atomic across processes: ``update`` runs the caller's function inside ``BEGIN IMMEDIATE``,
+which takes the write lock before reading, so two processes never both read the old value
+(deferred ``BEGIN`` would fail the lock upgrade with SQLITE_BUSY instead of waiting; see
+``../shared/reference/ecosystem.md`` section 4.4). WAL with ``synchronous=NORMAL`` keeps the
+file consistent after a crash while costing one fsync per checkpoint, not per commit.
+
+A file that is not a database, is damaged, is locked for too long or holds unreadable state
+raises ``StoreError`` saying which file, what happened and what to do; hook adapters turn that
+into a deny (fail closed). ``move_aside`` is what ``tether doctor --fix`` calls.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import random
+import sqlite3
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tether.errors import StoreError
+from tether.store import SessionInfo, State, Updater
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS sessions (
+    id      TEXT PRIMARY KEY,
+    state   TEXT NOT NULL,
+    updated REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS sessions_updated ON sessions (updated);
+CREATE TABLE IF NOT EXISTS meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+"""
+
+_UPSERT = (
+    "INSERT INTO sessions (id, state, updated) VALUES (?, ?, ?) "
+    "ON CONFLICT (id) DO UPDATE SET state = excluded.state, updated = excluded.updated"
+)
+
+_DOCTOR_HINT = "run 'tether doctor --fix' to move it aside (sessions' loop history is lost)"
+
+
+class SQLiteStore:
+    """Session state as JSON text per session in a WAL-mode SQLite file."""
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        ttl_days: float = 7,
+        busy_timeout: float = 2.0,
+        gc_probability: float = 1 / 32,
+        gc_interval: float = 600.0,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.path = Path(path)
+        self.location = str(self.path)
+        self.ttl_days = ttl_days
+        self.busy_timeout = busy_timeout
+        # Garbage collection is gated twice: a cheap coin toss per update, then a timestamp in
+        # the meta table, so a fleet of hook processes sweeps at most once per interval.
+        self.gc_probability = gc_probability
+        self.gc_interval = gc_interval
+        self._clock = clock
+        self._conn: sqlite3.Connection | None = None
+
+    # -- connection -------------------------------------------------------------------------
+
+    def _connect(self) -> sqlite3.Connection:
+        if self._conn is not None:
+            return self._conn
+        if not self.path.exists():
+            self._create_file()
+        try:
+            # isolation_level=None: no implicit deferred BEGIN; we issue BEGIN IMMEDIATE.
+            conn = sqlite3.connect(
+                self.path, timeout=self.busy_timeout, isolation_level=None, check_same_thread=False
+            )
+        except sqlite3.Error as exc:
+            raise self._error("cannot be opened", exc) from exc
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
+            mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            if str(mode).lower() != "wal":
+                raise StoreError(
+                    f"{self.path}: cannot switch the database to WAL mode (got {mode!r}); "
+                    "keep the state file on a local disk (WAL does not work over network "
+                    "filesystems) or set store.path to a local file"
+                )
+            conn.execute("PRAGMA synchronous = NORMAL")
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            if version != SCHEMA_VERSION:
+                self._migrate(conn, version)
+        except sqlite3.Error as exc:
+            conn.close()
+            raise self._error("cannot be read", exc) from exc
+        except StoreError:
+            conn.close()
+            raise
+        self._conn = conn
+        return conn
+
+    def _create_file(self) -> None:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            # Create it ourselves so the mode is 0600 whatever the umask; SQLite gives the
+            # -wal and -shm files the database file's mode.
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+            os.close(fd)
+        except OSError as exc:
+            raise StoreError(
+                f"{self.path}: cannot create the state file ({exc.strerror or exc}); "
+                "check the directory's permissions or set store.path to a writable file"
+            ) from exc
+
+    def _migrate(self, conn: sqlite3.Connection, version: int) -> None:
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"{self.path}: state written by a newer Tether (schema {version}, this one "
+                f"reads {SCHEMA_VERSION}); upgrade Tether or set store.path to another file"
+            )
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+    def _error(self, doing: str, exc: sqlite3.Error) -> StoreError:
+        text = str(exc)
+        lowered = text.lower()
+        if "locked" in lowered or "busy" in lowered:
+            return StoreError(
+                f"{self.path}: the state database stayed locked for over "
+                f"{self.busy_timeout:g}s ({text}); another process holds a long write "
+                "transaction: find it with 'fuser' or 'lsof', or remove a stale copy on a "
+                "network filesystem"
+            )
+        if isinstance(exc, sqlite3.DatabaseError) and (
+            "not a database" in lowered or "malformed" in lowered or "corrupt" in lowered
+        ):
+            return StoreError(
+                f"{self.path}: the state database is corrupt ({text}); {_DOCTOR_HINT}"
+            )
+        if "unable to open" in lowered or "readonly" in lowered or "read-only" in lowered:
+            return StoreError(
+                f"{self.path}: the state database {doing} ({text}); check the file's and its "
+                "directory's permissions, or set store.path to a writable file"
+            )
+        return StoreError(f"{self.path}: the state database {doing} ({text}); {_DOCTOR_HINT}")
+
+    # -- Store protocol ---------------------------------------------------------------------
+
+    def load(self, session_id: str) -> State | None:
+        """Return the session's state, or None when nothing is recorded."""
+        conn = self._connect()
+        try:
+            row = conn.execute("SELECT state FROM sessions WHERE id = ?", (session_id,)).fetchone()
+        except sqlite3.Error as exc:
+            raise self._error("cannot be read", exc) from exc
+        return None if row is None else self._decode(session_id, row[0])
+
+    def update(self, session_id: str, fn: Updater) -> State:
+        """Run ``fn`` on the current state inside ``BEGIN IMMEDIATE`` and store its result."""
+        conn = self._connect()
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            raise self._error("cannot be written", exc) from exc
+        try:
+            row = conn.execute("SELECT state FROM sessions WHERE id = ?", (session_id,)).fetchone()
+            current = None if row is None else self._decode(session_id, row[0])
+            new = fn(current)
+            text = self._encode(session_id, new)
+            conn.execute(_UPSERT, (session_id, text, self._clock()))
+            conn.execute("COMMIT")
+        except BaseException as exc:
+            # The caller's exception (or ours) wins; the rollback only releases the lock.
+            with contextlib.suppress(sqlite3.Error):
+                conn.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.Error):
+                raise self._error("cannot be written", exc) from exc
+            raise
+        if self.gc_probability > 0 and random.random() < self.gc_probability:
+            self._maybe_gc()
+        return new
+
+    def delete(self, session_id: str) -> bool:
+        """Forget a session; return whether it existed."""
+        conn = self._connect()
+        try:
+            cursor = conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+        except sqlite3.Error as exc:
+            raise self._error("cannot be written", exc) from exc
+        return cursor.rowcount > 0
+
+    def sessions(self) -> list[SessionInfo]:
+        """Return the sessions recorded, most recently updated first."""
+        conn = self._connect()
+        try:
+            rows = conn.execute(
+                "SELECT id, updated, length(state) FROM sessions ORDER BY updated DESC, id"
+            ).fetchall()
+        except sqlite3.Error as exc:
+            raise self._error("cannot be read", exc) from exc
+        return [SessionInfo(str(sid), float(updated), int(size)) for sid, updated, size in rows]
+
+    def close(self) -> None:
+        """Close the connection; the next call reopens it."""
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    # -- maintenance ------------------------------------------------------------------------
+
+    def gc(self, now: float | None = None) -> int:
+        """Delete sessions not updated for ``ttl_days``; return how many were removed."""
+        if self.ttl_days <= 0:
+            return 0
+        now = self._clock() if now is None else now
+        conn = self._connect()
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                cursor = conn.execute(
+                    "DELETE FROM sessions WHERE updated < ?", (now - self.ttl_days * 86400,)
+                )
+                conn.execute(
+                    "INSERT INTO meta (key, value) VALUES ('last_gc', ?) "
+                    "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                    (repr(now),),
+                )
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            # PASSIVE never waits for readers, so a sweep cannot stall a hook.
+            conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        except sqlite3.Error as exc:
+            raise self._error("cannot be cleaned up", exc) from exc
+        return int(cursor.rowcount)
+
+    def _maybe_gc(self) -> None:
+        conn = self._connect()
+        try:
+            row = conn.execute("SELECT value FROM meta WHERE key = 'last_gc'").fetchone()
+        except sqlite3.Error as exc:
+            raise self._error("cannot be read", exc) from exc
+        last = float(row[0]) if row else 0.0
+        if self._clock() - last >= self.gc_interval:
+            self.gc()
+
+    # -- encoding ---------------------------------------------------------------------------
+
+    def _decode(self, session_id: str, text: str) -> State:
+        try:
+            value: Any = json.loads(text)
+        except ValueError as exc:
+            raise StoreError(
+                f"{self.path}: session {session_id!r} holds unreadable state ({exc}); "
+                f"reset it with 'tether session reset {session_id}' or {_DOCTOR_HINT}"
+            ) from exc
+        if not isinstance(value, dict):
+            raise StoreError(
+                f"{self.path}: session {session_id!r} holds a {type(value).__name__}, expected "
+                f"a JSON object; reset it with 'tether session reset {session_id}'"
+            )
+        return value
+
+    def _encode(self, session_id: str, state: State) -> str:
+        try:
+            return json.dumps(state, separators=(",", ":"), allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            raise StoreError(
+                f"session {session_id!r}: the new state is not JSON-ready ({exc}); "
+                "the update function must return plain dicts, lists, str, int, float, bool, None"
+            ) from exc
+
+
+def move_aside(path: str | os.PathLike[str]) -> Path:
+    """Rename a broken state file (and its -wal/-shm files) aside; return the new path."""
+    source = Path(path)
+    if not source.exists():
+        raise StoreError(f"{source}: no state file to move aside")
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    target = source.with_name(f"{source.name}.broken-{stamp}")
+    counter = 1
+    while target.exists():
+        target = source.with_name(f"{source.name}.broken-{stamp}-{counter}")
+        counter += 1
+    try:
+        source.rename(target)
+        for suffix in ("-wal", "-shm"):
+            side = source.with_name(source.name + suffix)
+            if side.exists():
+                side.rename(target.with_name(target.name + suffix))
+    except OSError as exc:
+        raise StoreError(
+            f"{source}: cannot move the state file aside to {target} ({exc.strerror or exc}); "
+            "check the directory's permissions, or delete the file by hand"
+        ) from exc
+    return target
