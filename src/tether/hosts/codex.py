@@ -1,0 +1,141 @@
+"""Codex CLI hooks: payload -> HookEvent, Decision -> what Codex honours.
+
+Protocol (https://developers.openai.com/codex/hooks and the JSON Schemas in
+openai/codex ``codex-rs/hooks/schema/generated/``): the same envelope as Claude Code
+(``session_id``, ``cwd``, ``hook_event_name``, ``tool_name``, ``tool_input``, ``tool_use_id``,
+``tool_response`` and ``turn_id`` on PostToolUse, ``agent_id`` on sub-agent events). Shell calls
+arrive as tool ``Bash`` with ``tool_input.command``; ``apply_patch`` carries the patch there too.
+
+Codex can only deny reliably: ``permissionDecision: "ask"`` and ``"allow"`` are in the schema
+but were not acted on in released versions (openai/codex#20756 closed unmerged), and an
+unsupported value lets the call run. So every deny, ask and halt before a call is exit 2 with
+the reason on stderr, which every Codex version with hooks treats as a block. Output objects
+are closed (``additionalProperties: false``): no extra keys.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from tether.hosts.events import (
+    EMPTY,
+    HookEvent,
+    Kind,
+    Reply,
+    failure_reason,
+    field_object,
+    field_str,
+    json_reply,
+    optional_str,
+    payload_mapping,
+    reason,
+)
+from tether.model import Action, Decision, ToolCall, ToolResult
+
+HOST = "codex"
+CAN_ASK = False  # no working "ask": the guard runs unattended (approvals.unattended applies)
+
+PRE = "PreToolUse"
+POST = "PostToolUse"
+_KINDS = {
+    PRE: Kind.PRE,
+    POST: Kind.POST,
+    "UserPromptSubmit": Kind.PROMPT,
+    "SubagentStart": Kind.SUBAGENT_START,
+    "SubagentStop": Kind.SUBAGENT_STOP,
+}
+INSTALL_EVENTS: dict[str, str | None] = {
+    PRE: ".*",
+    POST: ".*",
+    "UserPromptSubmit": None,
+    "SubagentStart": None,
+    "SubagentStop": None,
+}
+
+
+def parse(payload: object) -> HookEvent:
+    """Turn a Codex hook payload into a HookEvent; raise InputError when malformed."""
+    data = payload_mapping(payload, HOST)
+    name = field_str(data, "hook_event_name", HOST)
+    session_id = field_str(data, "session_id", HOST)
+    agent_id = optional_str(data, "agent_id")
+    cwd = optional_str(data, "cwd")
+    kind = _KINDS.get(name, Kind.OTHER)
+    if kind in (Kind.PRE, Kind.POST):
+        call = ToolCall(
+            session_id=session_id,
+            tool=field_str(data, "tool_name", HOST),
+            args=field_object(data, "tool_input", HOST),
+            call_id=field_str(data, "tool_use_id", HOST, required=False),
+            agent_id=agent_id,
+            time=time.time(),
+        )
+        if kind is Kind.PRE:
+            return HookEvent(kind, name, session_id, call=call, agent_id=agent_id, cwd=cwd)
+        response = data.get("tool_response")
+        code = _exit_code(response)
+        result = ToolResult(
+            call, output=response, exit_code=code, error=code not in (None, 0), time=call.time
+        )
+        return HookEvent(kind, name, session_id, result=result, agent_id=agent_id, cwd=cwd)
+    if kind in (Kind.SUBAGENT_START, Kind.SUBAGENT_STOP):
+        agent = field_str(data, "agent_id", HOST)
+        return HookEvent(kind, name, session_id, agent_id=agent, cwd=cwd)
+    text = data.get("prompt") if kind is Kind.PROMPT else None
+    return HookEvent(
+        kind,
+        name,
+        session_id,
+        agent_id=agent_id,
+        text=text if isinstance(text, str) else "",
+        cwd=cwd,
+    )
+
+
+def _exit_code(response: object) -> int | None:
+    if isinstance(response, Mapping):
+        for key in ("exit_code", "exitCode"):
+            value = response.get(key)
+            if isinstance(value, int) and not isinstance(value, bool):
+                return value
+    return None
+
+
+def render(event: HookEvent, decision: Decision) -> Reply:
+    """Return the reply that makes Codex act on ``decision`` for ``event``."""
+    if decision.action is Action.ALLOW:
+        return EMPTY
+    text = reason(decision)
+    if event.kind is Kind.PRE:
+        if decision.action is Action.WARN:
+            return json_reply(
+                {"hookSpecificOutput": {"hookEventName": PRE, "additionalContext": text}}
+            )
+        return Reply(stderr=text + "\n", exit_code=2)
+    if event.kind is Kind.POST:
+        return _post(decision.action, text)
+    if decision.action is Action.HALT:
+        return json_reply({"continue": False, "stopReason": text})
+    return json_reply({"systemMessage": text})
+
+
+def render_failure(event_name: str | None, cause: str) -> Reply:
+    """Return the fail-closed reply: exit 2 before a call, feedback after it, a notice otherwise."""
+    text = failure_reason(cause)
+    if event_name in (None, "", PRE) or event_name not in _KINDS:
+        return Reply(stderr=text + "\n", exit_code=2)
+    if event_name == POST:
+        return _post(Action.BLOCK, text)
+    return json_reply({"systemMessage": text})
+
+
+def _post(action: Action, text: str) -> Reply:
+    out: dict[str, Any] = {"hookSpecificOutput": {"hookEventName": POST, "additionalContext": text}}
+    # ``decision: "block"`` rejects the (already produced) result and gives the model the reason.
+    if action >= Action.ASK:
+        out.update({"decision": "block", "reason": text})
+    if action is Action.HALT:
+        out.update({"continue": False, "stopReason": text})
+    return json_reply(out)

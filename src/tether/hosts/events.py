@@ -1,0 +1,117 @@
+"""The normalised hook event every adapter parses to, the reply it renders, and shared helpers."""
+
+from __future__ import annotations
+
+import enum
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from tether.errors import InputError
+from tether.model import Action, Decision, ToolCall, ToolResult
+
+
+class Kind(enum.Enum):
+    """What a hook event means to the guard."""
+
+    PRE = "pre"  # a tool call is about to run: Guard.before_call
+    POST = "post"  # a tool call came back (success or failure): Guard.after_call
+    PROMPT = "prompt"  # the user spoke: a genuine turn boundary, Guard.user_message
+    SUBAGENT_START = "subagent_start"
+    SUBAGENT_STOP = "subagent_stop"
+    OTHER = "other"  # an event Tether has no opinion on: answered with an empty reply
+
+
+@dataclass(frozen=True, slots=True)
+class HookEvent:
+    """One host event in Tether's terms."""
+
+    kind: Kind
+    name: str
+    session_id: str
+    call: ToolCall | None = None
+    result: ToolResult | None = None
+    agent_id: str | None = None
+    text: str = ""
+    cwd: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """What the hook process prints and how it exits."""
+
+    stdout: str = ""
+    stderr: str = ""
+    exit_code: int = 0
+
+
+def json_reply(obj: Mapping[str, Any], exit_code: int = 0) -> Reply:
+    """Return a reply that prints ``obj`` as one line of JSON on stdout."""
+    return Reply(stdout=json.dumps(obj, ensure_ascii=False) + "\n", exit_code=exit_code)
+
+
+EMPTY = json_reply({})
+
+
+def reason(decision: Decision) -> str:
+    """Return the one message the model (or user) reads for ``decision``."""
+    codes = ", ".join(decision.codes)
+    head = f"Tether {decision.action.label}"
+    if codes:
+        head += f" [{codes}]"
+    message = decision.message.strip() or _DEFAULT_MESSAGE[decision.action]
+    return f"{head}: {message}"
+
+
+_DEFAULT_MESSAGE = {
+    Action.ALLOW: "allowed.",
+    Action.WARN: "this call looks like part of a loop; change approach.",
+    Action.ASK: "this call needs a human's approval.",
+    Action.BLOCK: "this call is not allowed.",
+    Action.HALT: "stop: the session must not continue without a human.",
+}
+
+
+def failure_reason(cause: str) -> str:
+    """Return the reason printed when Tether could not decide and so fails closed."""
+    return (
+        f"Tether could not check this call, so it is denied (fail closed): {cause}. "
+        "Run `tether doctor` to find what to fix."
+    )
+
+
+def payload_mapping(payload: object, host: str) -> Mapping[str, Any]:
+    """Return ``payload`` as a mapping or raise InputError."""
+    if not isinstance(payload, Mapping):
+        found = type(payload).__name__
+        raise InputError(f"{host} hook: expected a JSON object on stdin, found {found}")
+    return payload
+
+
+def field_str(payload: Mapping[str, Any], key: str, host: str, *, required: bool = True) -> str:
+    """Return the string field ``key``; raise InputError when required and missing or empty."""
+    value = payload.get(key)
+    if value is None and not required:
+        return ""
+    if not isinstance(value, str) or (required and not value):
+        found = "nothing" if value is None else repr(value)[:80]
+        raise InputError(f"{host} hook: field '{key}': expected a non-empty string, found {found}")
+    return value
+
+
+def field_object(payload: Mapping[str, Any], key: str, host: str) -> dict[str, Any]:
+    """Return the object field ``key`` (missing means empty); raise InputError on another type."""
+    value = payload.get(key)
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        found = type(value).__name__
+        raise InputError(f"{host} hook: field '{key}': expected an object, found {found}")
+    return dict(value)
+
+
+def optional_str(payload: Mapping[str, Any], key: str) -> str | None:
+    """Return the string field ``key`` when it is a non-empty string, else None."""
+    value = payload.get(key)
+    return value if isinstance(value, str) and value else None

@@ -1,0 +1,100 @@
+"""Gemini CLI hooks: payload -> HookEvent, Decision -> the JSON Gemini CLI honours.
+
+Protocol (https://geminicli.com/docs/hooks/reference): JSON on stdin with ``session_id``,
+``cwd``, ``hook_event_name``, ``timestamp``; BeforeTool adds ``tool_name`` and ``tool_input``;
+AfterTool adds ``tool_response`` ``{llmContent, returnDisplay, error?}``; BeforeAgent adds
+``prompt``. Replies are JSON only on stdout: ``decision: "deny"`` + ``reason`` (sent to the agent
+as a tool error), ``continue: false`` + ``stopReason`` (ends the agent loop),
+``hookSpecificOutput.additionalContext`` on AfterTool (appended to the result the model reads),
+``systemMessage`` (shown to the user). There is no "ask" and no tool-call id or sub-agent event:
+Gemini CLI can only deny, so asks become denies (the guard runs unattended). A warning before a
+call can reach only the user (``systemMessage``); after a call it reaches the model.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from tether.hosts.events import (
+    EMPTY,
+    HookEvent,
+    Kind,
+    Reply,
+    failure_reason,
+    field_object,
+    field_str,
+    json_reply,
+    optional_str,
+    payload_mapping,
+    reason,
+)
+from tether.model import Action, Decision, ToolCall, ToolResult
+
+HOST = "gemini"
+CAN_ASK = False
+
+PRE = "BeforeTool"
+POST = "AfterTool"
+_KINDS = {PRE: Kind.PRE, POST: Kind.POST, "BeforeAgent": Kind.PROMPT}
+INSTALL_EVENTS: dict[str, str | None] = {PRE: ".*", POST: ".*", "BeforeAgent": None}
+
+
+def parse(payload: object) -> HookEvent:
+    """Turn a Gemini CLI hook payload into a HookEvent; raise InputError when malformed."""
+    data = payload_mapping(payload, HOST)
+    name = field_str(data, "hook_event_name", HOST)
+    session_id = field_str(data, "session_id", HOST)
+    cwd = optional_str(data, "cwd")
+    kind = _KINDS.get(name, Kind.OTHER)
+    if kind in (Kind.PRE, Kind.POST):
+        call = ToolCall(
+            session_id=session_id,
+            tool=field_str(data, "tool_name", HOST),
+            args=field_object(data, "tool_input", HOST),
+            time=time.time(),
+        )
+        if kind is Kind.PRE:
+            return HookEvent(kind, name, session_id, call=call, cwd=cwd)
+        response = data.get("tool_response")
+        output: object = response
+        error = False
+        if isinstance(response, Mapping):
+            output = response.get("llmContent", response)
+            error = bool(response.get("error"))
+        result = ToolResult(call, output=output, error=error, time=call.time)
+        return HookEvent(kind, name, session_id, result=result, cwd=cwd)
+    text = data.get("prompt") if kind is Kind.PROMPT else None
+    return HookEvent(kind, name, session_id, text=text if isinstance(text, str) else "", cwd=cwd)
+
+
+def render(event: HookEvent, decision: Decision) -> Reply:
+    """Return the reply that makes Gemini CLI act on ``decision`` for ``event``."""
+    if decision.action is Action.ALLOW:
+        return EMPTY
+    text = reason(decision)
+    out: dict[str, Any]
+    if event.kind is Kind.PRE:
+        if decision.action is Action.WARN:
+            out = {"systemMessage": text}
+        else:
+            out = {"decision": "deny", "reason": text}
+    elif event.kind is Kind.POST:
+        # Append rather than deny: "deny" on AfterTool would hide the real output.
+        out = {"hookSpecificOutput": {"additionalContext": text}}
+    else:
+        out = {"systemMessage": text}
+    if decision.action is Action.HALT:
+        out.update({"continue": False, "stopReason": text})
+    return json_reply(out)
+
+
+def render_failure(event_name: str | None, cause: str) -> Reply:
+    """Return the fail-closed reply: a deny before a call, feedback after it, a notice otherwise."""
+    text = failure_reason(cause)
+    if event_name in (None, "", PRE) or event_name not in _KINDS:
+        return json_reply({"decision": "deny", "reason": text})
+    if event_name == POST:
+        return json_reply({"hookSpecificOutput": {"additionalContext": text}})
+    return json_reply({"systemMessage": text})

@@ -1,0 +1,185 @@
+"""Run one hook event end to end: read stdin, decide within a deadline, print, never fail open.
+
+Hosts start ``tether hook <host>`` once per event. Whatever goes wrong in here (malformed JSON,
+a config error, a locked or corrupt store, a bug, a hang) is turned into the host's deny with
+the cause in the reason, because Claude Code, Codex and Gemini CLI all let a call through when a
+hook crashes, times out or exits with an unexpected status.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from types import ModuleType
+from typing import IO, Any
+
+from tether.hosts import adapter
+from tether.hosts.events import HookEvent, Kind, Reply
+from tether.model import ALLOW, Decision
+
+DEFAULT_DEADLINE = 5.0
+DEADLINE_ENV = "TETHER_HOOKS__DEADLINE"
+MAX_INPUT = 32 * 1024 * 1024  # bytes; tool responses can be large, but not unbounded
+
+
+class _Output:
+    """Prints exactly one reply, from the main thread or the watchdog, whichever comes first."""
+
+    def __init__(self, stdout: IO[str], stderr: IO[str]) -> None:
+        self._stdout = stdout
+        self._stderr = stderr
+        self._lock = threading.Lock()
+
+    def emit(self, reply: Reply) -> bool:
+        """Print ``reply`` unless another one was printed already; return whether it printed."""
+        if not self._lock.acquire(blocking=False):
+            return False
+        if reply.stdout:
+            self._stdout.write(reply.stdout)
+            self._stdout.flush()
+        if reply.stderr:
+            self._stderr.write(reply.stderr)
+            self._stderr.flush()
+        return True
+
+
+class Watchdog:
+    """Fails closed at the deadline: prints the host's deny and ends the process at once."""
+
+    def __init__(self, seconds: float, fire: Callable[[float], None]) -> None:
+        self._start = time.monotonic()
+        self._seconds = seconds
+        self._fire = fire
+        self._wake = threading.Event()
+        self._done = False
+        self._thread = threading.Thread(target=self._run, name="tether-watchdog", daemon=True)
+        self._thread.start()
+
+    def set_deadline(self, seconds: float) -> None:
+        """Move the deadline to ``seconds`` after the start (config is read after stdin)."""
+        self._seconds = seconds
+        self._wake.set()
+
+    def stop(self) -> None:
+        """Disarm the watchdog."""
+        self._done = True
+        self._wake.set()
+
+    def _run(self) -> None:
+        while not self._done:
+            remaining = self._start + self._seconds - time.monotonic()
+            if remaining <= 0:
+                self._fire(self._seconds)
+                return
+            self._wake.wait(remaining)
+            self._wake.clear()
+
+
+def initial_deadline(environ: Mapping[str, str]) -> float:
+    """Return the deadline to use before the config is loaded (env override, else default)."""
+    text = environ.get(DEADLINE_ENV, "")
+    try:
+        value = float(text) if text else DEFAULT_DEADLINE
+    except ValueError:
+        return DEFAULT_DEADLINE
+    return value if value > 0 else DEFAULT_DEADLINE
+
+
+def run_hook(
+    host: str,
+    *,
+    stdin: IO[bytes] | None = None,
+    stdout: IO[str] | None = None,
+    stderr: IO[str] | None = None,
+    environ: Mapping[str, str] | None = None,
+    exit_on_deadline: Callable[[int], None] = os._exit,
+) -> int:
+    """Answer one hook event from ``stdin`` for ``host``; return the exit status to use."""
+    ad = adapter(host)
+    env = os.environ if environ is None else environ
+    out = _Output(stdout or sys.stdout, stderr or sys.stderr)
+    seen: dict[str, str | None] = {"event": None}
+
+    def on_deadline(seconds: float) -> None:
+        reply = ad.render_failure(seen["event"], f"no decision within the {seconds:g} s deadline")
+        if out.emit(reply):
+            exit_on_deadline(reply.exit_code)
+
+    watchdog = Watchdog(initial_deadline(env), on_deadline)
+    try:
+        reply = _answer(ad, stdin or sys.stdin.buffer, env, seen, watchdog)
+    except BaseException as exc:  # fail closed on everything, even SystemExit from a library
+        reply = ad.render_failure(seen["event"], describe(exc))
+    watchdog.stop()
+    out.emit(reply)
+    return reply.exit_code
+
+
+def describe(exc: BaseException) -> str:
+    """Return a one-line cause for the reason text: the error's class and message."""
+    text = str(exc).strip().replace("\n", " ")
+    name = type(exc).__name__
+    return f"{name}: {text}" if text else name
+
+
+def _answer(
+    ad: ModuleType,
+    stream: IO[bytes],
+    environ: Mapping[str, str],
+    seen: dict[str, str | None],
+    watchdog: Watchdog,
+) -> Reply:
+    raw = stream.read(MAX_INPUT + 1)
+    if len(raw) > MAX_INPUT:
+        raise ValueError(f"hook input is larger than {MAX_INPUT} bytes")
+    try:
+        payload = json.loads(raw)
+    except ValueError as exc:
+        raise ValueError(f"stdin is not valid JSON ({exc})") from None
+    if isinstance(payload, dict) and isinstance(payload.get("hook_event_name"), str):
+        seen["event"] = payload["hook_event_name"]
+    event: HookEvent = ad.parse(payload)
+    if event.kind is Kind.OTHER:
+        other: Reply = ad.render(event, ALLOW)  # nothing to decide: no config, no store
+        return other
+    from tether.config import load_config
+
+    cwd = Path(event.cwd) if event.cwd and Path(event.cwd).is_dir() else None
+    config = load_config(cwd=cwd, environ=environ)
+    deadline = config.get("hooks.deadline")
+    if isinstance(deadline, int | float) and not isinstance(deadline, bool) and deadline > 0:
+        watchdog.set_deadline(float(deadline))
+    decision = decide(event, config, unattended=not ad.CAN_ASK)
+    reply: Reply = ad.render(event, decision)
+    return reply
+
+
+def decide(event: HookEvent, config: Any, *, unattended: bool) -> Decision:
+    """Feed ``event`` to a Guard backed by the configured store; return its decision."""
+    from tether.guard import Guard
+    from tether.store.open import open_store
+
+    store = open_store(config)
+    try:
+        guard = Guard(config, store, unattended=unattended)
+        result: object = ALLOW
+        if event.kind is Kind.PRE and event.call is not None:
+            result = guard.before_call(event.call)
+        elif event.kind is Kind.POST and event.result is not None:
+            result = guard.after_call(event.result)
+        elif event.kind is Kind.PROMPT:
+            guard.user_message(event.session_id, event.text)
+        elif event.kind is Kind.SUBAGENT_START and event.agent_id:
+            guard.subagent_start(event.session_id, event.agent_id)
+        elif event.kind is Kind.SUBAGENT_STOP and event.agent_id:
+            guard.subagent_stop(event.session_id, event.agent_id)
+    finally:
+        store.close()
+    if not isinstance(result, Decision):
+        raise TypeError(f"the guard returned {type(result).__name__}, not a Decision")
+    return result
