@@ -1,0 +1,32 @@
+"""Options every subcommand shares: ``--set KEY=VALUE`` config overrides."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tether.config import Config
+
+
+def add_config_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the repeatable ``--set KEY=VALUE`` option (overrides every config file)."""
+    parser.add_argument(
+        "--set",
+        dest="config_overrides",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override one config setting for this run, e.g. --set loops.hard_stop=true "
+        "(repeatable; see 'tether config list')",
+    )
+
+
+def config_from_args(args: argparse.Namespace) -> Config:
+    """Load the effective config for the current directory with the ``--set`` overrides."""
+    from tether.config import load_config
+
+    return load_config(overrides=tuple(getattr(args, "config_overrides", None) or ()))
+
+
+__all__ = ["add_config_arguments", "config_from_args"]

@@ -1,0 +1,110 @@
+"""A JSON cache of validated file layers, so a hook process never imports ruamel.yaml.
+
+The cache key is the list of file paths; the entry is trusted only when every file's
+``(mtime_ns, ctime_ns, size, inode)`` and the schema's version and source files are unchanged.
+Entries are never written for a file modified in the last two seconds: a second write in the
+same timestamp tick with the same size would otherwise go unnoticed (git's "racy clean" rule).
+A broken, unreadable or unwritable cache is just a miss.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from tether.config.paths import cache_dir
+
+RACY_SECONDS = 2.0
+_HERE = Path(__file__).resolve().parent
+# Editing these modules changes what a valid value is, so they are part of the key.
+_CODE = ("schema.py", "validate.py", "cache.py")
+
+Payload = dict[str, Any]
+
+
+def _stat(path: Path) -> list[int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return [st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino]
+
+
+def signature(files: list[tuple[str, Path, bool]]) -> list[Any]:
+    """Return what must be unchanged for a cached entry of ``files`` to be trusted."""
+    from tether.config.schema import SCHEMA_VERSION
+
+    code = [_stat(_HERE / name) for name in _CODE]
+    return [SCHEMA_VERSION, code, [[layer, str(p), _stat(p)] for layer, p, _ in files]]
+
+
+def _entry_path(environ: Mapping[str, str], files: list[tuple[str, Path, bool]]) -> Path:
+    import hashlib
+
+    name = "\0".join(f"{layer}={p}" for layer, p, _ in files)
+    digest = hashlib.blake2b(name.encode("utf-8", "surrogatepass"), digest_size=10).hexdigest()
+    return cache_dir(environ) / f"config-{digest}.json"
+
+
+def _racy(sig: list[Any]) -> bool:
+    now = time.time_ns()
+    return any(stat is not None and now - stat[0] < RACY_SECONDS * 1e9 for _, _, stat in sig[2])
+
+
+def cached(
+    files: list[tuple[str, Path, bool]],
+    environ: Mapping[str, str],
+    compute: Callable[[], Payload],
+) -> Payload:
+    """Return the cached payload for ``files`` if fresh, else ``compute()`` it and store it.
+
+    ``compute`` raises on invalid files; nothing is cached then.
+    """
+    entry = _entry_path(environ, files)
+    sig = signature(files)
+    try:
+        with open(entry, encoding="utf-8") as handle:
+            stored = json.load(handle)
+        if isinstance(stored, dict) and stored.get("sig") == sig:
+            payload = stored.get("payload")
+            if isinstance(payload, dict):
+                return payload
+    except (OSError, ValueError):
+        pass
+    payload = compute()
+    if not _racy(sig) and signature(files) == sig:
+        _store(entry, {"sig": sig, "payload": payload})
+    return payload
+
+
+def _store(entry: Path, data: Mapping[str, Any]) -> None:
+    tmp = entry.with_name(f".{entry.name}.{os.getpid()}.tmp")
+    try:
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        with open(tmp, "w", encoding="utf-8") as handle:
+            json.dump(data, handle, ensure_ascii=False, separators=(",", ":"))
+        os.replace(tmp, entry)
+    except OSError:
+        # A read-only or full cache directory must not break loading.
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+
+
+def clear(environ: Mapping[str, str]) -> int:
+    """Delete every cached config entry; return how many were removed."""
+    removed = 0
+    for entry in cache_dir(environ).glob("config-*.json"):
+        try:
+            entry.unlink()
+            removed += 1
+        except OSError:
+            pass
+    return removed
+
+
+__all__ = ["RACY_SECONDS", "cached", "clear", "signature"]

@@ -1,0 +1,165 @@
+"""Load the effective config: defaults, files, environment, then ``--set``, merged by key.
+
+Layers, lowest first: built-in defaults; the user file (skipped when ``TETHER_CONFIG`` is
+set); the project file; the ``TETHER_CONFIG`` file; ``TETHER_<SECTION>__<KEY>`` environment
+variables; ``--set KEY=VALUE``. Values merge per leaf key, so a partial or empty section never
+wipes the defaults; mapping settings (``tools.shell``) merge entry by entry.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from tether.config.core import DEFAULT_LAYER, Config
+from tether.config.paths import Paths, discover
+
+ENV_PREFIX = "TETHER_"
+
+
+def defaults() -> dict[str, Any]:
+    """Return every key's built-in default as a fresh flat dict."""
+    import copy
+
+    from tether.config.schema import SCHEMA
+
+    return {key.path: copy.deepcopy(key.default) for key in SCHEMA}
+
+
+def merge(
+    values: dict[str, Any], origins: dict[str, str], layer: Mapping[str, Any], label: str
+) -> None:
+    """Apply one layer's leaf values on top of ``values`` (mappings merge entry by entry)."""
+    for path, value in layer.items():
+        current = values.get(path)
+        if isinstance(value, dict) and isinstance(current, dict):
+            merged = {**current, **value}
+            # An empty argument name removes a built-in shell tool.
+            values[path] = {k: v for k, v in merged.items() if v}
+        else:
+            values[path] = value
+        origins[path] = label
+
+
+def _read_files(layers: list[tuple[str, Path, bool]]) -> dict[str, Any]:
+    from tether.config.validate import ConfigProblems, Problem
+    from tether.config.yamlio import load_file
+
+    values = defaults()
+    origins: dict[str, str] = {}
+    problems: list[Problem] = []
+    files: list[list[str]] = []
+    for layer, path, required in layers:
+        if not required and not path.exists():
+            continue
+        found, errors = load_file(path)
+        problems += errors
+        merge(values, origins, found, f"{layer}:{path}")
+        files.append([layer, str(path)])
+    if problems:
+        raise ConfigProblems(problems)
+    return {"values": values, "origins": origins, "files": files}
+
+
+def env_overrides(environ: Mapping[str, str]) -> list[tuple[str, str, str]]:
+    """Return ``(variable, dotted key, text)`` for each ``TETHER_<SECTION>__<KEY>`` variable."""
+    found = []
+    for name in sorted(environ):
+        if name.startswith(ENV_PREFIX) and "__" in name:
+            path = name[len(ENV_PREFIX) :].lower().replace("__", ".")
+            found.append((name, path, environ[name]))
+    return found
+
+
+def apply_texts(
+    values: dict[str, Any], origins: dict[str, str], items: Iterable[tuple[str, str, str]]
+) -> None:
+    """Apply ``(label, dotted key, text)`` overrides typed by the schema; raise on any error."""
+    from tether.config.validate import (
+        BadValue,
+        ConfigProblems,
+        Problem,
+        lookup,
+        parse_text,
+    )
+    from tether.errors import ConfigError
+
+    problems = []
+    for label, path, text in items:
+        try:
+            key = lookup(path)
+            value = parse_text(key, text)
+        except (BadValue, ConfigError) as exc:
+            problems.append(Problem(label, None, "", f"{path}: {exc}"))
+            continue
+        merge(values, origins, {path: value}, label)
+    if problems:
+        raise ConfigProblems(problems)
+
+
+def split_override(text: str) -> tuple[str, str]:
+    """Split ``KEY=VALUE`` from --set; raise ConfigError when there is no '='."""
+    path, sep, value = text.partition("=")
+    if not sep or not path.strip():
+        from tether.errors import ConfigError
+
+        raise ConfigError(f"--set {text!r}: expected KEY=VALUE, e.g. --set loops.hard_stop=true")
+    return path.strip(), value
+
+
+def load_config(
+    *,
+    cwd: Path | None = None,
+    overrides: Sequence[str] = (),
+    environ: Mapping[str, str] | None = None,
+    use_cache: bool = True,
+) -> Config:
+    """Load the effective config for ``cwd``; raise ConfigError describing every mistake."""
+    env = os.environ if environ is None else environ
+    paths = discover(cwd, env)
+    return load_paths(paths, overrides=overrides, environ=env, use_cache=use_cache)
+
+
+def load_paths(
+    paths: Paths,
+    *,
+    overrides: Sequence[str] = (),
+    environ: Mapping[str, str],
+    use_cache: bool = True,
+) -> Config:
+    """Load the effective config from already discovered ``paths``."""
+    layers = paths.layers()
+    if use_cache:
+        from tether.config.cache import cached
+
+        payload = cached(layers, environ, lambda: _read_files(layers))
+    else:
+        payload = _read_files(layers)
+    values: dict[str, Any] = payload["values"]
+    origins: dict[str, str] = payload["origins"]
+    texts = [(f"env:{name}", path, text) for name, path, text in env_overrides(environ)]
+    texts += [("--set", *split_override(item)) for item in overrides]
+    if texts:
+        apply_texts(values, origins, texts)
+    files = tuple((layer, path) for layer, path in payload["files"])
+    return Config(values, origins, files)
+
+
+def default_config() -> Config:
+    """Return a Config of pure defaults (no files, no environment)."""
+    return Config(defaults(), {}, ())
+
+
+__all__ = [
+    "DEFAULT_LAYER",
+    "apply_texts",
+    "default_config",
+    "defaults",
+    "env_overrides",
+    "load_config",
+    "load_paths",
+    "merge",
+    "split_override",
+]

@@ -1,0 +1,383 @@
+"""The config schema: every key, its type, default, allowed values and description.
+
+This table is the single source of truth. Defaults, validation, ``tether config``, the "did you
+mean" suggestions, ``docs/config.md`` and the example file are all derived from it, so a key the
+code reads but the schema does not declare cannot exist: ``Config.get`` refuses it.
+
+Pure data and no imports beyond the standard library: the hook path imports this module.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+# Bump when a key's meaning or type changes; it is part of the load cache key.
+SCHEMA_VERSION = 1
+
+Kind = Literal["bool", "int", "float", "str", "enum", "list", "map"]
+
+
+@dataclass(frozen=True, slots=True)
+class Key:
+    """One leaf setting: ``path`` is dotted (``loops.warn_after.exact_failure``)."""
+
+    path: str
+    kind: Kind
+    default: Any
+    help: str
+    minimum: float | None = None
+    maximum: float | None = None
+    choices: tuple[str, ...] = ()
+
+    @property
+    def section(self) -> str:
+        """Return the top-level section name."""
+        return self.path.split(".", 1)[0]
+
+    def expected(self) -> str:
+        """Describe the accepted values in words, for error messages and docs."""
+        if self.kind == "bool":
+            return "a boolean (true or false)"
+        if self.kind == "enum":
+            return "one of " + ", ".join(repr(c) for c in self.choices)
+        if self.kind == "list":
+            return "a list of strings"
+        if self.kind == "map":
+            return "a mapping of strings to strings"
+        if self.kind == "str":
+            return "a string"
+        noun = "an integer" if self.kind == "int" else "a number"
+        lo, hi = self.minimum, self.maximum
+        if lo is not None and hi is not None:
+            return f"{noun} from {_num(lo)} to {_num(hi)}"
+        if lo is not None:
+            return f"{noun} ≥ {_num(lo)}"
+        if hi is not None:
+            return f"{noun} ≤ {_num(hi)}"
+        return noun
+
+
+def _num(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else str(value)
+
+
+# Per-detector thresholds share one shape; the loop guard reads them by detector name.
+_DETECTORS: tuple[tuple[str, int, int, str], ...] = (
+    ("exact_failure", 2, 5, "the same call (tool and arguments) failing again"),
+    ("same_tool_failure", 3, 8, "calls to one tool failing in a row, whatever the arguments"),
+    (
+        "idempotent_no_progress",
+        2,
+        5,
+        "a read-only call repeated with an identical result",
+    ),
+    (
+        "mutating_no_progress",
+        4,
+        12,
+        "a writing call repeated with identical arguments and result (looser: it may be polling)",
+    ),
+    ("cycle", 2, 4, "the same short sequence of calls repeating (A B A B ...)"),
+    ("turn_calls", 60, 120, "tool calls within one user turn"),
+)
+
+_SHELL_TOOLS = {
+    "Bash": "command",
+    "bash": "command",
+    "shell": "command",
+    "terminal": "command",
+    "execute_bash": "command",
+    "run_shell_command": "command",
+    "exec_command": "cmd",
+    "local_shell": "command",
+}
+
+_READ_TOOLS = (
+    "Read",
+    "Grep",
+    "Glob",
+    "LS",
+    "NotebookRead",
+    "WebFetch",
+    "WebSearch",
+    "read_file",
+    "read_many_files",
+    "list_directory",
+    "list_dir",
+    "glob",
+    "grep",
+    "search_file_content",
+    "search_files",
+    "file_search",
+    "grep_search",
+    "codebase_search",
+    "view",
+    "web_search",
+    "web_fetch",
+    "google_web_search",
+)
+
+_WRITE_TOOLS = (
+    "Write",
+    "Edit",
+    "MultiEdit",
+    "NotebookEdit",
+    "write_file",
+    "edit_file",
+    "create_file",
+    "replace",
+    "apply_patch",
+    "str_replace_editor",
+    "str_replace_based_edit_tool",
+)
+
+_POLL_TOOLS = ("BashOutput", "TaskOutput", "AgentOutputTool", "write_stdin")
+
+
+def _keys() -> tuple[Key, ...]:
+    keys: list[Key] = [
+        Key("loops.warnings", "bool", True, "Warn the model when a loop detector fires."),
+        Key(
+            "loops.hard_stop",
+            "bool",
+            False,
+            "Block calls (and halt the agent) once a detector reaches its hard-stop threshold. "
+            "Off by default: loops only warn until you opt in.",
+        ),
+        Key(
+            "loops.window",
+            "int",
+            64,
+            "How many recent calls per session are remembered for loop detection.",
+            minimum=1,
+            maximum=10_000,
+        ),
+    ]
+    for name, warn, _, what in _DETECTORS:
+        keys.append(
+            Key(
+                f"loops.warn_after.{name}",
+                "int",
+                warn,
+                f"Warn after this many of: {what}.",
+                minimum=1,
+                maximum=1_000_000,
+            )
+        )
+    for name, _, stop, what in _DETECTORS:
+        keys.append(
+            Key(
+                f"loops.hard_stop_after.{name}",
+                "int",
+                stop,
+                f"With hard_stop on, block after this many of: {what}.",
+                minimum=1,
+                maximum=1_000_000,
+            )
+        )
+    keys += [
+        Key(
+            "loops.poll.max_count",
+            "int",
+            60,
+            "Identical calls to a polling tool tolerated before they count as a loop.",
+            minimum=1,
+            maximum=1_000_000,
+        ),
+        Key(
+            "loops.poll.max_seconds",
+            "int",
+            3600,
+            "Seconds a polling streak may last before it counts as a loop.",
+            minimum=1,
+            maximum=31_536_000,
+        ),
+        Key(
+            "progress.enabled",
+            "bool",
+            False,
+            "Detect sub-agents that keep working without converging (off by default).",
+        ),
+        Key(
+            "progress.warn_after",
+            "int",
+            15,
+            "Warn after this many calls without progress.",
+            minimum=1,
+            maximum=1_000_000,
+        ),
+        Key(
+            "progress.halt_after",
+            "int",
+            25,
+            "Halt after this many calls without progress.",
+            minimum=1,
+            maximum=1_000_000,
+        ),
+        Key(
+            "progress.scope",
+            "enum",
+            "subagents",
+            "Watch only sub-agents, or every agent including the main one.",
+            choices=("subagents", "all"),
+        ),
+        Key(
+            "approvals.mode",
+            "enum",
+            "manual",
+            "'manual': dangerous commands ask a human; 'off': they run, except the hardline tier, "
+            "which is always blocked.",
+            choices=("manual", "off"),
+        ),
+        Key(
+            "approvals.unattended",
+            "enum",
+            "block",
+            "What 'ask' becomes when no human can answer (unattended runs).",
+            choices=("block", "ask"),
+        ),
+        Key(
+            "approvals.allow",
+            "list",
+            [],
+            "Glob patterns of shell commands allowed without asking (never the hardline tier).",
+        ),
+        Key(
+            "approvals.deny",
+            "list",
+            [],
+            "Glob patterns of shell commands always blocked.",
+        ),
+        Key(
+            "approvals.disabled_rules",
+            "list",
+            [],
+            "Rule codes to switch off (hardline rules cannot be switched off).",
+        ),
+        Key(
+            "approvals.enabled_rules",
+            "list",
+            [],
+            "Rule codes to switch on that are off by default.",
+        ),
+        Key(
+            "approvals.isolation.threshold",
+            "int",
+            4096,
+            "Commands longer than this many characters are classified in an isolated worker "
+            "with a deadline (0: always).",
+            minimum=0,
+            maximum=100_000_000,
+        ),
+        Key(
+            "approvals.isolation.deadline",
+            "float",
+            10.0,
+            "Seconds the isolated worker may take before the command is blocked.",
+            minimum=0.01,
+            maximum=600,
+        ),
+        Key(
+            "approvals.isolation.memory_mb",
+            "int",
+            512,
+            "Memory limit of the isolated worker, in MiB.",
+            minimum=16,
+            maximum=65_536,
+        ),
+        Key(
+            "tools.shell",
+            "map",
+            dict(_SHELL_TOOLS),
+            "Shell tools: tool name -> the argument holding the command. Entries merge with the "
+            "built-ins; map a name to '' to remove a built-in.",
+        ),
+        Key(
+            "tools.read",
+            "list",
+            list(_READ_TOOLS),
+            "Read-only tools: repeating them with an identical result is no progress.",
+        ),
+        Key(
+            "tools.write",
+            "list",
+            list(_WRITE_TOOLS),
+            "Tools that change files or state.",
+        ),
+        Key(
+            "tools.poll",
+            "list",
+            list(_POLL_TOOLS),
+            "Polling tools: repeated identical calls are expected, up to loops.poll.*.",
+        ),
+        Key(
+            "tools.failure_tolerant",
+            "list",
+            [],
+            "Tools whose errors are routine; their failures do not count toward failure streaks.",
+        ),
+        Key(
+            "store.backend",
+            "enum",
+            "sqlite",
+            "Where session state lives: 'memory' (one process), 'sqlite' (hooks, one machine) "
+            "or 'redis' (fleets).",
+            choices=("memory", "sqlite", "redis"),
+        ),
+        Key(
+            "store.path",
+            "str",
+            "",
+            "SQLite file; empty means $XDG_STATE_HOME/tether/state.db.",
+        ),
+        Key("store.url", "str", "redis://127.0.0.1:6379/0", "Redis URL for the redis backend."),
+        Key(
+            "store.ttl_days",
+            "int",
+            7,
+            "Forget sessions idle for this many days.",
+            minimum=1,
+            maximum=3650,
+        ),
+        Key("store.key_prefix", "str", "tether:", "Prefix of every Redis key Tether writes."),
+        Key(
+            "hooks.deadline",
+            "float",
+            5.0,
+            "Seconds a hook may take before it answers with a block (keep it under the host's "
+            "hook timeout).",
+            minimum=0.1,
+            maximum=600,
+        ),
+    ]
+    return tuple(keys)
+
+
+SCHEMA: tuple[Key, ...] = _keys()
+KEYS: dict[str, Key] = {key.path: key for key in SCHEMA}
+
+SECTIONS: dict[str, str] = {
+    "loops": "Loop detection: repeated failures, repeated calls without progress, cycles.",
+    "progress": "Sub-agents that keep working without converging.",
+    "approvals": "What happens to dangerous shell commands.",
+    "tools": "Which tool names are shells, reads, writes and pollers.",
+    "store": "Where per-session state is kept between hook processes.",
+    "hooks": "Host hook behaviour.",
+}
+
+GROUPS: dict[str, str] = {
+    "loops.warn_after": "Per-detector warning thresholds.",
+    "loops.hard_stop_after": "Per-detector hard-stop thresholds (used when loops.hard_stop is on).",
+    "loops.poll": "Limits for tools listed in tools.poll.",
+    "approvals.isolation": "The isolated classification worker for very long commands.",
+}
+
+
+def is_group(path: str) -> bool:
+    """Return True when ``path`` is a section or a nested group (not a leaf)."""
+    prefix = path + "."
+    return any(key.path.startswith(prefix) for key in SCHEMA)
+
+
+__all__ = ["GROUPS", "KEYS", "SCHEMA", "SCHEMA_VERSION", "SECTIONS", "Key", "Kind", "is_group"]
