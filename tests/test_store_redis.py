@@ -1,0 +1,191 @@
+"""RedisStore against a real redis-server: expiry, prefixes, conflicts, unreachable servers."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+
+import pytest
+import redis
+
+from tether.errors import StoreError
+from tether.store import State
+from tether.store.redis_store import RedisStore, redact_url
+
+DAY = 86400
+
+
+def bump(state: State | None) -> State:
+    """Count one more call."""
+    state = dict(state or {"calls": 0})
+    state["calls"] += 1
+    return state
+
+
+@pytest.fixture
+def client(redis_server: str) -> Iterator[redis.Redis]:
+    """A plain redis-py client, to look at what the store wrote."""
+    conn = redis.Redis.from_url(redis_server)
+    yield conn
+    conn.close()
+
+
+@pytest.fixture
+def store(redis_server: str, redis_prefix: str) -> Iterator[RedisStore]:
+    s = RedisStore(redis_server, key_prefix=redis_prefix, ttl_days=7)
+    yield s
+    s.close()
+
+
+def test_keys_live_under_the_prefix_and_expire_after_ttl(
+    store: RedisStore, client: redis.Redis, redis_prefix: str
+) -> None:
+    store.update("s1", bump)
+    keys = sorted(k.decode() for k in client.scan_iter(match=f"{redis_prefix}*"))
+    assert keys == [f"{redis_prefix}session:s1", f"{redis_prefix}sessions"]
+    for key in keys:
+        assert 7 * DAY - 60 < client.ttl(key) <= 7 * DAY
+
+
+def test_every_update_renews_the_expiry(
+    store: RedisStore, client: redis.Redis, redis_prefix: str
+) -> None:
+    store.update("s1", bump)
+    client.expire(f"{redis_prefix}session:s1", 100)
+    store.update("s1", bump)
+    assert client.ttl(f"{redis_prefix}session:s1") > 7 * DAY - 60
+
+
+def test_ttl_zero_means_no_expiry(
+    redis_server: str, redis_prefix: str, client: redis.Redis
+) -> None:
+    store = RedisStore(redis_server, key_prefix=redis_prefix, ttl_days=0)
+    store.update("s1", bump)
+    assert client.ttl(f"{redis_prefix}session:s1") == -1
+    store.close()
+
+
+def test_prefixes_keep_deployments_apart(redis_server: str, redis_prefix: str) -> None:
+    blue = RedisStore(redis_server, key_prefix=redis_prefix + "blue:")
+    green = RedisStore(redis_server, key_prefix=redis_prefix + "green:")
+    blue.update("same-id", bump)
+    blue.update("same-id", bump)
+    green.update("same-id", bump)
+    assert blue.load("same-id") == {"calls": 2}
+    assert green.load("same-id") == {"calls": 1}
+    assert green.delete("same-id") is True
+    assert blue.load("same-id") == {"calls": 2}
+    blue.close()
+    green.close()
+
+
+def test_sessions_drop_keys_that_expired_before_their_index_entry(
+    store: RedisStore, client: redis.Redis, redis_prefix: str
+) -> None:
+    store.update("kept", bump)
+    store.update("expired", bump)
+    client.delete(f"{redis_prefix}session:expired")  # what expiry does to the key
+    assert [s.session_id for s in store.sessions()] == ["kept"]
+    assert client.zrange(f"{redis_prefix}sessions", 0, -1) == [b"kept"]
+
+
+def test_sessions_drop_index_entries_older_than_ttl(
+    redis_server: str, redis_prefix: str, client: redis.Redis
+) -> None:
+    old = RedisStore(redis_server, key_prefix=redis_prefix, clock=lambda: 1_000_000.0)
+    old.update("ancient", bump)
+    old.close()
+    store = RedisStore(redis_server, key_prefix=redis_prefix)
+    store.update("fresh", bump)
+    assert [s.session_id for s in store.sessions()] == ["fresh"]
+    assert client.zrange(f"{redis_prefix}sessions", 0, -1) == [b"fresh"]
+    store.close()
+
+
+def test_a_conflicting_write_makes_update_retry_with_the_new_state(
+    redis_server: str, redis_prefix: str
+) -> None:
+    ours = RedisStore(redis_server, key_prefix=redis_prefix)
+    theirs = RedisStore(redis_server, key_prefix=redis_prefix)
+    ours.update("s1", bump)
+    seen: list[int] = []
+
+    def slow_bump(state: State | None) -> State:
+        assert state is not None
+        seen.append(state["calls"])
+        if len(seen) == 1:
+            theirs.update("s1", bump)  # another process writes between our read and EXEC
+        return bump(state)
+
+    result = ours.update("s1", slow_bump)
+    assert seen == [1, 2]  # the first attempt saw 1, lost the race, and was re-run on 2
+    assert result == {"calls": 3}
+    assert ours.load("s1") == {"calls": 3}
+    ours.close()
+    theirs.close()
+
+
+def test_endless_conflicts_give_up_with_a_store_error(redis_server: str, redis_prefix: str) -> None:
+    ours = RedisStore(redis_server, key_prefix=redis_prefix, max_wait=0.2)
+    theirs = RedisStore(redis_server, key_prefix=redis_prefix)
+
+    def always_interrupted(state: State | None) -> State:
+        theirs.update("s1", bump)
+        return bump(state)
+
+    with pytest.raises(StoreError, match="changed under every one of"):
+        ours.update("s1", always_interrupted)
+    ours.close()
+    theirs.close()
+
+
+def test_corrupt_value_raises_store_error_naming_the_session(
+    store: RedisStore, client: redis.Redis, redis_prefix: str
+) -> None:
+    client.set(f"{redis_prefix}session:bad", b"{nope")
+    with pytest.raises(StoreError, match="tether session reset bad"):
+        store.load("bad")
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.mark.parametrize("operation", ["load", "update", "delete", "sessions"])
+def test_an_unreachable_server_raises_store_error(operation: str) -> None:
+    url = f"redis://:hunter2@127.0.0.1:{_closed_port()}/0"
+    store = RedisStore(url, connect_timeout=0.5)
+    calls = {
+        "load": lambda: store.load("s1"),
+        "update": lambda: store.update("s1", bump),
+        "delete": lambda: store.delete("s1"),
+        "sessions": store.sessions,
+    }
+    with pytest.raises(StoreError) as caught:
+        calls[operation]()
+    message = str(caught.value)
+    assert "unreachable" in message
+    assert url.replace("hunter2", "***") in message
+    assert "hunter2" not in message  # never leak the password into logs or deny reasons
+    assert "start redis-server" in message
+
+
+@pytest.mark.parametrize("url", ["http://127.0.0.1:6379", "not a url"])
+def test_a_malformed_url_is_a_store_error(url: str) -> None:
+    with pytest.raises(StoreError, match="is not a redis URL"):
+        RedisStore(url)
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("redis://127.0.0.1:6379/0", "redis://127.0.0.1:6379/0"),
+        ("redis://:pw@host:6380/1", "redis://:***@host:6380/1"),
+        ("rediss://user:pw@host/0", "rediss://user:***@host/0"),
+        ("unix:///run/redis.sock", "unix:///run/redis.sock"),
+    ],
+)
+def test_redact_url_hides_only_the_password(url: str, shown: str) -> None:
+    assert redact_url(url) == shown
