@@ -24,6 +24,7 @@ from tether.hosts.events import (
     field_object,
     field_str,
     json_reply,
+    notice_reason,
     optional_str,
     payload_mapping,
     reason,
@@ -115,7 +116,7 @@ def render_failure(event_name: str | None, cause: str) -> Reply:
         return _post(event_name, Decision(Action.BLOCK, ("tether-error",), text), raw=True)
     # Blocking a user's prompt or keeping a sub-agent alive would not make anything safer:
     # tell the user instead; the next PreToolUse fails closed if the fault persists.
-    return json_reply({"systemMessage": text})
+    return json_reply({"systemMessage": notice_reason(cause)})
 
 
 def _deny(text: str, halt: bool = False) -> Reply:
@@ -150,11 +151,13 @@ def _pre(decision: Decision) -> Reply:
 
 def _post(name: str, decision: Decision, raw: bool = False) -> Reply:
     text = decision.message if raw else reason(decision)
-    out: dict[str, Any] = {"hookSpecificOutput": {"hookEventName": name, "additionalContext": text}}
+    out: dict[str, Any]
     # ``decision: "block"`` on PostToolUse prompts the model with the reason (the call already
     # ran); PostToolUseFailure documents only additionalContext.
     if decision.action >= Action.ASK and name == POST:
-        out.update({"decision": "block", "reason": text})
+        out = {"decision": "block", "reason": text}
+    else:
+        out = {"hookSpecificOutput": {"hookEventName": name, "additionalContext": text}}
     if decision.action is Action.HALT:
         out.update({"continue": False, "stopReason": text})
     return json_reply(out)

@@ -28,6 +28,7 @@ from tether.hosts.events import (
     field_object,
     field_str,
     json_reply,
+    notice_reason,
     optional_str,
     payload_mapping,
     reason,
@@ -128,14 +129,16 @@ def render_failure(event_name: str | None, cause: str) -> Reply:
         return Reply(stderr=text + "\n", exit_code=2)
     if event_name == POST:
         return _post(Action.BLOCK, text)
-    return json_reply({"systemMessage": text})
+    return json_reply({"systemMessage": notice_reason(cause)})
 
 
 def _post(action: Action, text: str) -> Reply:
-    out: dict[str, Any] = {"hookSpecificOutput": {"hookEventName": POST, "additionalContext": text}}
+    out: dict[str, Any]
     # ``decision: "block"`` rejects the (already produced) result and gives the model the reason.
     if action >= Action.ASK:
-        out.update({"decision": "block", "reason": text})
+        out = {"decision": "block", "reason": text}
+    else:
+        out = {"hookSpecificOutput": {"hookEventName": POST, "additionalContext": text}}
     if action is Action.HALT:
         out.update({"continue": False, "stopReason": text})
     return json_reply(out)

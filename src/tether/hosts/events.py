@@ -57,13 +57,20 @@ EMPTY = json_reply({})
 def reason(decision: Decision) -> str:
     """Return the one message the model (or user) reads for ``decision``."""
     codes = ", ".join(decision.codes)
-    head = f"Tether {decision.action.label}"
+    head = _HEAD[decision.action]
     if codes:
         head += f" [{codes}]"
     message = decision.message.strip() or _DEFAULT_MESSAGE[decision.action]
     return f"{head}: {message}"
 
 
+_HEAD = {
+    Action.ALLOW: "Tether allowed this call",
+    Action.WARN: "Tether warning",
+    Action.ASK: "Tether asks for approval",
+    Action.BLOCK: "Tether blocked this call",
+    Action.HALT: "Tether halted the agent",
+}
 _DEFAULT_MESSAGE = {
     Action.ALLOW: "allowed.",
     Action.WARN: "this call looks like part of a loop; change approach.",
@@ -78,6 +85,14 @@ def failure_reason(cause: str) -> str:
     return (
         f"Tether could not check this call, so it is denied (fail closed): {cause}. "
         "Run `tether doctor` to find what to fix."
+    )
+
+
+def notice_reason(cause: str) -> str:
+    """Return the notice printed when Tether could not record an event that is not a tool call."""
+    return (
+        f"Tether could not record this event: {cause}. Tool calls are denied until this is "
+        "fixed; run `tether doctor` to find what to fix."
     )
 
 

@@ -26,6 +26,7 @@ from tether.hosts.events import (
     field_object,
     field_str,
     json_reply,
+    notice_reason,
     optional_str,
     payload_mapping,
     reason,
@@ -97,4 +98,4 @@ def render_failure(event_name: str | None, cause: str) -> Reply:
         return json_reply({"decision": "deny", "reason": text})
     if event_name == POST:
         return json_reply({"hookSpecificOutput": {"additionalContext": text}})
-    return json_reply({"systemMessage": text})
+    return json_reply({"systemMessage": notice_reason(cause)})
