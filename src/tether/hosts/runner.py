@@ -154,18 +154,25 @@ def _answer(
     deadline = config.get("hooks.deadline")
     if isinstance(deadline, int | float) and not isinstance(deadline, bool) and deadline > 0:
         watchdog.set_deadline(float(deadline))
-    decision = decide(event, config, unattended=not ad.CAN_ASK)
+    decision = decide(event, config, unattended=not ad.CAN_ASK, environ=environ)
     reply: Reply = ad.render(event, decision)
     return reply
 
 
-def decide(event: HookEvent, config: Any, *, unattended: bool) -> Decision:
+def decide(
+    event: HookEvent,
+    config: Any,
+    *,
+    unattended: bool,
+    environ: Mapping[str, str] | None = None,
+) -> Decision:
     """Feed ``event`` to a Guard backed by the configured store; return its decision."""
-    from tether.guard import Guard
     from tether.store.open import open_store
 
-    store = open_store(config)
+    store = open_store(config, environ=environ)
     try:
+        from tether.guard import Guard
+
         guard = Guard(config, store, unattended=unattended)
         result: object = ALLOW
         if event.kind is Kind.PRE and event.call is not None:
