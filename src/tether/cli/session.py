@@ -149,9 +149,11 @@ def _reset(store: Store, session_id: str) -> int:
 
 
 def _streaks(value: Any) -> str:
-    if not isinstance(value, dict) or not value:
+    # A streak at 0 is a detector that has nothing running; only live ones are news.
+    active = [(k, v) for k, v in value.items() if _num(v)] if isinstance(value, dict) else []
+    if not active:
         return "none"
-    active = sorted(value.items(), key=lambda kv: (-_num(kv[1]), str(kv[0])))
+    active.sort(key=lambda kv: (-_num(kv[1]), str(kv[0])))
     return ", ".join(f"{name} {count}" for name, count in active)
 
 
