@@ -1,0 +1,119 @@
+"""``tether install HOST`` / ``tether uninstall HOST``: add or remove Tether's hook entries.
+
+The settings file is merged, never overwritten: other hooks and settings stay as they are, a
+timestamped backup is written next to it before any change, and installing twice is a no-op.
+Uninstall removes exactly the entries whose command runs ``tether hook HOST``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from tether.hosts import HOSTS
+
+NOTES = {
+    "claude-code": "Claude Code reads the hooks at start: restart running sessions. "
+    "'onFailure: block' needs Claude Code 2.1.295 or newer; Tether denies on its own "
+    "errors anyway.",
+    "codex": "Codex runs new hooks only after you review and trust them (/hooks in Codex); "
+    "project hooks load only in trusted projects. Codex older than 0.124 also needs "
+    "'[features] hooks = true' in config.toml.",
+    "gemini": "Gemini CLI reads the hooks at start: restart running sessions. Some older "
+    "versions need hooks switched on in settings.json; `tether doctor` checks the installed hook.",
+}
+
+
+def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
+    """Add the host, scope, --dry-run and --json options."""
+    parser.add_argument("host", choices=list(HOSTS), help="the host whose settings to change")
+    scope = parser.add_mutually_exclusive_group()
+    scope.add_argument(
+        "--user",
+        dest="scope",
+        action="store_const",
+        const="user",
+        help="your user settings "
+        "(the default): ~/.claude/settings.json, ~/.codex/hooks.json, ~/.gemini/settings.json",
+    )
+    scope.add_argument(
+        "--project",
+        dest="scope",
+        action="store_const",
+        const="project",
+        help="this project's settings: .claude/settings.json, .codex/hooks.json, "
+        ".gemini/settings.json under the current directory",
+    )
+    parser.set_defaults(scope="user")
+    parser.add_argument(
+        "--dry-run", action="store_true", help="show what would change; write nothing"
+    )
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    if name == "install":
+        parser.add_argument(
+            "--command",
+            help="the hook command to register (default: this tether's 'tether hook HOST')",
+        )
+
+
+def run(args: argparse.Namespace, name: str) -> int:
+    """Merge Tether's entries into (or out of) the host's settings; return the exit status."""
+    from tether.hosts import settings
+
+    path = settings.settings_path(args.host, args.scope, cwd=Path.cwd())
+    current = settings.read_settings(path)
+    if name == "install":
+        command = args.command or settings.default_command(args.host)
+        change = settings.merge(current, args.host, command, path)
+    else:
+        command = None
+        change = settings.remove(current, args.host, path)
+    backup = None
+    if change.changed and not args.dry_run:
+        backup = settings.write_settings(change)
+    report: dict[str, Any] = {
+        "action": name,
+        "host": args.host,
+        "scope": args.scope,
+        "path": str(path),
+        "changed": change.changed,
+        "events": list(change.events),
+        "backup": str(backup) if backup else None,
+        "dry_run": bool(args.dry_run),
+        "command": command,
+    }
+    if args.json:
+        if args.dry_run:
+            report["hooks"] = change.after.get("hooks", {})
+        sys.stdout.write(json.dumps(report, indent=2) + "\n")
+        return 0
+    sys.stdout.write(_human(report, change.after.get("hooks", {})))
+    return 0
+
+
+def _human(report: dict[str, Any], hooks: Any) -> str:
+    verb = "install" if report["action"] == "install" else "uninstall"
+    path, host = report["path"], report["host"]
+    lines: list[str] = []
+    if not report["changed"]:
+        done = "already installed" if verb == "install" else "nothing of Tether's found"
+        lines.append(f"{host}: {done} in {path}; nothing to change")
+    elif report["dry_run"]:
+        lines.append(
+            f"{host}: would {verb} Tether's hooks ({', '.join(report['events'])}) "
+            f"in {path}; dry run, nothing written. Resulting 'hooks':"
+        )
+        lines.append(json.dumps(hooks, indent=2))
+    else:
+        did = "added Tether's hooks to" if verb == "install" else "removed Tether's hooks from"
+        lines.append(f"{host}: {did} {path} ({', '.join(report['events'])})")
+        if report["backup"]:
+            lines.append(f"backup of the previous file: {report['backup']}")
+    if verb == "install" and report["changed"]:
+        lines.append(f"command: {report['command']}")
+        lines.append(NOTES[host])
+        lines.append("check it end to end with: tether doctor")
+    return "\n".join(lines) + "\n"
