@@ -1,0 +1,205 @@
+"""Measure the session stores: updates per second under 1 and 8 writer processes, and open cost.
+
+Run from the repo root:
+
+    .venv/bin/python benchmarks/bench_store.py            # starts its own redis-server
+    .venv/bin/python benchmarks/bench_store.py --quick    # fewer updates and runs
+
+Each writer is a separate process (as hooks are). An update is the guard's pattern: read the
+session's state (a ~5 KB JSON dict with a 64-entry window), count a call, push a fingerprint,
+write it back atomically. "shared" means every writer updates the same session (the worst
+case: one agent's parallel tool calls); "own" gives each writer its own session (a fleet).
+The open cost is the wall time of a fresh ``python`` process that opens the SQLite store and
+does one update, against a bare ``python -c pass``. Prints a Markdown table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+WORKER = r"""
+import json, os, sys, time
+backend, target, prefix, go, session, count = sys.argv[1:7]
+if backend == "sqlite":
+    from tether.store.sqlite import SQLiteStore
+    store = SQLiteStore(target)
+else:
+    from tether.store.redis_store import RedisStore
+    store = RedisStore(target, key_prefix=prefix)
+def step(state):
+    state = state or {"calls": 0, "warnings": 0, "blocks": 0, "streaks": {}, "window": []}
+    n = state["calls"] = state["calls"] + 1
+    state["window"] = (state["window"] + [["Bash", "%032x" % n, "%032x" % (n * 7), 0]])[-64:]
+    state["updated"] = time.time()
+    return state
+store.load(session)  # connect before the clock starts
+while not os.path.exists(go):
+    time.sleep(0.0005)
+start = time.time()
+for _ in range(int(count)):
+    store.update(session, step)
+end = time.time()
+store.close()
+print(json.dumps({"start": start, "end": end}))
+"""
+
+OPEN_SQLITE = (
+    "from tether.store.sqlite import SQLiteStore; s = SQLiteStore({path!r}); "
+    "s.update('bench', lambda st: {{'calls': (st or {{}}).get('calls', 0) + 1}}); s.close()"
+)
+OPEN_CONFIGURED = (
+    "from tether.config import load_config; from tether.store.open import open_store; "
+    "s = open_store(load_config()); "
+    "s.update('bench', lambda st: {{'calls': (st or {{}}).get('calls', 0) + 1}}); s.close()"
+)
+
+
+def throughput(
+    backend: str, target: str, prefix: str, writers: int, per_writer: int, shared: bool
+) -> float:
+    """Return updates per second of ``writers`` processes doing ``per_writer`` updates each."""
+    with tempfile.TemporaryDirectory() as tmp:
+        go = Path(tmp) / "go"
+        procs = [
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    "-c",
+                    WORKER,
+                    backend,
+                    target,
+                    prefix,
+                    str(go),
+                    "shared" if shared else f"own-{i}",
+                    str(per_writer),
+                ],
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+            for i in range(writers)
+        ]
+        time.sleep(0.5 + 0.1 * writers)  # let every interpreter start and connect
+        go.touch()
+        spans = []
+        for proc in procs:
+            out, _ = proc.communicate(timeout=600)
+            if proc.returncode:
+                raise SystemExit(f"a {backend} writer failed with status {proc.returncode}")
+            spans.append(json.loads(out))
+    elapsed = max(s["end"] for s in spans) - min(s["start"] for s in spans)
+    return writers * per_writer / elapsed
+
+
+def process_times(code: str, runs: int, env: dict[str, str]) -> tuple[float, float]:
+    """Return p50 and p95 wall milliseconds of a fresh ``python -c code``."""
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-c", code], check=True, env=env)
+        times.append((time.perf_counter() - start) * 1000)
+    times.sort()
+    return statistics.median(times), times[min(len(times) - 1, int(0.95 * len(times)))]
+
+
+def start_redis(workdir: str) -> tuple[subprocess.Popen[bytes], str]:
+    """Start a throwaway redis-server on a free loopback port."""
+    binary = shutil.which("redis-server")
+    if binary is None:
+        raise SystemExit("redis-server not found: apt-get install redis-server")
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    proc = subprocess.Popen(
+        [binary, "--port", str(port), "--bind", "127.0.0.1", "--dir", workdir,
+         "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+    )  # fmt: skip
+    for _ in range(200):
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2) as conn:
+                conn.sendall(b"PING\r\n")
+                if conn.recv(16).startswith(b"+PONG"):
+                    return proc, f"redis://127.0.0.1:{port}/0"
+        except OSError:
+            time.sleep(0.05)
+    proc.kill()
+    raise SystemExit("redis-server did not answer PING")
+
+
+def main() -> None:
+    """Run the measurements and print the results table."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="fewer updates and runs")
+    parser.add_argument("--redis-url", help="use this server instead of starting one")
+    opts = parser.parse_args()
+    total = 800 if opts.quick else 4000
+    runs = 10 if opts.quick else 30
+
+    with tempfile.TemporaryDirectory() as tmp:
+        proc = None
+        url = opts.redis_url
+        if url is None:
+            proc, url = start_redis(tmp)
+        try:
+            rows = []
+            for backend in ("sqlite", "redis"):
+                for writers, shared in ((1, True), (8, True), (8, False)):
+                    target = str(Path(tmp) / f"{backend}-{writers}-{shared}.db")
+                    prefix = f"bench:{time.time_ns()}:"
+                    rate = throughput(
+                        backend,
+                        target if backend == "sqlite" else url,
+                        prefix,
+                        writers,
+                        total // writers,
+                        shared,
+                    )
+                    label = "one shared session" if shared else "one session each"
+                    rows.append((backend, writers, label, rate))
+
+            env = {
+                "PATH": os.environ.get("PATH", ""),
+                "HOME": tmp,
+                "XDG_STATE_HOME": str(Path(tmp) / "state"),
+                "XDG_CONFIG_HOME": str(Path(tmp) / "config"),
+                "XDG_CACHE_HOME": str(Path(tmp) / "cache"),
+            }
+            db = str(Path(tmp) / "open.db")
+            subprocess.run([sys.executable, "-c", OPEN_SQLITE.format(path=db)], check=True, env=env)
+            starts = [
+                ("python -c pass (bare interpreter)", "pass"),
+                ("import sqlite3, json", "import sqlite3, json"),
+                ("import tether.store.sqlite", "import tether.store.sqlite"),
+                ("SQLiteStore(path) + one update", OPEN_SQLITE.format(path=db)),
+                ("open_store(load_config()) + one update", OPEN_CONFIGURED.format()),
+            ]
+            timings = [(label, *process_times(code, runs, env)) for label, code in starts]
+        finally:
+            if proc is not None:
+                proc.terminate()
+                proc.wait()
+
+    print(f"updates per second ({total} updates in all; ~5 KB state with a 64-entry window)\n")
+    print("| backend | writer processes | sessions | updates/s |")
+    print("|---|---|---|---|")
+    for backend, writers, label, rate in rows:
+        print(f"| {backend} | {writers} | {label} | {rate:,.0f} |")
+    print(f"\nfresh process, wall ms over {runs} runs\n")
+    print("| process | p50 ms | p95 ms |")
+    print("|---|---|---|")
+    for label, p50, p95 in timings:
+        print(f"| {label} | {p50:.1f} | {p95:.1f} |")
+
+
+if __name__ == "__main__":
+    main()
