@@ -1,0 +1,232 @@
+"""``tether install`` / ``uninstall``: merge into real settings files, take exactly Tether out."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tether.hosts import HOSTS
+from tether.hosts.settings import install_events, is_tether_command, merge, remove
+
+TETHER = Path(sys.executable).with_name("tether")
+FILES = {
+    "claude-code": ".claude/settings.json",
+    "codex": ".codex/hooks.json",
+    "gemini": ".gemini/settings.json",
+}
+FOREIGN: dict[str, dict[str, Any]] = {
+    "claude-code": {
+        "model": "opus",
+        "permissions": {"allow": ["Bash(ls:*)"]},
+        "hooks": {
+            "PreToolUse": [
+                {"matcher": "Bash", "hooks": [{"type": "command", "command": "other-guard"}]},
+                {
+                    "matcher": "Edit|Write",
+                    "hooks": [
+                        {"type": "command", "command": "prettier-hook"},
+                        {"type": "command", "command": "tether hook codex"},
+                    ],
+                },
+            ],
+            "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}],
+        },
+    },
+    "codex": {
+        "hooks": {
+            "PreToolUse": [
+                {"matcher": "Bash", "hooks": [{"type": "command", "command": "other-guard"}]}
+            ],
+            "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}],
+        }
+    },
+    "gemini": {
+        "theme": "GitHub",
+        "hooks": {
+            "BeforeTool": [
+                {
+                    "matcher": "write_file",
+                    "hooks": [{"type": "command", "command": "./lint.sh", "name": "lint"}],
+                }
+            ]
+        },
+    },
+}
+
+
+def cli(*args: str, cwd: Path, home: Path) -> subprocess.CompletedProcess[str]:
+    """Run ``tether ARGS`` with a private HOME."""
+    env = {k: v for k, v in os.environ.items() if k != "CODEX_HOME"}
+    env["HOME"] = str(home)
+    return subprocess.run(
+        [str(TETHER), *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=60
+    )
+
+
+@pytest.fixture
+def dirs(tmp_path: Path) -> tuple[Path, Path]:
+    """Return (project, home) directories."""
+    (tmp_path / "project").mkdir()
+    (tmp_path / "home").mkdir()
+    return tmp_path / "project", tmp_path / "home"
+
+
+COMMAND_CASES = [
+    ("tether hook claude-code", "claude-code", True),
+    ("/opt/venv/bin/tether hook claude-code", "claude-code", True),
+    ("'/path with space/tether' hook codex", "codex", True),
+    ("/usr/bin/python3 -m tether hook gemini", "gemini", True),
+    ("TETHER_LOOPS__HARD_STOP=true tether hook claude-code", "claude-code", True),
+    ("env TETHER_X=1 /x/tether hook codex", "codex", True),
+    ("tether hook codex", "claude-code", False),
+    ("tether classify", "claude-code", False),
+    ("echo tether hook claude-code", "claude-code", False),
+    ("other-guard --then tether hook claude-code", "claude-code", False),
+    ("python3 -m other hook claude-code", "claude-code", False),
+    ("tether hook 'claude-code", "claude-code", False),
+    ("", "claude-code", False),
+]
+
+
+@pytest.mark.parametrize(("command", "host", "expected"), COMMAND_CASES)
+def test_tether_entries_are_recognised_by_their_command(
+    command: str, host: str, expected: bool
+) -> None:
+    assert is_tether_command(command, host) is expected
+
+
+@pytest.mark.parametrize("host", list(HOSTS))
+def test_merge_adds_every_event_once_and_keeps_everything_else(host: str) -> None:
+    path = Path("/x") / FILES[host]
+    change = merge(FOREIGN[host], host, f"/v/bin/tether hook {host}", path)
+    assert set(change.events) == set(install_events(host))
+    after = change.after
+    for key, value in FOREIGN[host].items():
+        if key != "hooks":
+            assert after[key] == value
+    for event, groups in FOREIGN[host]["hooks"].items():
+        for group in groups:
+            assert group in after["hooks"][event]  # foreign groups untouched, in place
+    for event, matcher in install_events(host).items():
+        ours = [
+            g
+            for g in after["hooks"][event]
+            if any(is_tether_command(h["command"], host) for h in g["hooks"])
+        ]
+        assert len(ours) == 1
+        assert ours[0].get("matcher") == matcher
+    again = merge(after, host, f"/v/bin/tether hook {host}", path)
+    assert not again.changed and again.events == ()
+
+
+def test_claude_code_pre_tool_use_fails_closed_on_hook_failure() -> None:
+    after = merge({}, "claude-code", "tether hook claude-code", Path("s.json")).after
+    [group] = after["hooks"]["PreToolUse"]
+    assert group["hooks"][0]["onFailure"] == "block"
+    assert group["hooks"][0]["timeout"] == 30
+    assert "onFailure" not in after["hooks"]["PostToolUse"][0]["hooks"][0]
+
+
+def test_gemini_timeouts_are_milliseconds() -> None:
+    after = merge({}, "gemini", "tether hook gemini", Path("s.json")).after
+    assert after["hooks"]["BeforeTool"][0]["hooks"][0]["timeout"] == 30000
+
+
+@pytest.mark.parametrize("host", list(HOSTS))
+def test_merge_refreshes_a_moved_installation_instead_of_adding_another(host: str) -> None:
+    old = merge(FOREIGN[host], host, f"/old/venv/bin/tether hook {host}", Path("s")).after
+    new = merge(old, host, f"/new/venv/bin/tether hook {host}", Path("s"))
+    assert new.changed
+    text = json.dumps(new.after)
+    assert "/old/venv" not in text and text.count("/new/venv") == len(install_events(host))
+
+
+@pytest.mark.parametrize("host", list(HOSTS))
+def test_remove_undoes_merge_exactly(host: str) -> None:
+    merged = merge(FOREIGN[host], host, f"tether hook {host}", Path("s")).after
+    removed = remove(merged, host, Path("s"))
+    assert removed.after == FOREIGN[host]
+    assert remove(FOREIGN[host], host, Path("s")).changed is False
+
+
+@pytest.mark.parametrize("host", list(HOSTS))
+def test_install_and_uninstall_round_trip_on_disk(host: str, dirs: tuple[Path, Path]) -> None:
+    project, home = dirs
+    path = project / FILES[host]
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(FOREIGN[host], indent=4))
+    first = cli("install", host, "--project", "--json", cwd=project, home=home)
+    assert first.returncode == 0, first.stderr
+    report = json.loads(first.stdout)
+    assert report["changed"] and Path(report["path"]) == path
+    backup = Path(report["backup"])
+    assert json.loads(backup.read_text()) == FOREIGN[host]
+    installed = json.loads(path.read_text())
+    assert str(TETHER) in json.dumps(installed)
+
+    second = cli("install", host, "--project", "--json", cwd=project, home=home)
+    assert json.loads(second.stdout)["changed"] is False
+    assert json.loads(path.read_text()) == installed
+    assert len(list(path.parent.glob("*.tether-backup-*"))) == 1
+
+    gone = cli("uninstall", host, "--project", cwd=project, home=home)
+    assert gone.returncode == 0, gone.stderr
+    assert json.loads(path.read_text()) == FOREIGN[host]
+
+
+@pytest.mark.parametrize("host", list(HOSTS))
+def test_user_scope_writes_under_home(host: str, dirs: tuple[Path, Path]) -> None:
+    project, home = dirs
+    proc = cli("install", host, cwd=project, home=home)
+    assert proc.returncode == 0, proc.stderr
+    assert (home / FILES[host]).is_file()
+    assert not (project / FILES[host]).exists()
+    assert list((home / FILES[host]).parent.glob("*.tether-backup-*")) == []  # nothing to back up
+
+
+def test_dry_run_writes_nothing(dirs: tuple[Path, Path]) -> None:
+    project, home = dirs
+    proc = cli("install", "claude-code", "--project", "--dry-run", cwd=project, home=home)
+    assert proc.returncode == 0, proc.stderr
+    assert "dry run" in proc.stdout and "PreToolUse" in proc.stdout
+    assert not (project / ".claude").exists()
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("{not json", "not valid JSON"),
+        ("[1, 2]", "expected a JSON object"),
+        ('{"hooks": []}', "'hooks' must be an object"),
+        ('{"hooks": {"PreToolUse": {}}}', "'hooks.PreToolUse' must be a list"),
+    ],
+)
+def test_a_broken_settings_file_is_reported_and_left_alone(
+    content: str, message: str, dirs: tuple[Path, Path]
+) -> None:
+    project, home = dirs
+    path = project / ".claude" / "settings.json"
+    path.parent.mkdir()
+    path.write_text(content)
+    proc = cli("install", "claude-code", "--project", cwd=project, home=home)
+    assert proc.returncode == 2
+    assert message in proc.stderr and str(path) in proc.stderr
+    assert path.read_text() == content
+    assert list(path.parent.iterdir()) == [path]
+
+
+def test_custom_command_is_registered_and_removed(dirs: tuple[Path, Path]) -> None:
+    project, home = dirs
+    command = "TETHER_LOOPS__HARD_STOP=true /opt/tether/bin/tether hook gemini"
+    proc = cli("install", "gemini", "--project", "--command", command, cwd=project, home=home)
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads((project / FILES["gemini"]).read_text())
+    assert data["hooks"]["BeforeTool"][0]["hooks"][0]["command"] == command
+    cli("uninstall", "gemini", "--project", cwd=project, home=home)
+    assert json.loads((project / FILES["gemini"]).read_text()) == {}
