@@ -15,6 +15,7 @@ are closed (``additionalProperties: false``): no extra keys.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -142,3 +143,20 @@ def _post(action: Action, text: str) -> Reply:
     if action is Action.HALT:
         out.update({"continue": False, "stopReason": text})
     return json_reply(out)
+
+
+def verdict(reply: Reply) -> str:
+    """Return how Codex reads ``reply``: deny, warn, allow or fail-open."""
+    if reply.exit_code == 2:
+        return "deny" if reply.stderr.strip() else "fail-open"
+    if reply.exit_code != 0:
+        return "fail-open"
+    try:
+        out = json.loads(reply.stdout) if reply.stdout.strip() else {}
+    except ValueError:
+        return "fail-open"
+    spec = out.get("hookSpecificOutput") if isinstance(out, dict) else None
+    spec = spec if isinstance(spec, dict) else {}
+    if spec.get("permissionDecision") == "deny" or out.get("decision") == "block":
+        return "deny"
+    return "warn" if spec.get("additionalContext") else "allow"

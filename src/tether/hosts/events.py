@@ -80,10 +80,13 @@ _DEFAULT_MESSAGE = {
 }
 
 
+FAILED_CLOSED = "Tether could not check this call"
+
+
 def failure_reason(cause: str) -> str:
     """Return the reason printed when Tether could not decide and so fails closed."""
     return (
-        f"Tether could not check this call, so it is denied (fail closed): {cause}. "
+        f"{FAILED_CLOSED}, so it is denied (fail closed): {cause}. "
         "Run `tether doctor` to find what to fix."
     )
 

@@ -13,6 +13,7 @@ call can reach only the user (``systemMessage``); after a call it reaches the mo
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -99,3 +100,22 @@ def render_failure(event_name: str | None, cause: str) -> Reply:
     if event_name == POST:
         return json_reply({"hookSpecificOutput": {"additionalContext": text}})
     return json_reply({"systemMessage": notice_reason(cause)})
+
+
+def verdict(reply: Reply) -> str:
+    """Return how Gemini CLI reads ``reply``: deny, warn, allow or fail-open."""
+    if reply.exit_code == 2:
+        return "deny" if reply.stderr.strip() else "fail-open"
+    if reply.exit_code != 0:
+        return "fail-open"
+    try:
+        out = json.loads(reply.stdout) if reply.stdout.strip() else {}
+    except ValueError:
+        return "fail-open"
+    if not isinstance(out, dict):
+        return "fail-open"
+    if out.get("decision") in ("deny", "block"):
+        return "deny"
+    spec = out.get("hookSpecificOutput")
+    warned = isinstance(spec, dict) and spec.get("additionalContext")
+    return "warn" if warned or out.get("systemMessage") else "allow"
