@@ -36,7 +36,10 @@ if backend == "sqlite":
 else:
     from tether.store.redis_store import RedisStore
     store = RedisStore(target, key_prefix=prefix)
+runs = 0
 def step(state):
+    global runs
+    runs += 1
     state = state or {"calls": 0, "warnings": 0, "blocks": 0, "streaks": {}, "window": []}
     n = state["calls"] = state["calls"] + 1
     state["window"] = (state["window"] + [["Bash", "%032x" % n, "%032x" % (n * 7), 0]])[-64:]
@@ -50,7 +53,7 @@ for _ in range(int(count)):
     store.update(session, step)
 end = time.time()
 store.close()
-print(json.dumps({"start": start, "end": end}))
+print(json.dumps({"start": start, "end": end, "runs": runs}))
 """
 
 OPEN_SQLITE = (
@@ -66,8 +69,8 @@ OPEN_CONFIGURED = (
 
 def throughput(
     backend: str, target: str, prefix: str, writers: int, per_writer: int, shared: bool
-) -> float:
-    """Return updates per second of ``writers`` processes doing ``per_writer`` updates each."""
+) -> tuple[float, float]:
+    """Return updates/s of ``writers`` processes × ``per_writer`` updates, and runs per update."""
     with tempfile.TemporaryDirectory() as tmp:
         go = Path(tmp) / "go"
         procs = [
@@ -97,7 +100,8 @@ def throughput(
                 raise SystemExit(f"a {backend} writer failed with status {proc.returncode}")
             spans.append(json.loads(out))
     elapsed = max(s["end"] for s in spans) - min(s["start"] for s in spans)
-    return writers * per_writer / elapsed
+    done = writers * per_writer
+    return done / elapsed, sum(s["runs"] for s in spans) / done
 
 
 def process_times(code: str, runs: int, env: dict[str, str]) -> tuple[float, float]:
@@ -156,7 +160,7 @@ def main() -> None:
                 for writers, shared in ((1, True), (8, True), (8, False)):
                     target = str(Path(tmp) / f"{backend}-{writers}-{shared}.db")
                     prefix = f"bench:{time.time_ns()}:"
-                    rate = throughput(
+                    rate, runs_per = throughput(
                         backend,
                         target if backend == "sqlite" else url,
                         prefix,
@@ -165,7 +169,7 @@ def main() -> None:
                         shared,
                     )
                     label = "one shared session" if shared else "one session each"
-                    rows.append((backend, writers, label, rate))
+                    rows.append((backend, writers, label, rate, runs_per))
 
             env = {
                 "PATH": os.environ.get("PATH", ""),
@@ -190,10 +194,10 @@ def main() -> None:
                 proc.wait()
 
     print(f"updates per second ({total} updates in all; ~5 KB state with a 64-entry window)\n")
-    print("| backend | writer processes | sessions | updates/s |")
-    print("|---|---|---|---|")
-    for backend, writers, label, rate in rows:
-        print(f"| {backend} | {writers} | {label} | {rate:,.0f} |")
+    print("| backend | writer processes | sessions | updates/s | fn runs per update |")
+    print("|---|---|---|---|---|")
+    for backend, writers, label, rate, runs_per in rows:
+        print(f"| {backend} | {writers} | {label} | {rate:,.0f} | {runs_per:.2f} |")
     print(f"\nfresh process, wall ms over {runs} runs\n")
     print("| process | p50 ms | p95 ms |")
     print("|---|---|---|")
