@@ -15,6 +15,7 @@ from typing import Any
 
 from tether.config.core import DEFAULT_LAYER, Config
 from tether.config.paths import Paths, discover
+from tether.errors import ConfigError
 
 ENV_PREFIX = "TETHER_"
 
@@ -84,7 +85,6 @@ def apply_texts(
         lookup,
         parse_text,
     )
-    from tether.errors import ConfigError
 
     problems = []
     for label, path, text in items:
@@ -103,8 +103,6 @@ def split_override(text: str) -> tuple[str, str]:
     """Split ``KEY=VALUE`` from --set; raise ConfigError when there is no '='."""
     path, sep, value = text.partition("=")
     if not sep or not path.strip():
-        from tether.errors import ConfigError
-
         raise ConfigError(f"--set {text!r}: expected KEY=VALUE, e.g. --set loops.hard_stop=true")
     return path.strip(), value
 
@@ -131,16 +129,29 @@ def load_paths(
 ) -> Config:
     """Load the effective config from already discovered ``paths``."""
     layers = paths.layers()
-    if use_cache:
-        from tether.config.cache import cached
-
-        payload = cached(layers, environ, lambda: _read_files(layers))
-    else:
-        payload = _read_files(layers)
-    values: dict[str, Any] = payload["values"]
-    origins: dict[str, str] = payload["origins"]
     texts = [(f"env:{name}", path, text) for name, path, text in env_overrides(environ)]
     texts += [("--set", *split_override(item)) for item in overrides]
+    try:
+        if use_cache:
+            from tether.config.cache import cached
+
+            payload = cached(layers, environ, lambda: _read_files(layers))
+        else:
+            payload = _read_files(layers)
+    except ConfigError as exc:
+        if not texts:
+            raise
+        # Report the overrides' mistakes along with the files', not one batch per run.
+        from tether.config.validate import ConfigProblems
+
+        try:
+            apply_texts(defaults(), {}, texts)
+        except ConfigProblems as more:
+            problems = getattr(exc, "problems", ())
+            raise ConfigProblems([*problems, *more.problems]) from None
+        raise
+    values: dict[str, Any] = payload["values"]
+    origins: dict[str, str] = payload["origins"]
     if texts:
         apply_texts(values, origins, texts)
     files = tuple((layer, path) for layer, path in payload["files"])
