@@ -1,0 +1,141 @@
+"""``tether doctor`` as a real process against real settings files, configs and state files."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+TETHER = Path(sys.executable).with_name("tether")
+
+
+@pytest.fixture
+def sandbox(tmp_path: Path) -> tuple[dict[str, str], Path]:
+    """Return an environment with private HOME and XDG dirs, and a project directory."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TETHER_", "CODEX_HOME"))}
+    for name in ("XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
+        (tmp_path / name.lower()).mkdir()
+        env[name] = str(tmp_path / name.lower())
+    env["HOME"] = str(tmp_path / "home")
+    (tmp_path / "home").mkdir()
+    (tmp_path / "project").mkdir()
+    return env, tmp_path / "project"
+
+
+def tether(*args: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """Run ``tether ARGS``."""
+    return subprocess.run(
+        [str(TETHER), *args], capture_output=True, text=True, env=env, cwd=cwd, timeout=120
+    )
+
+
+def doctor(env: dict[str, str], cwd: Path, *extra: str) -> tuple[int, list[dict[str, Any]]]:
+    """Run ``tether doctor --json --host claude-code``; return the exit status and checks."""
+    proc = tether("doctor", "--json", "--host", "claude-code", *extra, env=env, cwd=cwd)
+    assert proc.returncode in (0, 1), proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["ok"] is (proc.returncode == 0)
+    return proc.returncode, report["checks"]
+
+
+def by_area(checks: list[dict[str, Any]], area: str) -> list[dict[str, Any]]:
+    """Return the checks for one area."""
+    return [c for c in checks if c["area"] == area]
+
+
+def test_a_healthy_installation_passes(sandbox: tuple[dict[str, str], Path]) -> None:
+    env, project = sandbox
+    assert tether("install", "claude-code", env=env, cwd=project).returncode == 0
+    code, checks = doctor(env, project)
+    assert [c for c in checks if c["status"] == "fail"] == []
+    assert code == 0
+    messages = " ".join(c["message"] for c in by_area(checks, "claude-code"))
+    assert "installed in" in messages
+    assert "`rm -rf /` is denied" in messages and "`ls -la` is not denied" in messages
+
+
+def test_not_installed_is_reported_with_the_command_to_run(
+    sandbox: tuple[dict[str, str], Path],
+) -> None:
+    env, project = sandbox
+    _, checks = doctor(env, project)
+    [info] = [c for c in by_area(checks, "claude-code") if c["status"] == "info"]
+    assert "not installed" in info["message"]
+    assert info["fix"] == "run `tether install claude-code` to install it"
+
+
+def test_a_broken_hook_command_fails_and_says_so(sandbox: tuple[dict[str, str], Path]) -> None:
+    env, project = sandbox
+    broken = "/nonexistent/bin/tether hook claude-code"
+    proc = tether("install", "claude-code", "--project", "--command", broken, env=env, cwd=project)
+    assert proc.returncode == 0, proc.stderr
+    code, checks = doctor(env, project)
+    assert code == 1
+    failures = [c for c in by_area(checks, "claude-code") if c["status"] == "fail"]
+    assert len(failures) == 3  # every sample: exit 127 fails open in Claude Code
+    assert all("fail-open" in c["message"] for c in failures)
+
+
+def test_a_missing_on_failure_block_is_a_warning(sandbox: tuple[dict[str, str], Path]) -> None:
+    env, project = sandbox
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    command = f"{TETHER} hook claude-code"
+    settings.write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "PreToolUse": [
+                        {"matcher": "*", "hooks": [{"type": "command", "command": command}]}
+                    ]
+                }
+            }
+        )
+    )
+    _, checks = doctor(env, project)
+    warnings = [c["message"] for c in by_area(checks, "claude-code") if c["status"] == "warn"]
+    assert any("onFailure" in m for m in warnings)
+    assert any("missing: PostToolUse" in m for m in warnings)
+
+
+def test_a_config_error_fails_with_the_key(sandbox: tuple[dict[str, str], Path]) -> None:
+    env, project = sandbox
+    (project / ".tether.yaml").write_text("loops:\n  hardstop: true\n")
+    code, checks = doctor(env, project)
+    [config] = by_area(checks, "config")
+    assert code == 1 and config["status"] == "fail"
+    assert "hardstop" in config["message"] and "hard_stop" in config["message"]
+
+
+def test_a_corrupt_store_fails_and_fix_moves_it_aside(
+    sandbox: tuple[dict[str, str], Path],
+) -> None:
+    env, project = sandbox
+    db = Path(env["XDG_STATE_HOME"]) / "tether" / "state.db"
+    db.parent.mkdir(parents=True)
+    db.write_bytes(b"definitely not sqlite " * 200)
+    code, checks = doctor(env, project)
+    [store] = by_area(checks, "store")
+    assert code == 1 and store["status"] == "fail"
+    assert str(db) in store["message"] and "--fix" in store["fix"]
+
+    _, checks = doctor(env, project, "--fix")
+    [store] = by_area(checks, "store")
+    assert store["status"] == "ok" and "moved aside" in store["message"]
+    assert len(list(db.parent.glob("state.db.broken-*"))) == 1
+    _, checks = doctor(env, project)
+    assert by_area(checks, "store")[0]["status"] == "ok"
+
+
+def test_human_report_names_fixes(sandbox: tuple[dict[str, str], Path]) -> None:
+    env, project = sandbox
+    (project / ".tether.yaml").write_text("loops: [1\n")
+    proc = tether("doctor", "--host", "gemini", env=env, cwd=project)
+    assert proc.returncode == 1
+    assert "FAIL  config:" in proc.stdout and "fix: " in proc.stdout
+    assert "problem(s) to fix" in proc.stdout
