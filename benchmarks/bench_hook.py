@@ -1,0 +1,142 @@
+"""Hook latency: one ``tether hook claude-code`` event end to end as a process, as hosts run it.
+
+Measures wall time from spawn to exit (payload on stdin, reply read) for several events, against
+a bare ``python -c pass`` on the same interpreter, and prints a Markdown table of p50/p95.
+State goes to a throwaway SQLite file (XDG dirs point at a temporary directory).
+
+    .venv/bin/python benchmarks/bench_hook.py [--runs 60] [--importtime]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+TETHER = Path(sys.executable).with_name("tether")
+
+
+def payload(event: str, command: str, n: int, cwd: Path) -> str:
+    """Return a Claude Code payload for a Bash call."""
+    data: dict[str, object] = {
+        "session_id": "bench-session",
+        "transcript_path": "/tmp/bench.jsonl",
+        "cwd": str(cwd),
+        "permission_mode": "default",
+        "hook_event_name": event,
+        "tool_name": "Bash",
+        "tool_input": {"command": command, "description": "bench"},
+        "tool_use_id": f"toolu_{n:06d}",
+    }
+    if event == "PostToolUse":
+        data["tool_response"] = {
+            "stdout": "[]",
+            "stderr": "",
+            "interrupted": False,
+            "isImage": False,
+        }
+    return json.dumps(data)
+
+
+def timed(argv: list[str], stdin: str, env: dict[str, str], cwd: Path) -> float:
+    """Return the seconds one process took from spawn to exit."""
+    start = time.perf_counter()
+    proc = subprocess.run(argv, input=stdin, capture_output=True, text=True, env=env, cwd=cwd)
+    elapsed = time.perf_counter() - start
+    if proc.returncode not in (0, 2):
+        raise SystemExit(f"{argv} exited {proc.returncode}: {proc.stderr}")
+    return elapsed
+
+
+def pct(values: list[float], q: float) -> float:
+    """Return the q-th percentile (0..100) in milliseconds."""
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
+    return ordered[index] * 1000
+
+
+def main() -> int:
+    """Run the benchmark and print the table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=60)
+    parser.add_argument(
+        "--importtime",
+        action="store_true",
+        help="also print the slowest imports of one hook process",
+    )
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("TETHER_")}
+        for name in ("XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
+            (root / name).mkdir()
+            env[name] = str(root / name)
+        env["HOME"] = str(root)
+        project = root / "project"
+        project.mkdir()
+        hook = [str(TETHER), "hook", "claude-code"]
+        cases = [
+            ("bare `python -c pass`", [sys.executable, "-c", "pass"], lambda n: ""),
+            (
+                "PreToolUse `ls -la` (allow)",
+                hook,
+                lambda n: payload("PreToolUse", "ls -la", n, project),
+            ),
+            (
+                "PreToolUse `rm -rf /` (deny)",
+                hook,
+                lambda n: payload("PreToolUse", "rm -rf /", n, project),
+            ),
+            (
+                "PostToolUse `gh api …` -> `[]`",
+                hook,
+                lambda n: payload("PostToolUse", "gh api repos/o/r/pulls/1/reviews", n, project),
+            ),
+            ("malformed JSON (fail closed)", hook, lambda n: "{not json"),
+        ]
+        results: list[tuple[str, list[float]]] = []
+        for label, argv, make in cases:
+            for n in range(5):  # warm up: .pyc files, config cache, the SQLite file
+                timed(argv, make(n), env, project)
+            samples = [timed(argv, make(n), env, project) for n in range(args.runs)]
+            results.append((label, samples))
+        base = statistics.median(results[0][1]) * 1000
+        print(
+            f"Python {platform.python_version()} on {platform.machine()}, "
+            f"{os.cpu_count()} cores, {args.runs} runs each after 5 warm-up runs\n"
+        )
+        print("| process | p50 ms | p95 ms | p50 / bare python |")
+        print("|---|---|---|---|")
+        for label, samples in results:
+            p50 = pct(samples, 50)
+            print(f"| {label} | {p50:.1f} | {pct(samples, 95):.1f} | {p50 / base:.2f}× |")
+        if args.importtime:
+            proc = subprocess.run(
+                [sys.executable, "-X", "importtime", str(TETHER), *hook[1:]],
+                input=payload("PreToolUse", "ls -la", 0, project),
+                capture_output=True,
+                text=True,
+                env=env,
+                cwd=project,
+            )
+            rows = []
+            for line in proc.stderr.splitlines():
+                if line.startswith("import time:") and "|" in line:
+                    parts = [p.strip() for p in line[len("import time:") :].split("|")]
+                    if parts[0].isdigit():
+                        rows.append((int(parts[1]), parts[2]))
+            print("\nslowest imports (cumulative µs) in one hook process:")
+            for cumulative, name in sorted(rows, reverse=True)[:15]:
+                print(f"  {cumulative:>8}  {name}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
