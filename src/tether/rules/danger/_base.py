@@ -1,0 +1,367 @@
+"""What every danger check shares: hits, the per-model scope, option and path helpers.
+
+A check is a pure function ``(command, scope) -> iterable of Hit``. It looks only at the parsed
+model (argv after quote removal and unwrapping, redirects, pipeline neighbours), never at raw
+text, so quoted prose such as ``git commit -m "rm -rf /"`` cannot trigger it.
+"""
+
+from __future__ import annotations
+
+import enum
+import posixpath
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+
+from tether.shell.model import CommandModel, SimpleCommand, Word
+
+# Payloads found inside a command (``ssh host '…'``, ``python -c "os.system('…')"``, ``eval '…'``)
+# are parsed again; these caps keep the total work linear in the input.
+MAX_REPARSE_DEPTH = 3
+MAX_REPARSE_CHARS = 65_536
+# How many stages before a shell a pipe-to-shell check looks at (bounds 10,000-stage pipelines).
+MAX_UPSTREAM = 16
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One rule matching one command: the rule's code and what matched (the evidence)."""
+
+    code: str
+    detail: str
+
+
+@dataclass(slots=True)
+class Budget:
+    """Reparse allowance shared by one top-level assessment."""
+
+    chars: int = MAX_REPARSE_CHARS
+
+
+@dataclass(slots=True)
+class Scope:
+    """The model being judged, with lazily computed facts several checks need."""
+
+    model: CommandModel
+    depth: int = 0
+    budget: Budget = field(default_factory=Budget)
+    reparser: Callable[[str, int, Budget], list[Hit]] | None = None
+    judge_fn: Callable[[SimpleCommand, Scope], list[Hit]] | None = None
+    _cwd: list[str | None] | None = None
+    _index: dict[int, int] | None = None
+
+    def reparse(self, text: str) -> list[Hit]:
+        """Parse ``text`` as a shell command and judge it (within depth and budget)."""
+        if self.reparser is None or not text.strip() or not self.take(text):
+            return []
+        return self.reparser(text, self.depth + 1, self.budget)
+
+    def judge(self, cmd: SimpleCommand) -> list[Hit]:
+        """Judge a synthetic command (``find -exec …``, ``parallel …``) with every check."""
+        if self.judge_fn is None:
+            return []
+        return self.judge_fn(cmd, self)
+
+    def index_of(self, cmd: SimpleCommand) -> int:
+        """Return the position of ``cmd`` in ``model.commands``."""
+        if self._index is None:
+            self._index = {id(c): i for i, c in enumerate(self.model.commands)}
+        return self._index.get(id(cmd), -1)
+
+    def upstream(self, cmd: SimpleCommand) -> list[SimpleCommand]:
+        """Return the commands of earlier stages of ``cmd``'s pipeline, nearest first (capped)."""
+        if cmd.pipeline < 0 or cmd.stage == 0 or cmd.pipeline >= len(self.model.pipelines):
+            return []
+        found: list[SimpleCommand] = []
+        indices = self.model.pipelines[cmd.pipeline]
+        mine = self.index_of(cmd)
+        # Walk backwards from this command: stages are in source order.
+        pos = indices.index(mine) if mine in indices else len(indices)
+        for i in reversed(indices[:pos]):
+            other = self.model.commands[i]
+            if other.stage < cmd.stage:
+                found.append(other)
+                if len(found) >= MAX_UPSTREAM:
+                    break
+        return found
+
+    def downstream(self, cmd: SimpleCommand) -> list[SimpleCommand]:
+        """Return the commands of later stages of ``cmd``'s pipeline, nearest first (capped)."""
+        if cmd.pipeline < 0 or cmd.pipeline >= len(self.model.pipelines):
+            return []
+        found: list[SimpleCommand] = []
+        indices = self.model.pipelines[cmd.pipeline]
+        mine = self.index_of(cmd)
+        pos = indices.index(mine) if mine in indices else len(indices)
+        for i in indices[pos + 1 :]:
+            other = self.model.commands[i]
+            if other.stage > cmd.stage:
+                found.append(other)
+                if len(found) >= MAX_UPSTREAM:
+                    break
+        return found
+
+    def before(self, cmd: SimpleCommand) -> Iterator[SimpleCommand]:
+        """Yield the commands that appear before ``cmd`` in the source, nearest first."""
+        i = self.index_of(cmd)
+        for j in range(i - 1, max(-1, i - 1 - MAX_UPSTREAM * 4), -1):
+            yield self.model.commands[j]
+
+    def cwd(self, cmd: SimpleCommand) -> str | None:
+        """Return the directory ``cmd`` runs in: "." (the workspace), an absolute path, or None.
+
+        Only ``cd``/``pushd`` earlier in the same input move it; None means it moved somewhere
+        we cannot name (``cd ..``, ``cd -``, ``cd $X``, bare ``cd``).
+        """
+        if self._cwd is None:
+            self._cwd = _track_cwd(self.model.commands)
+        i = self.index_of(cmd)
+        return self._cwd[i] if 0 <= i < len(self._cwd) else "."
+
+    def take(self, text: str) -> bool:
+        """Spend reparse budget on ``text``; False when depth or budget is exhausted."""
+        if self.depth >= MAX_REPARSE_DEPTH or len(text) > self.budget.chars:
+            return False
+        self.budget.chars -= len(text)
+        return True
+
+
+def _track_cwd(commands: tuple[SimpleCommand, ...]) -> list[str | None]:
+    out: list[str | None] = []
+    cwd: str | None = "."
+    for cmd in commands:
+        out.append(cwd)
+        name = cmd.name
+        if name not in ("cd", "pushd"):
+            continue
+        args = [
+            w for w in cmd.args if not (w.literal and w.value.startswith("-") and w.value != "-")
+        ]
+        if not args:
+            cwd = None
+            continue
+        target = args[0]
+        if not target.literal or target.value in ("-", "~") or target.value.startswith("~"):
+            cwd = None
+        elif target.value.startswith("/"):
+            cwd = posixpath.normpath(target.value)
+        elif cwd is not None:
+            joined = posixpath.normpath(posixpath.join(cwd, target.value))
+            cwd = None if joined == ".." or joined.startswith("../") else joined
+    return out
+
+
+# --- names and options -------------------------------------------------------------------------
+
+
+def name_of(cmd: SimpleCommand) -> str:
+    """Return the command name, lower-cased, with a Windows ``.exe`` and a Python version dropped.
+
+    Lower case because macOS file systems are case-insensitive (``GIT`` runs git there).
+    """
+    name = cmd.name.lower()
+    if "/" in name:
+        name = name.rpartition("/")[2] if name.startswith(("./", "/")) else name
+    if name.endswith(".exe"):
+        name = name[:-4]
+    return name
+
+
+def is_python(name: str) -> bool:
+    """Return True for ``python``, ``python3``, ``python3.11``, ``pypy3``."""
+    base = name.rstrip("0123456789.")
+    return base in ("python", "pypy")
+
+
+def values(words: Iterable[Word]) -> list[str]:
+    """Return the words' values."""
+    return [w.value for w in words]
+
+
+def split_options(
+    args: Iterable[Word],
+    short_values: str = "",
+    long_values: frozenset[str] = frozenset(),
+) -> tuple[list[str], list[Word]]:
+    """Split arguments into options (short bundles expanded to ``-x``) and operands.
+
+    GNU style: options may follow operands; ``--`` ends options. A value-taking option's value
+    is skipped (kept neither as option nor operand).
+    """
+    opts: list[str] = []
+    operands: list[Word] = []
+    items = list(args)
+    i = 0
+    ended = False
+    while i < len(items):
+        word = items[i]
+        v = word.value
+        i += 1
+        if ended or not word.literal or not v.startswith("-") or v == "-":
+            operands.append(word)
+            continue
+        if v == "--":
+            ended = True
+            continue
+        if v.startswith("--"):
+            name = v.split("=", 1)[0]
+            opts.append(v)
+            if name in long_values and "=" not in v:
+                i += 1
+            continue
+        for pos, letter in enumerate(v[1:]):
+            opts.append("-" + letter)
+            if letter in short_values:
+                if pos == len(v) - 2:
+                    i += 1
+                break
+    return opts, operands
+
+
+def has_long(opts: Iterable[str], full: str, minimum: int = 3) -> bool:
+    """Return True when a GNU long option (or an unambiguous prefix of it) is present."""
+    for o in opts:
+        name = o.split("=", 1)[0]
+        if name.startswith("--") and len(name) >= minimum and full.startswith(name):
+            return True
+    return False
+
+
+# --- paths --------------------------------------------------------------------------------------
+
+
+class Place(enum.Enum):
+    """Where a path points, from the worst to the most harmless."""
+
+    ROOT = "the root directory"
+    SYSTEM_ROOT = "a system directory"
+    HOME = "a home directory"
+    SYSTEM = "a file under a system directory"
+    OUTSIDE = "a path outside the workspace"
+    DYNAMIC = "a path only known at run time"
+    WORKSPACE_ALL = "the whole working directory"
+    TEMP = "a temporary directory"
+    WORKSPACE = "a path inside the workspace"
+
+
+SYSTEM_ROOTS = frozenset(
+    {
+        "/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib32", "/lib64", "/libx32",
+        "/media", "/mnt", "/opt", "/proc", "/root", "/run", "/sbin", "/snap", "/srv", "/sys",
+        "/usr", "/var", "/Applications", "/Library", "/System", "/Users", "/Volumes",
+        "/private", "/usr/bin", "/usr/sbin", "/usr/lib", "/usr/lib64", "/usr/local",
+        "/usr/share", "/usr/include", "/var/lib", "/private/etc", "/private/var",
+    }
+)  # fmt: skip
+SYSTEM_PREFIXES = ("/etc/", "/usr/", "/bin/", "/sbin/", "/lib/", "/lib64/", "/lib32/", "/boot/",
+                   "/var/lib/", "/private/etc/", "/System/", "/Library/", "/sys/", "/proc/")  # fmt: skip
+TEMP_DIRS = ("/tmp", "/var/tmp", "/private/tmp", "/dev/shm", "/private/var/folders", "/var/folders")
+HOME_PARENTS = ("/home", "/Users")
+
+_TMPDIR_SPELLINGS = ("${TMPDIR:-/tmp}", "${TMPDIR}", "$TMPDIR")
+_HOME_SPELLINGS = ("${HOME}", "$HOME")
+
+
+def resolve(word: Word, cmd: SimpleCommand, scope: Scope | None = None) -> str | None:
+    """Return the path a word names, with ``$HOME`` as ``~`` and ``$TMPDIR`` resolved; None if dynamic."""
+    v = word.value
+    if "$" in v or "`" in v:
+        for spelling in _HOME_SPELLINGS:
+            if v.startswith(spelling):
+                v = "~" + v[len(spelling) :]
+        for spelling in _TMPDIR_SPELLINGS:
+            if v.startswith(spelling):
+                assigned = _assigned(cmd, "TMPDIR")
+                if assigned is None:
+                    v = "/tmp" + v[len(spelling) :]
+                elif assigned == "" or "$" in assigned or "`" in assigned:
+                    return None
+                else:
+                    v = assigned + v[len(spelling) :]
+        if "$" in v or "`" in v:
+            return None
+    return v
+
+
+def _assigned(cmd: SimpleCommand, name: str) -> str | None:
+    for a in cmd.assignments:
+        if a.name == name:
+            return a.value.value
+    return None
+
+
+def place(word: Word, cmd: SimpleCommand, scope: Scope | None = None) -> tuple[Place, str]:
+    """Classify where a path operand points (and return the normalised path)."""
+    path = resolve(word, cmd, scope)
+    if path is None:
+        return Place.DYNAMIC, word.value
+    if (
+        path in ("~", "~/", "~/*", "~/.*")
+        or path.startswith("~/")
+        and posixpath.normpath(path[2:]) in (".", "*")
+    ):
+        return Place.HOME, path
+    if path.startswith("~"):
+        head = path.split("/", 1)[0]
+        rest = path[len(head) :].strip("/")
+        if head != "~" and rest in ("", "*"):
+            return Place.HOME, path
+        return Place.OUTSIDE, path
+    if not path.startswith("/"):
+        cwd = scope.cwd(cmd) if scope is not None else "."
+        if cwd is None:
+            return Place.OUTSIDE, path
+        if cwd != ".":
+            path = posixpath.join(cwd, path)
+    if not path.startswith("/"):
+        norm = posixpath.normpath(path)
+        if norm == ".." or norm.startswith("../"):
+            return Place.OUTSIDE, norm
+        if norm in (".", "*", ".*", "./*") or path in ("*", ".*", "./*", "./.*"):
+            return Place.WORKSPACE_ALL, norm
+        return Place.WORKSPACE, norm
+    return _place_absolute(path)
+
+
+def _place_absolute(path: str) -> tuple[Place, str]:
+    glob_all = path.endswith("/*") or path.endswith("/.*")
+    base = path[: path.rfind("/")] if glob_all else path
+    norm = posixpath.normpath(base) if base else "/"
+    if norm.startswith("//"):
+        norm = "/" + norm.lstrip("/")
+    if norm == "/":
+        return Place.ROOT, path
+    if norm in SYSTEM_ROOTS:
+        return Place.SYSTEM_ROOT, norm
+    parent, _, leaf = norm.rpartition("/")
+    if parent in HOME_PARENTS and leaf and "*" not in leaf:
+        return Place.HOME, norm
+    for temp in TEMP_DIRS:
+        if norm == temp or norm.startswith(temp + "/"):
+            return Place.TEMP, norm
+    if any((norm + "/").startswith(p) for p in SYSTEM_PREFIXES):
+        return Place.SYSTEM, norm
+    return Place.OUTSIDE, norm
+
+
+HARDLINE_PLACES = frozenset({Place.ROOT, Place.SYSTEM_ROOT, Place.HOME})
+
+
+def is_home_path(path: str) -> bool:
+    """Return True when ``path`` (already resolved) is inside a home directory."""
+    return path.startswith("~") or any(path.startswith(p + "/") for p in HOME_PARENTS)
+
+
+def home_relative(path: str) -> str | None:
+    """Return ``path`` relative to a home directory (``~/.ssh/x`` -> ``.ssh/x``), else None."""
+    if path.startswith("~/"):
+        return path[2:]
+    for parent in HOME_PARENTS:
+        if path.startswith(parent + "/"):
+            parts = path.split("/", 3)
+            return parts[3] if len(parts) > 3 else ""
+    if path.startswith("/root/"):
+        return path[6:]
+    return None
+
+
+Checker = Callable[[SimpleCommand, Scope], Iterable[Hit]]

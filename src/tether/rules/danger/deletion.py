@@ -1,0 +1,315 @@
+"""DG1xx: deleting files: recursive deletes of roots, homes and paths outside the workspace."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from tether.rules.base import Rule, Tier
+from tether.rules.danger._base import (
+    HARDLINE_PLACES,
+    Hit,
+    Place,
+    Scope,
+    has_long,
+    name_of,
+    place,
+    split_options,
+)
+from tether.shell.model import SimpleCommand, Word
+
+RULES = (
+    Rule(
+        code="DG101",
+        name="rm-recursive-root",
+        tier=Tier.HARDLINE,
+        summary="Recursive delete of /, a system root or a home directory",
+        why="Deleting /, /etc, /usr, /home or ~ recursively destroys the machine or a user's "
+        "data; no approval makes it a reasonable step for an agent.",
+        instead="Delete the specific build or cache directory inside the workspace "
+        "(e.g. `rm -rf ./build`), never a root, a system directory or the home directory.",
+        match=(
+            "rm -rf /",
+            "/bin/rm -rf /",
+            "sudo rm -rf /",
+            "rm -rf /*",
+            "rm -fr ~",
+            'rm -rf "$HOME"',
+            "rm --recursive --force /etc",
+            "r''m -rf /",
+            "rm -rf /tmp/../etc",
+            "find / -delete",
+            "bash -c 'rm -rf /usr'",
+        ),
+        not_match=(
+            'echo "rm -rf /"',
+            'git commit -m "rm -rf /"',
+            "rm -rf /tmp/x",
+            "rm -rf ./build",
+            "rm -rf /home/user/scratch",
+            "rm -rf ~/Downloads/old",
+            "rm -rf /...",
+            "grep -r 'rm -rf /' .",
+        ),
+    ),
+    Rule(
+        code="DG102",
+        name="rm-recursive-outside-workspace",
+        tier=Tier.ASK,
+        summary="Recursive delete outside the workspace and temp directories",
+        why="A recursive delete of an absolute path, a path above the working directory, a "
+        "home sub-directory, the whole working directory or a path only known at run time can "
+        "remove data the task never owned; without a tty `rm -r` does not prompt either.",
+        instead="Delete a path inside the workspace (`rm -rf ./build`) or under /tmp; if the "
+        "directory really lies elsewhere, ask the user to remove it.",
+        match=(
+            "rm -rf /srv/data",
+            "rm -r -f ../other",
+            "rm build/ -rf ~/projects",
+            'rm -rf "$TARGET"',
+            "rm -rf .",
+            "rm -rf *",
+            "cd .. && rm -rf build",
+            "rm -r /some/path",
+            "echo / | xargs rm -rf",
+        ),
+        not_match=(
+            "rm -rf ./build",
+            "rm -rf node_modules",
+            "rm -rf /tmp/build",
+            "rm -rf $TMPDIR/junk",
+            "rm -f /tmp/a.txt",
+            "rm -- -rf",
+            "rm -r build",
+        ),
+    ),
+    Rule(
+        code="DG103",
+        name="rm-system-file",
+        tier=Tier.ASK,
+        summary="Delete a file under a system directory",
+        why="Files under /etc, /usr, /boot or /var/lib belong to the operating system or its "
+        "services; deleting one can break the machine.",
+        instead="Leave system files alone; if a config file must change, show the user the edit.",
+        match=("rm -f /etc/nginx/nginx.conf", "rm /etc/passwd", "sudo unlink /usr/bin/python3"),
+        not_match=("rm -f /tmp/foo", "rm notes.txt", "rm -f ./etc/x"),
+    ),
+    Rule(
+        code="DG104",
+        name="find-delete",
+        tier=Tier.ASK,
+        summary="find that deletes what it matches (-delete, -exec rm -r)",
+        why="`find -delete` and `find -exec rm -rf {}` delete every match at once; a wrong "
+        "predicate or start path removes far more than intended.",
+        instead="Run the same find with -print first, show the list, then delete named paths.",
+        match=(
+            "find . -name '*.pyc' -delete",
+            "find . -exec rm -rf {} \\;",
+            "find /tmp -execdir rm -rf {} +",
+            "busybox find . -delete",
+        ),
+        not_match=(
+            "find . -name '*.py' -print",
+            "find . -name -delete -print",
+            "find . -exec echo -delete \\;",
+            "find . -exec rm -f {} \\;",
+        ),
+    ),
+    Rule(
+        code="DG105",
+        name="mv-system-root",
+        tier=Tier.ASK,
+        summary="Move /, a system directory or a home directory away",
+        why="Moving ~ or /etc elsewhere breaks logins and services as surely as deleting them.",
+        instead="Move the specific files you created, never a root or the home directory.",
+        match=("mv ~ /tmp/x", "mv /etc /etc.old"),
+        not_match=("mv a.txt b.txt", "mv ~/notes.txt ./"),
+    ),
+    Rule(
+        code="DG106",
+        name="rsync-delete",
+        tier=Tier.ASK,
+        summary="rsync that deletes files at the destination or the source",
+        why="`--delete*` removes destination files missing from the source and "
+        "`--remove-source-files` deletes the source; a swapped or empty source wipes data.",
+        instead="Run it with --dry-run first and show the deletions, or drop --delete.",
+        match=(
+            "rsync -a --delete src/ dest/",
+            "rsync --del a/ b/",
+            "rsync -a --remove-source-files a/ h:/b/",
+        ),
+        not_match=(
+            "rsync -a src/ dest/",
+            "rsync --delete --dry-run src/ dest/",
+            "rsync -avzn src/ dst/",
+        ),
+    ),
+    Rule(
+        code="DG107",
+        name="windows-recursive-delete",
+        tier=Tier.ASK,
+        summary="Windows recursive delete (del /s, rd /s, Remove-Item -Recurse)",
+        why="The Windows spellings of a recursive force delete are as destructive as `rm -rf`.",
+        instead="Delete a specific path inside the workspace and show it to the user first.",
+        match=(
+            "cmd /c del /f /q C:\\tmp\\x\\file.txt",
+            "cmd.exe /k rmdir /s /q C:\\tmp\\x",
+            "powershell Remove-Item -Recurse -Force C:\\tmp\\x",
+            "powershell ri -Recurse -Force C:\\tmp\\x",
+        ),
+        not_match=("powershell Get-ChildItem", "cmd /c dir"),
+    ),
+)
+
+_RM_SHORT_RECURSIVE = "rR"
+
+
+def _rm_flags(args: Iterable[Word]) -> tuple[bool, bool, list[Word]]:
+    opts, operands = split_options(args)
+    recursive = any(o in ("-r", "-R") for o in opts) or has_long(opts, "--recursive")
+    force = "-f" in opts or has_long(opts, "--force")
+    return recursive, force, operands
+
+
+def _rm(cmd: SimpleCommand, scope: Scope, args: tuple[Word, ...], how: str) -> Iterator[Hit]:
+    recursive, _force, operands = _rm_flags(args)
+    for word in operands:
+        where, path = place(word, cmd, scope)
+        if recursive and where in HARDLINE_PLACES:
+            yield Hit("DG101", f"{how} of {path} ({where.value})")
+        elif recursive and where in (
+            Place.OUTSIDE,
+            Place.SYSTEM,
+            Place.DYNAMIC,
+            Place.WORKSPACE_ALL,
+        ):
+            if where is Place.DYNAMIC and _is_xargs_input(word):
+                yield Hit("DG102", f"{how} of paths read from xargs input")
+            else:
+                yield Hit("DG102", f"{how} of {path} ({where.value})")
+        elif not recursive and where in (Place.SYSTEM, Place.SYSTEM_ROOT):
+            yield Hit("DG103", f"delete {path} ({where.value})")
+
+
+def _is_xargs_input(word: Word) -> bool:
+    return not word.literal and word.value.startswith("<")
+
+
+def check_rm(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
+    """Flag recursive deletes of roots/homes (hardline) and outside the workspace (ask)."""
+    name = name_of(cmd)
+    args = cmd.args
+    if name == "busybox" and args and args[0].value in ("rm", "find", "unlink"):
+        name, args = args[0].value, args[1:]
+    if name == "rm":
+        yield from _rm(cmd, scope, args, "recursive delete")
+    elif name == "unlink":
+        yield from _rm(cmd, scope, args, "unlink")
+    elif name == "find":
+        yield from _find(cmd, scope, args)
+    elif name == "mv":
+        _opts, operands = split_options(args, "tS", frozenset({"--target-directory", "--suffix"}))
+        for word in operands[:-1]:
+            where, path = place(word, cmd, scope)
+            if where in HARDLINE_PLACES:
+                yield Hit("DG105", f"move {path} ({where.value})")
+    elif name == "rsync":
+        opts, _ = split_options(args, "eBfT", frozenset({"--rsh", "--exclude", "--include"}))
+        dry = "-n" in opts or has_long(opts, "--dry-run") or has_long(opts, "--list-only")
+        deleting = [
+            o for o in opts if o.startswith("--del") or has_long([o], "--remove-source-files")
+        ]
+        if deleting and not dry:
+            yield Hit("DG106", f"rsync {deleting[0]}")
+    elif name in ("cmd", "cmd.exe"):
+        yield from _windows_cmd(args)
+    elif name in ("powershell", "pwsh", "powershell.exe"):
+        words = [w.value.lower() for w in args]
+        if any(
+            w in ("remove-item", "ri", "rm", "del", "rd", "rmdir", "erase") for w in words
+        ) and any(w.startswith("-r") for w in words):
+            yield Hit("DG107", "PowerShell Remove-Item -Recurse")
+
+
+def _windows_cmd(args: tuple[Word, ...]) -> Iterator[Hit]:
+    words = [w.value.lower() for w in args]
+    if not any(w in ("/c", "/k") for w in words):
+        return
+    if (
+        any(w in ("del", "erase") for w in words)
+        or any(w in ("rd", "rmdir") for w in words)
+        and "/s" in words
+    ):
+        yield Hit("DG107", "cmd " + " ".join(words[:3]))
+
+
+_FIND_VALUE_OPTS = ("-D", "-O")
+
+
+def _find(cmd: SimpleCommand, scope: Scope, args: tuple[Word, ...]) -> Iterator[Hit]:
+    starts: list[Word] = []
+    i = 0
+    while (
+        i < len(args)
+        and args[i].value.startswith("-")
+        and args[i].value in ("-H", "-L", "-P", "-D", "-O")
+    ):
+        i += 2 if args[i].value in _FIND_VALUE_OPTS else 1
+    while i < len(args) and not args[i].value.startswith(("-", "(", "!")):
+        starts.append(args[i])
+        i += 1
+    if not starts:
+        starts = [Word(".")]
+    deletes = False
+    recursive_exec = False
+    while i < len(args):
+        v = args[i].value
+        if v in ("-exec", "-execdir", "-ok", "-okdir"):
+            inner: list[Word] = []
+            i += 1
+            while i < len(args) and args[i].value not in (";", "+", "\\;"):
+                inner.append(args[i])
+                i += 1
+            recursive_exec = recursive_exec or _is_recursive_rm(inner)
+        elif v == "-delete":
+            deletes = True
+        elif v in (
+            "-name",
+            "-iname",
+            "-path",
+            "-ipath",
+            "-regex",
+            "-newer",
+            "-type",
+            "-user",
+            "-perm",
+        ):
+            i += 1  # the value of a predicate is data (``find . -name -delete`` deletes nothing)
+        i += 1
+    if not (deletes or recursive_exec):
+        return
+    how = "find -delete" if deletes else "find -exec rm -r"
+    for start in starts:
+        where, path = place(start, cmd, scope)
+        if where in HARDLINE_PLACES:
+            yield Hit("DG101", f"{how} under {path} ({where.value})")
+            return
+    yield Hit("DG104", f"{how} under {' '.join(w.value for w in starts)}")
+
+
+_WRAPPER_NAMES = frozenset({"sudo", "env", "command", "busybox", "nice", "nohup", "doas", "time"})
+
+
+def _is_recursive_rm(argv: list[Word]) -> bool:
+    while argv and argv[0].value.rpartition("/")[2] in _WRAPPER_NAMES:
+        argv = argv[1:]
+        while argv and argv[0].value.startswith("-"):
+            argv = argv[1:]
+    if not argv or argv[0].value.rpartition("/")[2] != "rm":
+        return False
+    recursive, _force, _ops = _rm_flags(argv[1:])
+    return recursive
+
+
+CHECKS = {"rm": check_rm, "unlink": check_rm, "find": check_rm, "busybox": check_rm, "mv": check_rm,
+          "rsync": check_rm, "cmd": check_rm, "cmd.exe": check_rm, "powershell": check_rm,
+          "pwsh": check_rm, "powershell.exe": check_rm}  # fmt: skip

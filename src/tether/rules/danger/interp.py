@@ -1,0 +1,162 @@
+"""Scan interpreter one-liners and heredoc scripts for destructive calls.
+
+``python -c``, ``node -e``, ``perl -e``, ``ruby -e``, ``php -r`` and scripts fed to them on
+stdin are not flagged for being code: the program text (taken from the parsed model) is searched
+for calls that delete trees, run shell commands or open reverse shells. A shell string passed to
+``os.system``/``subprocess``/``execSync``/``system`` is parsed again and judged like any command.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Iterator
+
+from tether.rules.danger._base import HARDLINE_PLACES, Hit, Place, Scope, is_python, name_of, place
+from tether.shell.model import SimpleCommand, Word
+
+_STR = r"""(?:'([^'\\\n]{0,4096})'|"([^"\\\n]{0,4096})")"""
+_ARG = r"\s*(?:" + _STR + r"|([A-Za-z_][\w.\[\]]{0,200}))"
+
+# Calls whose first argument is a path deleted recursively / as a single file.
+_RECURSIVE_DELETE = re.compile(
+    r"(?:rmtree|rm_rf|rm_r|remove_dir|remove_entry_secure|remove_entry|remove_tree|rimraf(?:\.sync)?"
+    r"|rmSync|rmdirSync|promises\.rm|fs\.rm|FileUtils\.rm|del_tree)\s*\(" + _ARG
+)
+_FILE_DELETE = re.compile(
+    r"(?:os\.remove|os\.unlink|os\.rmdir|os\.removedirs|unlinkSync|File\.delete|File\.unlink"
+    r"|\bunlink)\s*\(?" + _ARG
+)
+_PATH_DELETE = re.compile(r"Path\(" + _ARG + r"\s*\)\s*\.\s*(?:unlink|rmdir)\s*\(")
+# Calls that hand a string (or list) to a shell or exec.
+_SHELL_CALL = re.compile(
+    r"(?:os\.system|os\.popen|os\.exec\w*|subprocess\.\w+|commands\.getoutput|check_output|check_call"
+    r"|execSync|exec|execFileSync|spawnSync|spawn|shell_exec|passthru|popen|\bsystem|\bqx)\s*[({]\s*"
+    r"(?:\[\s*)?" + _STR
+)
+_LIST_CALL = re.compile(
+    r"(?:subprocess\.\w+|spawnSync|spawn|execFileSync|execFile)\s*\(\s*(\[[^\]]{0,4096}\])"
+)
+_BACKTICK = re.compile(r"(?:%x[({]|`)([^`)}\n]{1,4096})[`)}]")
+_SOCKET = re.compile(r"socket|Socket|TCPSocket|net\.connect|fsockopen")
+_SPAWN_SHELL = re.compile(r"dup2|pty\.spawn|/bin/(?:ba)?sh|cmd\.exe|exec\s*\(|spawn\s*\(")
+_DECODE_EXEC = re.compile(
+    r"(?:exec|eval|system|Function)\s*\(.{0,200}(?:b64decode|base64|fromCharCode|decode\(|unpack\(|atob)",
+    re.S,
+)
+
+INTERPRETERS = ("node", "nodejs", "bun", "deno", "perl", "ruby", "php", "osascript")
+
+
+def _is_interpreter(name: str) -> bool:
+    return is_python(name) or name in INTERPRETERS
+
+
+def interpreter_code(cmd: SimpleCommand) -> list[str]:
+    """Return the program texts an interpreter command runs inline (``-c``, ``-e``, heredoc)."""
+    name = name_of(cmd)
+    if not _is_interpreter(name):
+        return []
+    codes: list[str] = []
+    args = cmd.args
+    flags = ("-c",) if is_python(name) else ("-e", "-E", "--eval", "-p", "--print", "-r", "eval")
+    for i, word in enumerate(args):
+        v = word.value
+        if (
+            v in flags
+            or name in ("perl", "ruby")
+            and v.startswith("-")
+            and v[-1:] in "eE"
+            and not v.startswith("--")
+        ):
+            if i + 1 < len(args):
+                codes.append(args[i + 1].value)
+            break
+        if v.startswith("--eval=") or is_python(name) and v.startswith("-c") and len(v) > 2:
+            codes.append(v.split("=", 1)[1] if "=" in v else v[2:])
+            break
+        if not v.startswith("-"):
+            break  # a script file: its contents are not ours to see
+    for r in cmd.redirects:
+        if r.op in ("<<", "<<-") and r.body:
+            codes.append(r.body)
+        elif r.op == "<<<" and r.target is not None:
+            codes.append(r.target.value)
+    return codes
+
+
+def scan(code: str, cmd: SimpleCommand, scope: Scope, how: str) -> Iterator[Hit]:
+    """Yield hits for destructive calls found in one program text."""
+    for m in _RECURSIVE_DELETE.finditer(code):
+        literal = m.group(1) if m.group(1) is not None else m.group(2)
+        yield from _judge_path(literal, cmd, scope, how, recursive=True)
+    for pattern in (_FILE_DELETE, _PATH_DELETE):
+        for m in pattern.finditer(code):
+            literal = m.group(1) if m.group(1) is not None else m.group(2)
+            yield from _judge_path(literal, cmd, scope, how, recursive=False)
+    for m in _SHELL_CALL.finditer(code):
+        text = m.group(1) if m.group(1) is not None else m.group(2)
+        yield from _shell(text, scope, how)
+    for m in _LIST_CALL.finditer(code):
+        items = re.findall(_STR, m.group(1))
+        argv = [a or b for a, b in items]
+        if argv:
+            yield from _shell(shlex.join(argv), scope, how)
+    for m in _BACKTICK.finditer(code):
+        yield from _shell(m.group(1), scope, how)
+    if _SOCKET.search(code) and _SPAWN_SHELL.search(code):
+        yield Hit("DG305", f"{how} opens a socket and runs a shell over it")
+    if _DECODE_EXEC.search(code):
+        yield Hit("DG303", f"{how} executes a decoded payload")
+
+
+def _judge_path(
+    literal: str | None, cmd: SimpleCommand, scope: Scope, how: str, *, recursive: bool
+) -> Iterator[Hit]:
+    if literal is None:
+        if recursive:
+            yield Hit("DG307", f"{how} deletes a tree whose path is computed at run time")
+        return
+    where, path = place(Word(literal), cmd, scope)
+    if where in HARDLINE_PLACES and recursive:
+        yield Hit("DG101", f"{how} deletes {path} recursively ({where.value})")
+    elif where in (Place.SYSTEM, Place.SYSTEM_ROOT):
+        yield Hit("DG103", f"{how} deletes {path} ({where.value})")
+    elif recursive and where in (Place.OUTSIDE, Place.DYNAMIC, Place.WORKSPACE_ALL):
+        yield Hit("DG307", f"{how} deletes {path} recursively ({where.value})")
+
+
+def _shell(text: str, scope: Scope, how: str) -> Iterator[Hit]:
+    for hit in scope.reparse(text):
+        yield Hit(hit.code, f"{how} runs `{text[:80]}`: {hit.detail}")
+
+
+def check_interpreter(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
+    """Scan inline programs and heredoc scripts given to interpreters."""
+    name = name_of(cmd)
+    for code in interpreter_code(cmd):
+        yield from scan(code, cmd, scope, f"{name} code")
+    if cmd.stage > 0 and _is_interpreter(name) and _reads_stdin(cmd):
+        for up in scope.upstream(cmd):
+            for text in _literal_output(up):
+                yield from scan(text, cmd, scope, f"{name} code from stdin")
+
+
+def _reads_stdin(cmd: SimpleCommand) -> bool:
+    operands = [w for w in cmd.args if not w.value.startswith("-")]
+    return not operands or operands[0].value == "-"
+
+
+def _literal_output(cmd: SimpleCommand) -> list[str]:
+    """Return text a command prints that we can see: echo/printf literals, cat of a heredoc."""
+    name = name_of(cmd)
+    if name in ("echo", "printf") and all(w.literal for w in cmd.args):
+        return [" ".join(w.value for w in cmd.args if not w.value.startswith("-"))]
+    if name == "cat":
+        return [r.body for r in cmd.redirects if r.body] + [
+            r.target.value for r in cmd.redirects if r.op == "<<<" and r.target is not None
+        ]
+    return []
+
+
+literal_output = _literal_output
