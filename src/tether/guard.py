@@ -1,0 +1,350 @@
+"""The guard: one decision before each tool call and one after, from session state in a Store.
+
+``before_call`` reviews shell commands (classification and approval policy), then asks the loop
+detectors whether this exact call should still run; ``after_call`` fingerprints the result,
+updates the streaks and says what the model should know. Each hook process builds a new Guard:
+everything it remembers lives in the store, as one JSON-ready dict per session
+(see :mod:`tether.loops.state`), updated atomically.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from typing import Any
+
+from tether.loops import detectors as d
+from tether.loops import kinds, progress
+from tether.loops.fingerprint import call_signature, preview, result_fingerprint
+from tether.loops.messages import merge
+from tether.loops.settings import LoopSettings, from_config
+from tether.loops.state import (
+    P_BLOCKED,
+    P_KIND,
+    P_SIG,
+    P_TIME,
+    P_TOOL,
+    State,
+    coerce,
+    new_record,
+    reset_turn,
+    trim,
+)
+from tether.model import ALLOW, Action, Decision, Finding, ToolCall, ToolResult
+from tether.store import Store
+
+# Identical calls further apart than this (from the previous result to this call) are a wait.
+POLL_GAP_SECONDS = 20.0
+
+
+class _Prepared:
+    """What before_call and after_call both need to know about a call."""
+
+    __slots__ = ("kind", "preview", "review", "sig", "wait")
+
+    def __init__(self, sig: str, kind: str, preview: str, wait: float | None, review: Any) -> None:
+        self.sig, self.kind, self.preview, self.wait, self.review = (
+            sig, kind, preview, wait, review,
+        )  # fmt: skip
+
+
+class Guard:
+    """Loop detection and command review for every session that shares one store."""
+
+    def __init__(
+        self, config: Any = None, store: Store | None = None, *, unattended: bool = False
+    ) -> None:
+        if store is None:
+            from tether.store.memory import MemoryStore
+
+            store = MemoryStore()
+        self.config = config
+        self.store = store
+        self.unattended = unattended
+        self.settings: LoopSettings = from_config(config)
+
+    # -- calls -------------------------------------------------------------------------------
+
+    def _prepare(self, call: ToolCall, *, review: bool) -> _Prepared:
+        s = self.settings
+        command = kinds.shell_command(call.tool, call.args, s.tools)
+        shell_key = s.tools.shell.get(call.tool) if command is not None else None
+        sig = call_signature(call.tool, call.args, shell_key)
+        text = preview(call.tool, call.args, shell_key)
+        if command is None:
+            return _Prepared(
+                sig, kinds.static_kind(call.tool, call.args, s.tools), text, None, None
+            )
+        verdict = None
+        if review:
+            from tether.approval import review as review_command
+
+            verdict = review_command(command, self.config, unattended=self.unattended)
+        wait = kinds.wait_seconds(command)
+        if wait is not None:
+            kind = kinds.POLL
+        elif verdict is not None and verdict.classification is not None:
+            kind = kinds.READ if verdict.classification.read_only else kinds.EXEC
+        else:
+            kind = kinds.EXEC
+        return _Prepared(sig, kind, text, wait, verdict)
+
+    def before_call(self, call: ToolCall) -> Decision:
+        """Decide whether ``call`` may run: approval for shell commands, then loop detectors."""
+        prep = self._prepare(call, review=True)
+        approval: Decision | None = prep.review.decision if prep.review is not None else None
+        now = call.time
+        out: list[Decision] = []
+
+        def update(state: State | None) -> State:
+            st = coerce(state)
+            s = self.settings
+            st["seq"] += 1
+            seq = st["seq"]
+            cid = call.call_id or f"#{seq}"
+            st["calls"] += 1
+            st["turn_calls"] += 1
+            st["talk"][1] = st["talk"][2] = 0
+            rec = st["sigs"].get(prep.sig)
+            if rec is None:
+                rec = st["sigs"][prep.sig] = new_record(call.tool, prep.kind, prep.preview)
+            rec["last"] = seq
+            kind = prep.kind
+            gap = now - rec["t"] if rec["t"] is not None and now is not None else 0.0
+            if kind != kinds.POLL and rec["same"] > 0 and gap >= POLL_GAP_SECONDS:
+                kind = kinds.POLL  # a long gap between identical calls is a wait
+            if rec["kind"] != kind:
+                rec["kind"] = kind
+            findings: list[Finding] = []
+            for f in (
+                d.turn_calls(st["turn_calls"], s, before=True),
+                d.exact_failure(rec, s, before=True) if rec["fails"] else None,
+                d.no_progress(rec, s, before=True) if rec["same"] else None,
+                d.poll_budget(rec, s, before=True) if rec["same"] else None,
+                d.cycle(st["window"], s, next_sig=prep.sig, sigs=st["sigs"]),
+            ):
+                if f is not None:
+                    findings.append(f)
+            loop_block = any(f.action is Action.BLOCK for f in findings)
+            if loop_block and rec["blocked"] >= 2:
+                worst = max(findings, key=lambda f: int(f.action))
+                findings.append(d.repeated_block(rec, worst))
+            decision = merge(findings, approval)
+            blocked = not decision.allowed
+            if loop_block:
+                rec["blocked"] += 1
+                st["window"].append([seq, cid, prep.sig, "", kind, "blocked"])
+            st["pending"][cid] = [seq, prep.sig, kind, call.tool, now, blocked]
+            _count(st, decision)
+            _streaks(st, rec, findings)
+            trim(st, s.window)
+            out.append(decision)
+            return st
+
+        self.store.update(call.session_id, update)
+        return out[0]
+
+    def after_call(self, result: ToolResult) -> Decision:
+        """Record what came back; warn (or halt) when the call is part of a loop."""
+        call = result.call
+        res = result_fingerprint(result.output, result.exit_code, result.error)
+        failed = bool(result.error) or (result.exit_code is not None and result.exit_code != 0)
+        out: list[Decision] = []
+        prep: list[_Prepared] = []
+
+        def update(state: State | None) -> State:
+            st = coerce(state)
+            s = self.settings
+            cid = call.call_id
+            pend = st["pending"].pop(cid, None) if cid else None
+            if pend is not None and pend[P_BLOCKED]:
+                out.append(ALLOW)  # the call never ran; its refusal was already counted
+                return st
+            if pend is None:  # no before_call seen (or it was evicted): work it out now
+                if not prep:
+                    prep.append(self._prepare(call, review=True))
+                p = prep[0]
+                st["seq"] += 1
+                st["calls"] += 1
+                sig, kind, tool, started = p.sig, p.kind, call.tool, call.time
+                wait = p.wait
+            else:
+                sig, kind, tool, started = pend[P_SIG], pend[P_KIND], pend[P_TOOL], pend[P_TIME]
+                wait = None
+            seq = st["seq"]
+            cid = cid or f"#{seq}"
+            rec = st["sigs"].get(sig)
+            if rec is None:
+                text = preview(tool, call.args, self.settings.tools.shell.get(tool))
+                rec = st["sigs"][sig] = new_record(tool, kind, text)
+            rec["last"] = seq
+            rec["kind"] = kind
+            findings: list[Finding] = []
+            landed = _record_result(rec, res, failed, kind, cid, result.time or started, wait)
+            tools: dict[str, Any] = st["tools"]
+            if failed:
+                streak = tools.setdefault(tool, [0, cid])
+                streak[0] += 1
+            else:
+                tools.pop(tool, None)
+            if landed:
+                st["turn_calls"] = 0  # the per-turn cap counts calls since the last change
+                for other in st["sigs"].values():
+                    if other is not rec:
+                        other["fails"] = other["same"] = other["blocked"] = 0
+            st["window"].append([seq, cid, sig, res, kind, "fail" if failed else "ok"])
+            for f in (
+                d.exact_failure(rec, s, before=False) if failed else None,
+                d.no_progress(rec, s, before=False) if not failed else None,
+                d.poll_budget(rec, s, before=False) if not failed else None,
+                d.same_tool_failure(tool, tools[tool], s) if failed else None,
+                d.cycle(st["window"], s, sigs=st["sigs"]),
+            ):
+                if f is not None:
+                    findings.append(f)
+            key = progress.watched(call.agent_id, s)
+            if key is not None:
+                agent = st["agents"].setdefault(key, [0, False])
+                moved = landed and kind in (kinds.WRITE, kinds.EXEC) and not failed
+                f = progress.record_round(agent, moved, s)
+                if f is not None:
+                    findings.append(f)
+            decision = merge(findings)
+            _count(st, decision)
+            _streaks(st, rec, findings)
+            trim(st, s.window)
+            out.append(decision)
+            return st
+
+        self.store.update(call.session_id, update)
+        return out[0]
+
+    # -- turns, messages, sub-agents ---------------------------------------------------------
+
+    def user_message(self, session_id: str, text: str = "") -> None:
+        """Start a new user turn (a genuine user message, not the guard's own nudges)."""
+
+        def update(state: State | None) -> State:
+            st = coerce(state)
+            reset_turn(st)
+            trim(st, self.settings.window)
+            st["updated"] = time.time()
+            return st
+
+        self.store.update(session_id, update)
+
+    def assistant_message(
+        self, session_id: str, text: str, agent_id: str | None = None
+    ) -> Decision:
+        """Record user-visible assistant text: progress for the agent; repeats are a monologue."""
+        body = " ".join(text.split())
+        if not body:
+            return ALLOW
+        digest = hashlib.blake2b(body.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+        out: list[Decision] = []
+
+        def update(state: State | None) -> State:
+            st = coerce(state)
+            talk = st["talk"]
+            talk[1] = talk[1] + 1 if talk[0] == digest else 1
+            talk[0] = digest
+            talk[2] += 1
+            key = progress.watched(agent_id, self.settings)
+            if key is not None:
+                progress.record_round(st["agents"].setdefault(key, [0, False]), True, self.settings)
+            f = d.monologue(talk[1], talk[2], self.settings)
+            decision = merge([f] if f else [])
+            _count(st, decision)
+            st["updated"] = time.time()
+            out.append(decision)
+            return st
+
+        self.store.update(session_id, update)
+        return out[0]
+
+    def subagent_start(self, session_id: str, agent_id: str) -> None:
+        """Begin tracking a delegated child's progress."""
+        self._agent(session_id, agent_id, start=True)
+
+    def subagent_stop(self, session_id: str, agent_id: str) -> None:
+        """Forget a child that has finished."""
+        self._agent(session_id, agent_id, start=False)
+
+    def _agent(self, session_id: str, agent_id: str, *, start: bool) -> None:
+        def update(state: State | None) -> State:
+            st = coerce(state)
+            if start:
+                st["agents"][agent_id] = [0, False]
+            else:
+                st["agents"].pop(agent_id, None)
+            trim(st, self.settings.window)
+            st["updated"] = time.time()
+            return st
+
+        self.store.update(session_id, update)
+
+
+def _record_result(
+    rec: dict[str, Any],
+    res: str,
+    failed: bool,
+    kind: str,
+    cid: str,
+    when: float | None,
+    wait: float | None,
+) -> bool:
+    """Update a signature's streaks with one result; return True when it is progress."""
+    gap = when - rec["t"] if when is not None and rec["t"] is not None else None
+    rec["t"] = when
+    if failed:
+        rec["fails"] += 1
+        if rec["fails"] == 1:
+            rec["fail_since"] = cid
+        rec["same"] = 0
+        rec["res"] = res
+        return False
+    was_failing = rec["fails"] > 0
+    rec["fails"] = 0
+    if rec["same"] > 0 and rec["res"] == res:
+        rec["same"] += 1
+        if kind == kinds.POLL:
+            slept = wait if wait is not None else _sleep_of(rec["preview"])
+            rec["poll_s"] += max(gap or 0.0, slept)
+    else:
+        rec["same"] = 1
+        rec["since"] = cid
+        rec["blocked"] = 0
+        rec["poll_s"] = 0.0
+    rec["res"] = res
+    # A fail→pass transition is progress; so is a write or command producing something new.
+    return was_failing or (kind in (kinds.WRITE, kinds.EXEC) and rec["same"] == 1)
+
+
+def _sleep_of(text: str) -> float:
+    seconds = kinds.wait_seconds(text)
+    return seconds or 0.0
+
+
+def _count(st: State, decision: Decision) -> None:
+    if decision.action is Action.WARN:
+        st["warnings"] += 1
+    elif decision.action >= Action.BLOCK:
+        st["blocks"] += 1
+    st["updated"] = time.time()
+
+
+def _streaks(st: State, rec: dict[str, Any], findings: list[Finding]) -> None:
+    live: dict[str, int] = {}
+    if rec["same"] >= 2:
+        name = (
+            "poll" if rec["kind"] == kinds.POLL
+            else "idempotent_no_progress" if rec["kind"] == kinds.READ
+            else "mutating_no_progress"
+        )  # fmt: skip
+        live[name] = int(rec["same"])
+    if rec["fails"] >= 1:
+        live["exact_failure"] = int(rec["fails"])
+    for f in findings:
+        name = str(f.evidence.get("detector", f.name))
+        live[name] = max(live.get(name, 0), f.count)
+    st["streaks"] = live

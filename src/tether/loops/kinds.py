@@ -1,0 +1,73 @@
+"""What kind of call this is: a read, a write, a poll (a wait) or an unproven execution.
+
+The kind decides which no-progress track a repeat falls on: reads (and shell commands the
+classifier proves read-only) are idempotent, so two identical results already mean no
+progress; writes and unproven commands get the looser mutating track; polls get a budget.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Mapping
+from typing import Any
+
+from tether.loops.settings import EDITOR_READ_COMMANDS, ToolKinds
+
+READ, WRITE, POLL, EXEC = "read", "write", "poll", "exec"
+
+# `sleep 30 && gh run view …`, `sleep 5; curl …`, `watch -n 5 …`, `gh run watch`, `--watch`,
+# `until …; do sleep 10; done`: the command itself waits, so stable output is expected.
+_SLEEP = re.compile(r"(?:^|[;&|(]\s*|\bdo\s+)sleep\s+(\d+(?:\.\d+)?)([smhd]?)\b")
+_WATCH = re.compile(
+    r"(?:^|[;&|]\s*)watch\s|\s--watch\b|\bgh\s+run\s+watch\b|\bgh\s+pr\s+checks\b.*--watch"
+)
+_UNIT = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
+_SHELLS = frozenset(
+    {"bash", "sh", "zsh", "dash", "/bin/bash", "/bin/sh", "/bin/zsh", "/usr/bin/bash"}
+)
+
+
+def shell_command(tool: str, args: Mapping[str, Any], tools: ToolKinds) -> str | None:
+    """Return the command text of a shell tool call, or None when ``tool`` is not a shell."""
+    key = tools.shell.get(tool)
+    if not key:
+        return None
+    value = args.get(key)
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (list, tuple)) and value and all(isinstance(v, str) for v in value):
+        argv = list(value)
+        # Codex sends ["bash", "-lc", "<script>"]: the script is the command.
+        if len(argv) >= 3 and argv[0] in _SHELLS and argv[1] in ("-c", "-lc", "-ic"):
+            return str(argv[2])
+        return shlex.join(argv)
+    return None
+
+
+def wait_seconds(command: str) -> float | None:
+    """Return how long a waiting command sleeps (0.0 for `watch`-style waits), or None."""
+    total = 0.0
+    found = False
+    for m in _SLEEP.finditer(command):
+        total += float(m.group(1)) * _UNIT[m.group(2)]
+        found = True
+    if found and total >= 1.0:
+        return total
+    if _WATCH.search(command):
+        return 0.0
+    return None
+
+
+def static_kind(tool: str, args: Mapping[str, Any], tools: ToolKinds) -> str:
+    """Return the kind of a non-shell tool call from its name and (for editors) its command."""
+    if tools.is_poll_tool(tool):
+        return POLL
+    sub = args.get("command")
+    if tool in tools.write and isinstance(sub, str) and sub in EDITOR_READ_COMMANDS:
+        return READ  # str_replace_editor view …
+    if tool in tools.read:
+        return READ
+    if tool in tools.write:
+        return WRITE
+    return EXEC

@@ -1,0 +1,71 @@
+"""One decision, one message: merge loop findings and the approval verdict for a call.
+
+The model gets the strictest action, every code, what repeated, how many times, since which
+call, and one piece of advice (the strictest finding's), never a pile of separate notes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from tether.loops.detectors import CODES
+from tether.model import ALLOW, Action, Decision, Finding
+
+_HEADLINE = {
+    Action.WARN: "Tether loop warning",
+    Action.ASK: "Tether needs approval",
+    Action.BLOCK: "Tether blocked this call",
+    Action.HALT: "Tether stopped the agent",
+}
+_INSTEAD = {c.code: c.instead for c in CODES.values()}
+
+
+def _since(f: Finding) -> str:
+    since = f.evidence.get("since")
+    return f" (since call {since})" if since else ""
+
+
+def merge(findings: Sequence[Finding], approval: Decision | None = None) -> Decision:
+    """Return one Decision for ``findings`` plus an optional approval decision."""
+    if not findings and (approval is None or approval.action is Action.ALLOW):
+        return approval or ALLOW
+    ordered = sorted(findings, key=lambda f: -int(f.action))
+    action = max([f.action for f in ordered] + [approval.action if approval else Action.ALLOW])
+    codes: list[str] = []
+    if approval is not None and approval.action > Action.ALLOW:
+        codes.extend(approval.codes)
+    for f in ordered:
+        if f.code not in codes:
+            codes.append(f.code)
+    parts: list[str] = []
+    if approval is not None and approval.action > Action.ALLOW and approval.message:
+        parts.append(approval.message.rstrip("."))
+    for f in ordered:
+        parts.append(f"{f.message}{_since(f)} [{f.code} {f.name}]")
+    headline = _HEADLINE.get(action, "Tether")
+    text = f"{headline}: " + "; ".join(parts) + "."
+    if ordered:
+        top = ordered[0]
+        text += f" Instead: {_INSTEAD.get(top.code, '')}."
+        if action is Action.BLOCK:
+            text += " Only this exact call is refused; other calls still run."
+        elif action is Action.HALT:
+            text += " Stop here and report to the user."
+        elif top.action is Action.WARN and any(f.evidence.get("hard_stop_after") for f in ordered):
+            text += " Repeating it unchanged may be refused."
+    evidence: dict[str, Any] = {
+        "findings": [
+            {
+                "code": f.code,
+                "name": f.name,
+                "action": f.action.label,
+                "count": f.count,
+                **{k: v for k, v in f.evidence.items() if v not in (None, "")},
+            }
+            for f in ordered
+        ]
+    }
+    if approval is not None and approval.action > Action.ALLOW:
+        evidence["approval"] = dict(approval.evidence)
+    return Decision(action, tuple(codes), text, evidence)

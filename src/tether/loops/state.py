@@ -1,0 +1,137 @@
+"""The per-session state dict the guard keeps in a ``Store``: JSON-ready and bounded.
+
+Layout (every key always present, so stores and ``tether session show`` can rely on it)::
+
+    calls       int    tool calls recorded (after_call) plus calls blocked before running
+    warnings    int    decisions that warned
+    blocks      int    decisions that blocked or halted
+    streaks     dict   detector name -> its current count (only the live ones)
+    updated     float  epoch seconds of the last change
+    v           int    layout version
+    seq         int    sequence number of the last call seen by before_call
+    turn        int    user turns seen
+    turn_calls  int    calls in the current user turn
+    window      list   the last ``loops.window`` finished calls, oldest first:
+                       [seq, call_id, sig, res, kind, status]   status: ok | fail | blocked
+    sigs        dict   signature -> record (see ``new_record``), at most ``loops.window`` of them
+    tools       dict   tool name -> [consecutive failures, call id of the first]
+    pending     dict   call id -> [seq, sig, kind, tool, time, blocked]  begun, not finished
+    agents      dict   agent id -> [rounds without progress, warned]   (sub-agent progress)
+    talk        list   [hash of the last assistant text, identical in a row, texts in a row]
+
+Everything is lists, dicts, strings and numbers, so SQLite and Redis persist it as JSON between
+hook processes; sizes are capped by the window, so a 10,000-call session stays small.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+State = dict[str, Any]
+VERSION = 1
+MAX_PENDING = 64
+MAX_AGENTS = 64
+
+# Window entry fields.
+W_SEQ, W_ID, W_SIG, W_RES, W_KIND, W_STATUS = range(6)
+# Pending entry fields.
+P_SEQ, P_SIG, P_KIND, P_TOOL, P_TIME, P_BLOCKED = range(6)
+
+
+def new_state() -> State:
+    """Return an empty session state."""
+    return {
+        "calls": 0,
+        "warnings": 0,
+        "blocks": 0,
+        "streaks": {},
+        "updated": 0.0,
+        "v": VERSION,
+        "seq": 0,
+        "turn": 0,
+        "turn_calls": 0,
+        "window": [],
+        "sigs": {},
+        "tools": {},
+        "pending": {},
+        "agents": {},
+        "talk": ["", 0, 0],
+    }
+
+
+def coerce(state: State | None) -> State:
+    """Return ``state`` with every key present (old or foreign states are repaired, not trusted)."""
+    if not isinstance(state, dict) or state.get("v") != VERSION:
+        fresh = new_state()
+        if isinstance(state, dict):  # keep the user-visible counters across a layout change
+            for key in ("calls", "warnings", "blocks"):
+                if isinstance(state.get(key), int):
+                    fresh[key] = state[key]
+        return fresh
+    template = new_state()
+    for key, value in template.items():
+        if not isinstance(state.get(key), type(value)) and not (
+            key == "updated" and isinstance(state.get(key), (int, float))
+        ):
+            state[key] = value
+    return state
+
+
+def new_record(tool: str, kind: str, preview: str) -> dict[str, Any]:
+    """Return a fresh per-signature record."""
+    return {
+        "tool": tool,
+        "kind": kind,
+        "preview": preview,
+        "res": "",  # fingerprint of the last result
+        "same": 0,  # identical successful results in a row (the no-progress streak)
+        "since": "",  # call id where that streak began
+        "fails": 0,  # failures since progress (exact failure replay)
+        "fail_since": "",
+        "blocked": 0,  # times this exact call was refused since its streak began
+        "poll_t0": None,  # time the stable poll streak began
+        "poll_s": 0.0,  # seconds the streak waited, known from the trace or `sleep N`
+        "last": 0,  # seq of the last use, for eviction
+        "t": None,  # time of the last result
+    }
+
+
+def trim(state: State, window: int) -> None:
+    """Cap the window, the signature table and the pending map (O(window))."""
+    win = state["window"]
+    if len(win) > window:
+        del win[: len(win) - window]
+    sigs: dict[str, Any] = state["sigs"]
+    if len(sigs) > window:
+        by_age = sorted(sigs, key=lambda s: sigs[s]["last"])
+        for sig in by_age[: len(sigs) - window]:
+            del sigs[sig]
+    pending: dict[str, Any] = state["pending"]
+    if len(pending) > MAX_PENDING:
+        by_age = sorted(pending, key=lambda c: pending[c][P_SEQ])
+        for cid in by_age[: len(pending) - MAX_PENDING]:
+            del pending[cid]
+    agents: dict[str, Any] = state["agents"]
+    if len(agents) > MAX_AGENTS:
+        for aid in list(agents)[: len(agents) - MAX_AGENTS]:
+            del agents[aid]
+
+
+def reset_turn(state: State) -> None:
+    """Start a new user turn: counters and streaks restart, history stays for evidence."""
+    state["turn"] += 1
+    state["turn_calls"] = 0
+    state["tools"] = {}
+    state["streaks"] = {}
+    state["talk"] = ["", 0, 0]
+    for rec in state["sigs"].values():
+        rec["same"] = 0
+        rec["fails"] = 0
+        rec["blocked"] = 0
+        rec["poll_t0"] = None
+        rec["poll_s"] = 0.0
+    # A cycle must be rebuilt inside the new turn: mark the boundary in the window.
+    state["window"].append([state["seq"], "", "", "", "turn", "turn"])
+    for agent in state["agents"].values():
+        agent[0] = 0
+        agent[1] = False
