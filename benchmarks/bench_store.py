@@ -60,6 +60,7 @@ OPEN_SQLITE = (
     "from tether.store.sqlite import SQLiteStore; s = SQLiteStore({path!r}); "
     "s.update('bench', lambda st: {{'calls': (st or {{}}).get('calls', 0) + 1}}); s.close()"
 )
+HOOK_BASE = "import tether.model; from tether.config import load_config"
 OPEN_CONFIGURED = (
     "from tether.config import load_config; from tether.store.open import open_store; "
     "s = open_store(load_config()); "
@@ -104,15 +105,22 @@ def throughput(
     return done / elapsed, sum(s["runs"] for s in spans) / done
 
 
-def process_times(code: str, runs: int, env: dict[str, str]) -> tuple[float, float]:
-    """Return p50 and p95 wall milliseconds of a fresh ``python -c code``."""
-    times = []
+def process_times(codes: list[str], runs: int, env: dict[str, str]) -> list[tuple[float, float]]:
+    """Return p50 and p95 wall ms of a fresh ``python -c code`` for each code.
+
+    The variants take turns run by run, so a burst of load on the machine hits them all alike.
+    """
+    times: list[list[float]] = [[] for _ in codes]
     for _ in range(runs):
-        start = time.perf_counter()
-        subprocess.run([sys.executable, "-c", code], check=True, env=env)
-        times.append((time.perf_counter() - start) * 1000)
-    times.sort()
-    return statistics.median(times), times[min(len(times) - 1, int(0.95 * len(times)))]
+        for i, code in enumerate(codes):
+            start = time.perf_counter()
+            subprocess.run([sys.executable, "-c", code], check=True, env=env)
+            times[i].append((time.perf_counter() - start) * 1000)
+    result = []
+    for series in times:
+        series.sort()
+        result.append((statistics.median(series), series[min(runs - 1, int(0.95 * runs))]))
+    return result
 
 
 def start_redis(workdir: str) -> tuple[subprocess.Popen[bytes], str]:
@@ -186,8 +194,16 @@ def main() -> None:
                 ("import tether.store.sqlite", "import tether.store.sqlite"),
                 ("SQLiteStore(path) + one update", OPEN_SQLITE.format(path=db)),
                 ("open_store(load_config()) + one update", OPEN_CONFIGURED.format()),
+                ("import tether.model, tether.config (hook baseline)", HOOK_BASE),
+                (
+                    "the same + SQLiteStore(path) + one update",
+                    f"{HOOK_BASE}; " + OPEN_SQLITE.format(path=db),
+                ),
             ]
-            timings = [(label, *process_times(code, runs, env)) for label, code in starts]
+            measured = process_times([code for _, code in starts], runs, env)
+            timings = [
+                (label, p50, p95) for (label, _), (p50, p95) in zip(starts, measured, strict=True)
+            ]
         finally:
             if proc is not None:
                 proc.terminate()

@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import random
 import sqlite3
 import time
 from collections.abc import Callable
@@ -196,7 +195,7 @@ class SQLiteStore:
             if isinstance(exc, sqlite3.Error):
                 raise self._error("cannot be written", exc) from exc
             raise
-        if self.gc_probability > 0 and random.random() < self.gc_probability:
+        if self.gc_probability > 0 and _coin() < self.gc_probability:
             self._maybe_gc()
         return new
 
@@ -290,6 +289,11 @@ class SQLiteStore:
                 f"session {session_id!r}: the new state is not JSON-ready ({exc}); "
                 "the update function must return plain dicts, lists, str, int, float, bool, None"
             ) from exc
+
+
+def _coin() -> float:
+    """Return a uniform float in [0, 1); os.urandom spares the hook the import of random."""
+    return int.from_bytes(os.urandom(4), "big") / 2**32
 
 
 def move_aside(path: str | os.PathLike[str]) -> Path:
