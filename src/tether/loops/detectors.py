@@ -292,9 +292,8 @@ def repeated_block(rec: Mapping[str, Any], base: Finding) -> Finding:
     return finding(
         "repeated_block",
         Action.HALT,
-        f"`{rec['preview']}` was refused {count - 1} times and requested again ({base.message})",
+        f"`{rec['preview']}` was refused {count - 1} times and requested again",
         count,
-        since=rec["since"] or rec["fail_since"],
         blocked_by=base.code,
     )
 

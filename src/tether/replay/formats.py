@@ -189,7 +189,7 @@ def _trajectory(path: Path) -> Session:
         if isinstance(text, str) and text.strip():
             events.append(AssistantText(text, agent))
         index = int(obj["i"]) if isinstance(obj.get("i"), int) else len(events)
-        call = ToolCall(sid, tool, dict(args), f"c{index}", agent, _epoch(obj.get("time")))
+        call = ToolCall(sid, tool, dict(args), f"#{index}", agent, _epoch(obj.get("time")))
         output, code = split_result(obj.get("result"))
         exit_code = obj.get("exit_code")
         if not isinstance(exit_code, int) or isinstance(exit_code, bool):
