@@ -15,7 +15,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from tether.config.schema import KEYS, Key
 from tether.config.validate import (
@@ -76,17 +76,16 @@ def set_value(path: Path, dotted: str, value: Any) -> Edit:
     with locked(target.parent, create=True):
         original, document = _read(target)
         parts = key.path.split(".") + ([entry] if entry is not None else [])
-        node = document
-        for depth, part in enumerate(parts[:-1]):
-            child = node.get(part)
-            if child is None:
-                child = _new_map()
-                node[part] = child
-            elif not hasattr(child, "items"):
-                where = ".".join(parts[: depth + 1])
-                raise ConfigError(f"{target}: {where}: is not a mapping; fix it by hand first")
-            node = child
-        node[parts[-1]] = _to_yaml(value)
+        node, depth = document, 0
+        while depth < len(parts) - 1 and part_map(node, parts, depth, target):
+            node, depth = node[parts[depth]], depth + 1
+        # Build whatever is missing below ``node`` as one block, then attach it in one place.
+        block = _to_yaml(value)
+        for part in reversed(parts[depth + 1 :]):
+            wrapper = _new_map()
+            wrapper[part] = block
+            block = wrapper
+        _put(node, parts[depth], block, root=depth == 0)
         text = _dump(document)
         _check(target, text, key.path, entry, value)
         if text != original:
@@ -120,6 +119,17 @@ def unset_key(path: Path, dotted: str) -> Edit:
         text = _dump(document)
         _write(target, text)
     return Edit(target, dotted, None, True)
+
+
+def part_map(node: Any, parts: list[str], depth: int, target: Path) -> bool:
+    """Return True when ``node`` has a mapping at ``parts[depth]`` to descend into."""
+    child = node.get(parts[depth])
+    if child is None:
+        return False
+    if not hasattr(child, "items"):
+        where = ".".join(parts[: depth + 1])
+        raise ConfigError(f"{target}: {where}: is not a mapping; fix it by hand first")
+    return True
 
 
 def _real(path: Path) -> Path:
@@ -157,6 +167,71 @@ def _new_map() -> Any:
     from ruamel.yaml.comments import CommentedMap
 
     return CommentedMap()
+
+
+def _put(node: Any, name: str, value: Any, *, root: bool = False) -> None:
+    """Set ``node[name]``; when appending, keep blank lines and comments after the new key.
+
+    ruamel attaches the blank lines and comments that follow a block (often the spacing and
+    heading comment of the next section) to the block's deepest last entry, so a plain append
+    would land after them. Moving the part after that entry's own end-of-line comment onto the
+    new key keeps the layout. At the document's end, blank lines stay where they are: they
+    separate the new section from the one before.
+    """
+    old = node.get(name)
+    replacing = (hasattr(old, "items") or isinstance(old, list)) and len(old) > 0
+    if replacing:
+        # The old block's last line goes away with it, but what followed it must stay.
+        slot = _trailing(old)
+    else:
+        slot = _trailing(node) if name not in node and len(node) > 0 else None
+    node[name] = value
+    if slot is None:
+        return
+    entry, index = slot
+    own, _, rest = entry[index].value.partition("\n")
+    if not rest or (root and not replacing and "#" not in rest):
+        return
+    from ruamel.yaml.error import CommentMark
+    from ruamel.yaml.tokens import CommentToken
+
+    if own:
+        entry[index].value = own + "\n"
+    else:
+        entry[index] = None
+    token = CommentToken("\n" + rest, CommentMark(0), None)
+    # The new key may be a block itself: the comment goes after its deepest last entry.
+    holder, key, index = node, cast(Any, name), 2
+    while (hasattr(holder[key], "items") or isinstance(holder[key], list)) and holder[key]:
+        holder = holder[key]
+        key, index = (list(holder)[-1], 2) if hasattr(holder, "items") else (len(holder) - 1, 0)
+    slots: list[Any] = [None, None, None, None]
+    slots[index] = token
+    holder.ca.items[key] = slots
+
+
+def _trailing(node: Any) -> tuple[list[Any], int] | None:
+    """Return the comment slot (entry, index) holding what follows ``node``'s last line."""
+    while True:
+        if hasattr(node, "items"):
+            if not node:
+                return None
+            last: Any = list(node)[-1]
+            index = 2
+        elif isinstance(node, list):
+            if not node:
+                return None
+            last, index = len(node) - 1, 0
+        else:
+            return None
+        child = node[last]
+        if (hasattr(child, "items") or isinstance(child, list)) and child:
+            node = child
+            continue
+        entry = node.ca.items.get(last) if hasattr(node, "ca") else None
+        if entry and len(entry) > index and entry[index] is not None:
+            return entry, index
+        return None
 
 
 def _to_yaml(value: Any) -> Any:
