@@ -167,3 +167,41 @@ def test_subagent_events_need_an_agent_id(host: str) -> None:
 def test_unknown_host_is_rejected() -> None:
     with pytest.raises(ValueError, match="claude-code"):
         adapter("cursor")
+
+
+# How each host reads Tether's reply before a call, per decision (see docs/hosts.md).
+READ_AS = {
+    "claude-code": {
+        "allow": "allow",
+        "warn": "warn",
+        "ask": "ask",
+        "block": "deny",
+        "halt": "deny",
+    },
+    "codex": {"allow": "allow", "warn": "warn", "ask": "deny", "block": "deny", "halt": "deny"},
+    "gemini": {"allow": "allow", "warn": "warn", "ask": "deny", "block": "deny", "halt": "deny"},
+}
+
+
+@pytest.mark.parametrize("host", list(HOSTS))
+@pytest.mark.parametrize("action", list(Action), ids=lambda a: a.label)
+def test_each_host_reads_the_pre_call_reply_as_intended(host: str, action: Action) -> None:
+    ad = adapter(host)
+    payload = {
+        "hook_event_name": PRE_EVENT[host],
+        "session_id": "s",
+        "tool_name": "Bash",
+        "tool_input": {"command": "ls"},
+    }
+    reply = ad.render(ad.parse(payload), Decision(action, ("X1",), "m"))
+    assert ad.verdict(reply) == READ_AS[host][action.label]
+
+
+@pytest.mark.parametrize("host", list(HOSTS))
+@pytest.mark.parametrize(
+    "reply",
+    [Reply(exit_code=1), Reply("not json", "", 0), Reply("", "", 2), Reply("", "", 127)],
+    ids=["exit-1", "junk-stdout", "exit-2-silent", "exit-127"],
+)
+def test_replies_a_host_ignores_read_as_fail_open(host: str, reply: Reply) -> None:
+    assert adapter(host).verdict(reply) == "fail-open"
