@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -134,6 +136,19 @@ def test_a_second_store_on_the_same_backend_sees_the_writes(
     writer.update("shared", bump)
     loaded = reader.load("shared")
     assert loaded is not None and loaded["calls"] == 2
+
+
+def test_threads_sharing_one_store_lose_no_update(make_store: Callable[[], Store]) -> None:
+    store = make_store()
+
+    def slow_bump(state: State | None) -> State:
+        time.sleep(0.001)  # let the other threads run while this one is mid-update
+        return bump(state)
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        for future in [pool.submit(store.update, "s1", slow_bump) for _ in range(200)]:
+            future.result()
+    assert store.load("s1") == {"calls": 200, "warnings": 0, "blocks": 0, "streaks": {}}
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "redis"])

@@ -15,6 +15,7 @@ into a deny (fail closed). ``move_aside`` is what ``tether doctor --fix`` calls.
 
 from __future__ import annotations
 
+import _thread
 import contextlib
 import json
 import os
@@ -73,6 +74,9 @@ class SQLiteStore:
         self.gc_interval = gc_interval
         self._clock = clock
         self._conn: sqlite3.Connection | None = None
+        # One connection per store; threads of one process (a library user's thread pool)
+        # take turns on it, since a connection holds one transaction at a time.
+        self._lock = _thread.RLock()
 
     # -- connection -------------------------------------------------------------------------
 
@@ -167,63 +171,74 @@ class SQLiteStore:
 
     def load(self, session_id: str) -> State | None:
         """Return the session's state, or None when nothing is recorded."""
-        conn = self._connect()
-        try:
-            row = conn.execute("SELECT state FROM sessions WHERE id = ?", (session_id,)).fetchone()
-        except sqlite3.Error as exc:
-            raise self._error("cannot be read", exc) from exc
+        with self._lock:
+            conn = self._connect()
+            try:
+                row = conn.execute(
+                    "SELECT state FROM sessions WHERE id = ?", (session_id,)
+                ).fetchone()
+            except sqlite3.Error as exc:
+                raise self._error("cannot be read", exc) from exc
         return None if row is None else self._decode(session_id, row[0])
 
     def update(self, session_id: str, fn: Updater) -> State:
         """Run ``fn`` on the current state inside ``BEGIN IMMEDIATE`` and store its result."""
-        conn = self._connect()
-        try:
-            conn.execute("BEGIN IMMEDIATE")
-        except sqlite3.Error as exc:
-            raise self._error("cannot be written", exc) from exc
-        try:
-            row = conn.execute("SELECT state FROM sessions WHERE id = ?", (session_id,)).fetchone()
-            current = None if row is None else self._decode(session_id, row[0])
-            new = fn(current)
-            text = self._encode(session_id, new)
-            conn.execute(_UPSERT, (session_id, text, self._clock()))
-            conn.execute("COMMIT")
-        except BaseException as exc:
-            # The caller's exception (or ours) wins; the rollback only releases the lock.
-            with contextlib.suppress(sqlite3.Error):
-                conn.execute("ROLLBACK")
-            if isinstance(exc, sqlite3.Error):
+        with self._lock:
+            conn = self._connect()
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.Error as exc:
                 raise self._error("cannot be written", exc) from exc
-            raise
-        if self.gc_probability > 0 and _coin() < self.gc_probability:
-            self._maybe_gc()
+            try:
+                row = conn.execute(
+                    "SELECT state FROM sessions WHERE id = ?", (session_id,)
+                ).fetchone()
+                current = None if row is None else self._decode(session_id, row[0])
+                new = fn(current)
+                text = self._encode(session_id, new)
+                conn.execute(_UPSERT, (session_id, text, self._clock()))
+                conn.execute("COMMIT")
+            except BaseException as exc:
+                # The caller's exception (or ours) wins; the rollback only releases the lock.
+                with contextlib.suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.Error):
+                    raise self._error("cannot be written", exc) from exc
+                raise
+            if self.gc_probability > 0 and _coin() < self.gc_probability:
+                # Housekeeping must not fail an update that has already committed.
+                with contextlib.suppress(StoreError):
+                    self._maybe_gc()
         return new
 
     def delete(self, session_id: str) -> bool:
         """Forget a session; return whether it existed."""
-        conn = self._connect()
-        try:
-            cursor = conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
-        except sqlite3.Error as exc:
-            raise self._error("cannot be written", exc) from exc
+        with self._lock:
+            conn = self._connect()
+            try:
+                cursor = conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+            except sqlite3.Error as exc:
+                raise self._error("cannot be written", exc) from exc
         return cursor.rowcount > 0
 
     def sessions(self) -> list[SessionInfo]:
         """Return the sessions recorded, most recently updated first."""
-        conn = self._connect()
-        try:
-            rows = conn.execute(
-                "SELECT id, updated, length(state) FROM sessions ORDER BY updated DESC, id"
-            ).fetchall()
-        except sqlite3.Error as exc:
-            raise self._error("cannot be read", exc) from exc
+        with self._lock:
+            conn = self._connect()
+            try:
+                rows = conn.execute(
+                    "SELECT id, updated, length(state) FROM sessions ORDER BY updated DESC, id"
+                ).fetchall()
+            except sqlite3.Error as exc:
+                raise self._error("cannot be read", exc) from exc
         return [SessionInfo(str(sid), float(updated), int(size)) for sid, updated, size in rows]
 
     def close(self) -> None:
         """Close the connection; the next call reopens it."""
-        if self._conn is not None:
-            self._conn.close()
-            self._conn = None
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
 
     # -- maintenance ------------------------------------------------------------------------
 
@@ -232,6 +247,10 @@ class SQLiteStore:
         if self.ttl_days <= 0:
             return 0
         now = self._clock() if now is None else now
+        with self._lock:
+            return self._sweep(now)
+
+    def _sweep(self, now: float) -> int:
         conn = self._connect()
         try:
             conn.execute("BEGIN IMMEDIATE")
