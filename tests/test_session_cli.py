@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +32,7 @@ QUIET: State = {"calls": 1, "warnings": 0, "blocks": 0, "streaks": {}, "updated"
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Run in an empty directory with no config files and no TETHER_* variables."""
-    for name in list(__import__("os").environ):
+    for name in list(os.environ):
         if name.startswith("TETHER_"):
             monkeypatch.delenv(name)
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
@@ -188,6 +190,29 @@ def test_a_corrupt_store_exits_2_naming_the_file_and_the_fix(
     assert (status, out) == (2, "")
     assert f"{bad}: the state database is corrupt" in err
     assert "tether doctor --fix" in err
+
+
+def test_list_shows_a_session_with_unreadable_state_instead_of_failing(
+    db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE sessions SET state = '{oops' WHERE id = 'quiet'")
+    status, out, _ = run(capsys, "session", "list", "--set", f"store.path={db}")
+    assert status == 0
+    assert out.splitlines() == [
+        "SESSION      UPDATED                   CALLS   WARN  BLOCK",
+        "quiet        2027-01-15 08:00:00 UTC  unreadable state",
+        "sess-busy-1  2027-01-15 07:59:00 UTC      42      2      1",
+        "1 session(s) hold unreadable state; forget one with 'tether session reset quiet'",
+    ]
+    status, out, _ = run(capsys, "session", "list", "--json", "--set", f"store.path={db}")
+    quiet = json.loads(out)[0]
+    assert quiet["session_id"] == "quiet"
+    assert "session 'quiet' holds unreadable state" in quiet["error"]
+    status, _, err = run(capsys, "session", "show", "quiet", "--set", f"store.path={db}")
+    assert status == 2 and "tether session reset quiet" in err
+    status, _, _ = run(capsys, "session", "reset", "quiet", "--set", f"store.path={db}")
+    assert status == 0
 
 
 def test_sessions_in_redis(

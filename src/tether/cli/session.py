@@ -8,7 +8,7 @@ import sys
 import time
 from typing import Any
 
-from tether.errors import InputError
+from tether.errors import InputError, StoreError
 from tether.store import SessionInfo, State, Store
 
 # Keys every guard state has; ``show`` prints them first, everything else compactly after.
@@ -62,34 +62,52 @@ def _int(state: State, key: str) -> int:
 
 
 def _list(store: Store, *, as_json: bool) -> int:
-    rows: list[tuple[SessionInfo, State]] = []
+    # A session whose state cannot be read is listed, not fatal: the list is how one finds
+    # the id to reset.
+    rows: list[tuple[SessionInfo, State | None, str]] = []
     for info in store.sessions():
-        state = store.load(info.session_id)
+        try:
+            state = store.load(info.session_id)
+        except StoreError as exc:
+            rows.append((info, None, str(exc)))
+            continue
         if state is not None:  # expired or reset between the listing and the load
-            rows.append((info, state))
+            rows.append((info, state, ""))
     if as_json:
-        payload = [
-            {
+        payload: list[dict[str, Any]] = []
+        for info, state, error in rows:
+            entry: dict[str, Any] = {
                 "session_id": info.session_id,
                 "updated": info.updated,
                 "size": info.size,
-                "calls": _int(state, "calls"),
-                "warnings": _int(state, "warnings"),
-                "blocks": _int(state, "blocks"),
             }
-            for info, state in rows
-        ]
+            if state is None:
+                entry["error"] = error
+            else:
+                entry.update({key: _int(state, key) for key in ("calls", "warnings", "blocks")})
+            payload.append(entry)
         sys.stdout.write(json.dumps(payload, indent=2) + "\n")
         return 0
     if not rows:
         sys.stdout.write(f"no sessions recorded in {_where(store)}\n")
         return 0
-    width = max(len("SESSION"), *(len(info.session_id) for info, _ in rows))
+    width = max(len("SESSION"), *(len(info.session_id) for info, _, _ in rows))
     lines = [f"{'SESSION':<{width}}  {'UPDATED':<23}  {'CALLS':>6}  {'WARN':>5}  {'BLOCK':>5}"]
-    for info, state in rows:
+    broken = []
+    for info, state, _ in rows:
+        head = f"{info.session_id:<{width}}  {_when(info.updated):<23}  "
+        if state is None:
+            broken.append(info.session_id)
+            lines.append(head + "unreadable state")
+            continue
         lines.append(
-            f"{info.session_id:<{width}}  {_when(info.updated):<23}  "
-            f"{_int(state, 'calls'):>6}  {_int(state, 'warnings'):>5}  {_int(state, 'blocks'):>5}"
+            head + f"{_int(state, 'calls'):>6}  {_int(state, 'warnings'):>5}  "
+            f"{_int(state, 'blocks'):>5}"
+        )
+    if broken:
+        lines.append(
+            f"{len(broken)} session(s) hold unreadable state; forget one with "
+            f"'tether session reset {broken[0]}'"
         )
     sys.stdout.write("\n".join(lines) + "\n")
     return 0
