@@ -60,6 +60,10 @@ OPEN_SQLITE = (
     "from tether.store.sqlite import SQLiteStore; s = SQLiteStore({path!r}); "
     "s.update('bench', lambda st: {{'calls': (st or {{}}).get('calls', 0) + 1}}); s.close()"
 )
+OPEN_REDIS = (
+    "from tether.store.redis_store import RedisStore; s = RedisStore({url!r}); "
+    "s.update('bench', lambda st: {{'calls': (st or {{}}).get('calls', 0) + 1}}); s.close()"
+)
 HOOK_BASE = "import tether.model; from tether.config import load_config"
 OPEN_CONFIGURED = (
     "from tether.config import load_config; from tether.store.open import open_store; "
@@ -194,6 +198,7 @@ def main() -> None:
                 ("import tether.store.sqlite", "import tether.store.sqlite"),
                 ("SQLiteStore(path) + one update", OPEN_SQLITE.format(path=db)),
                 ("open_store(load_config()) + one update", OPEN_CONFIGURED.format()),
+                ("RedisStore(url) + one update", OPEN_REDIS.format(url=url)),
                 ("import tether.model, tether.config (hook baseline)", HOOK_BASE),
                 (
                     "the same + SQLiteStore(path) + one update",
