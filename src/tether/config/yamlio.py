@@ -34,6 +34,7 @@ def line_of(mapping: Any, name: Any) -> int | None:
 def parse_text(text: str, source: str) -> tuple[Any, list[Problem]]:
     """Parse YAML text into a round-trip document; return it and any syntax problem."""
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
+    from ruamel.yaml.reader import ReaderError
 
     try:
         return new_yaml().load(text), []
@@ -41,6 +42,11 @@ def parse_text(text: str, source: str) -> tuple[Any, list[Problem]]:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None
         what = " ".join(str(exc.problem or exc.context or "invalid YAML").split())
+        return None, [Problem(source, line, "", f"invalid YAML: {what}")]
+    except ReaderError as exc:
+        line = text[: exc.position].count("\n") + 1
+        code = exc.character if isinstance(exc.character, int) else ord(str(exc.character)[:1])
+        what = f"character U+{code:04X} is not allowed; write it as an escape in double quotes"
         return None, [Problem(source, line, "", f"invalid YAML: {what}")]
     except YAMLError as exc:
         return None, [Problem(source, None, "", f"invalid YAML: {' '.join(str(exc).split())}")]

@@ -1,0 +1,193 @@
+"""Property-based round trips: ``set`` then ``get`` returns the value, for every key type; any
+file ``check`` accepts loads to the values it declares; ``check`` and loading always agree.
+
+Each example uses its own temporary HOME and passes ``environ`` explicitly, so no real config is
+read and the cache never sees a file younger than its racy window.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tether.config import load_config
+from tether.config.check import check_file
+from tether.config.edit import set_key, set_value
+from tether.config.schema import KEYS, SCHEMA, Key
+from tether.config.validate import format_text
+from tether.errors import ConfigError
+
+SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+# Strings as a user might type them, including YAML's troublemakers ("yes", "null", "1e3",
+# "- x", "key: v", "#", quotes, tabs, non-ASCII); surrogates cannot be written as UTF-8.
+TEXT = st.one_of(
+    st.text(st.characters(blacklist_categories=("Cs",)), max_size=30),
+    st.sampled_from(["yes", "no", "null", "~", "1e3", "0x10", "- x", "k: v", "#c", "'", '"', ""]),
+)
+
+
+def values_for(key: Key) -> st.SearchStrategy[Any]:
+    """Every valid value of one key."""
+    if key.kind == "bool":
+        return st.booleans()
+    if key.kind == "int":
+        return st.integers(int(key.minimum or 0), int(key.maximum or 2**31))
+    if key.kind == "float":
+        return st.floats(key.minimum, key.maximum, allow_nan=False, allow_infinity=False)
+    if key.kind == "enum":
+        return st.sampled_from(key.choices)
+    if key.kind == "str":
+        return TEXT
+    if key.kind == "list":
+        return st.lists(TEXT, max_size=5)
+    return st.dictionaries(TEXT.filter(bool), TEXT, max_size=4)
+
+
+KEY_AND_VALUE = st.sampled_from(SCHEMA).flatmap(lambda k: st.tuples(st.just(k), values_for(k)))
+
+
+@contextmanager
+def sandbox() -> Iterator[tuple[Path, dict[str, str]]]:
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Path(tmp)
+        (home / "repo" / ".git").mkdir(parents=True)
+        env = {
+            "HOME": str(home),
+            "XDG_CONFIG_HOME": str(home / "config"),
+            "XDG_CACHE_HOME": str(home / "cache"),
+        }
+        yield home, env
+
+
+def effective(key: Key, value: Any) -> Any:
+    """What ``get`` returns after one layer sets ``value`` (mappings merge over the built-ins)."""
+    if key.kind == "map":
+        merged = {**key.default, **value}
+        return {name: arg for name, arg in merged.items() if arg}
+    if key.kind == "float":
+        return float(value)
+    return value
+
+
+@SETTINGS
+@given(KEY_AND_VALUE)
+def test_set_text_then_get_returns_the_value(key_and_value: tuple[Key, Any]) -> None:
+    key, value = key_and_value
+    text = format_text(key, value)
+    with sandbox() as (home, env):
+        user = home / "config" / "tether" / "config.yaml"
+        set_key(user, key.path, text)
+        config = load_config(cwd=home / "repo", environ=env)
+        assert config.get(key.path) == effective(key, value)
+        assert config.origin(key.path) == f"user:{user}"
+        # the same text through --set and the environment
+        over = load_config(cwd=home / "repo", environ=env, overrides=[f"{key.path}={text}"])
+        assert over.get(key.path) == effective(key, value)
+
+
+@SETTINGS
+@given(st.lists(KEY_AND_VALUE, min_size=1, max_size=6))
+def test_successive_sets_keep_every_value(pairs: list[tuple[Key, Any]]) -> None:
+    with sandbox() as (home, env):
+        user = home / "config" / "tether" / "config.yaml"
+        user.parent.mkdir(parents=True)
+        user.write_text("# keep me\nloops:\n  window: 7  # and me\n\nstore:\n", encoding="utf-8")
+        final: dict[str, Any] = {"loops.window": 7}
+        for key, value in pairs:
+            set_value(user, key.path, value)
+            final[key.path] = value
+        config = load_config(cwd=home / "repo", environ=env)
+        for path, value in final.items():
+            assert config.get(path) == effective(KEYS[path], value)
+        text = user.read_text(encoding="utf-8")
+        assert text.startswith("# keep me\n")
+        assert "# and me" in text
+
+
+def tree(pairs: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for path, value in pairs.items():
+        node = out
+        *parents, leaf = path.split(".")
+        for part in parents:
+            node = node.setdefault(part, {})
+        node[leaf] = value
+    return out
+
+
+def dump(document: dict[str, Any], style: str) -> str:
+    if style == "json":
+        # JSON is YAML 1.2, except that YAML refuses raw DEL and C1 controls (JSON's escapes
+        # are fine) and reads a surrogate-pair escape as two lone surrogates.
+        text = json.dumps(document, ensure_ascii=False, indent=1)
+        return re.sub("[\x7f-\x9f\ufffe\uffff]", lambda m: f"\\u{ord(m.group()):04x}", text)
+    from ruamel.yaml import YAML
+
+    yaml = YAML(typ="safe", pure=True)
+    yaml.default_flow_style = style == "flow"
+    stream = io.StringIO()
+    yaml.dump(document, stream)
+    return stream.getvalue()
+
+
+@SETTINGS
+@given(
+    st.dictionaries(st.sampled_from([k.path for k in SCHEMA]), st.just(None), max_size=8).flatmap(
+        lambda keys: st.fixed_dictionaries({p: values_for(KEYS[p]) for p in keys})
+    ),
+    st.sampled_from(["block", "flow", "json"]),
+)
+def test_a_file_check_accepts_loads_to_its_values(values: dict[str, Any], style: str) -> None:
+    with sandbox() as (home, env):
+        path = home / "repo" / ".tether.yaml"
+        path.write_text(dump(tree(values), style), encoding="utf-8")
+        report = check_file(path)
+        assert report.ok, report.problems
+        config = load_config(cwd=home / "repo", environ=env)
+        for key_path, value in values.items():
+            assert config.get(key_path) == effective(KEYS[key_path], value)
+
+
+# Anything YAML can hold, at any known or unknown place: check and load must agree.
+ANY_VALUE = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | TEXT,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(TEXT, inner, max_size=3),
+    max_leaves=6,
+)
+ANY_PATH = st.sampled_from([k.path for k in SCHEMA] + ["loops", "loops.warn_after", "loops.x"])
+
+
+@SETTINGS
+@given(st.dictionaries(ANY_PATH, ANY_VALUE, max_size=4))
+def test_check_and_load_always_agree(values: dict[str, Any]) -> None:
+    document: dict[str, Any] = {}
+    for path, value in values.items():
+        node = document
+        *parents, leaf = path.split(".")
+        for part in parents:
+            child = node.get(part)
+            if not isinstance(child, dict):
+                child = node[part] = {}
+            node = child
+        node[leaf] = value
+    with sandbox() as (home, env):
+        path = home / "repo" / ".tether.yaml"
+        path.write_text(dump(document, "block"), encoding="utf-8")
+        report = check_file(path)
+        try:
+            load_config(cwd=home / "repo", environ=env)
+        except ConfigError as exc:
+            assert not report.ok
+            assert str(exc).splitlines() == [str(p) for p in report.problems]
+        else:
+            assert report.ok, report.problems
