@@ -31,6 +31,13 @@ def corpus_dir() -> Path:
     return CORPUS_DIR
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test that uses the real redis-server, so ``-m 'not redis'`` can leave them out."""
+    for item in items:
+        if "redis_server" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.redis)
+
+
 def _free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))

@@ -15,7 +15,7 @@ from tether.store.memory import MemoryStore
 from tether.store.redis_store import RedisStore
 from tether.store.sqlite import SQLiteStore
 
-BACKENDS = ["memory", "sqlite", "redis"]
+BACKENDS = ["memory", "sqlite", pytest.param("redis", marks=pytest.mark.redis)]
 
 
 @pytest.fixture(params=BACKENDS)
@@ -151,7 +151,7 @@ def test_threads_sharing_one_store_lose_no_update(make_store: Callable[[], Store
     assert store.load("s1") == {"calls": 200, "warnings": 0, "blocks": 0, "streaks": {}}
 
 
-@pytest.mark.parametrize("backend", ["sqlite", "redis"])
+@pytest.mark.parametrize("backend", ["sqlite", pytest.param("redis", marks=pytest.mark.redis)])
 @pytest.mark.parametrize(
     "bad",
     [{"when": object()}, {"ratio": float("nan")}, {"set": {1, 2}}],

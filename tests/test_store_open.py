@@ -127,7 +127,8 @@ print(json.dumps({"redis": "redis" in sys.modules}))
 
 
 @pytest.mark.parametrize(
-    ("backend", "imports_redis"), [("sqlite", False), ("memory", False), ("redis", True)]
+    ("backend", "imports_redis"),
+    [("sqlite", False), ("memory", False), pytest.param("redis", True, marks=pytest.mark.redis)],
 )
 def test_redis_py_is_imported_only_for_the_redis_backend(
     backend: str,
