@@ -1,13 +1,38 @@
-"""The read-only catalogue (being built): until it lands nothing is proven read-only."""
+"""The read-only catalogue: an allowlist proving that a shell command only reads.
+
+Each family module holds its rules (code, name, why, instead, examples) next to the checkers
+that implement them: ``files`` (RO1xx), ``search`` (RO2xx), ``text`` (RO3xx), ``vcs``
+(RO4xx), ``forge`` (RO5xx), ``system`` (RO6xx), ``packages`` (RO7xx); ``structural`` holds
+the redirect/wrapper/prefix rules (RO0xx) and the reasons a command is not read-only (RWxxx).
+"""
 
 from __future__ import annotations
 
 from tether.rules.base import ReadVerdict, Rule
+from tether.rules.readonly import files, forge, packages, search, structural, system, text, vcs
+from tether.rules.readonly.engine import assess_model
 from tether.shell.model import CommandModel
 
-RULES: tuple[Rule, ...] = ()
+RULES: tuple[Rule, ...] = tuple(
+    sorted(
+        (
+            *structural.RULES,
+            *files.RULES,
+            *search.RULES,
+            *text.RULES,
+            *vcs.RULES,
+            *forge.RULES,
+            *system.RULES,
+            *packages.RULES,
+        ),
+        key=lambda r: r.code,
+    )
+)
 
 
 def assess(model: CommandModel) -> ReadVerdict:
     """Return whether every command in ``model`` is provably read-only."""
-    return ReadVerdict(False, (), "the read-only catalogue is not built yet")
+    return assess_model(model)
+
+
+__all__ = ["RULES", "assess"]

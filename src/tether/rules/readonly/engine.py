@@ -1,0 +1,207 @@
+"""Judge a parsed command line: every simple command, redirect, wrapper and prefix must read.
+
+The default answer is "writes": a command is read-only only when each part is proven by a
+catalogue entry. The first failing part decides the reason; every failing code is listed.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tether.rules.base import ReadVerdict
+from tether.rules.readonly import files, forge, packages, search, system, text, vcs
+from tether.rules.readonly.catalogue import Entry
+from tether.rules.readonly.grammar import Check, opts, read, write
+from tether.shell.model import CommandModel, Redirect, SimpleCommand, Word, Wrapper
+
+CATALOGUE: dict[str, Entry] = {
+    **files.ENTRIES,
+    **search.ENTRIES,
+    **text.ENTRIES,
+    **vcs.ENTRIES,
+    **forge.ENTRIES,
+    **system.ENTRIES,
+    **packages.ENTRIES,
+}
+
+_SHELL_ESCAPES = opts(
+    "less more most pg man vim vi nvim view vimdiff nano pico emacs ed ex joe micro top htop info"
+)
+_INTERPRETERS = opts(
+    "bash sh zsh dash ksh fish csh tcsh source . eval perl ruby php lua Rscript julia pytest "
+    "tox nox make ninja"
+)
+
+_NULL_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
+_WRITE_OPS = frozenset({">", ">>", "&>", "&>>", ">|", ">&"})
+_DUP_OPS = frozenset({">&", "<&"})
+_DATA_OPS = frozenset({"<<", "<<-", "<<<"})
+
+_PRIVILEGE = frozenset({"sudo", "doas", "su", "pkexec", "run0", "runuser", "sudoedit"})
+_PASSIVE_WRAPPERS = frozenset(
+    {"timeout", "nice", "ionice", "stdbuf", "setsid", "command", "watch", "chrt", "taskset"}
+)
+_SHELLS = frozenset({"bash", "sh", "zsh", "dash"})
+
+# In arguments of pure commands: `$NAME`, `${NAME}` and special parameters only print; other
+# expansions can assign (`${x=…}`) or run commands (`${x@P}`, `$((a[$(cmd)]))`).
+_DOLLAR = re.compile(r"\$(?![A-Za-z_][A-Za-z0-9_]*|\{[A-Za-z_][A-Za-z0-9_]*\}|[0-9@*#?$!-])")
+_LOCALE_VALUE = re.compile(r"[A-Za-z0-9_.@:+/-]*")
+_PAGER_VALUES = frozenset({"cat", ""})
+_ENV_ALLOWED: dict[str, frozenset[str] | None] = {
+    "LC_ALL": None,
+    "LANG": None,
+    "LANGUAGE": None,
+    "LC_CTYPE": None,
+    "LC_COLLATE": None,
+    "LC_MESSAGES": None,
+    "LC_NUMERIC": None,
+    "LC_TIME": None,
+    "TZ": None,
+    "NO_COLOR": None,
+    "CLICOLOR": None,
+    "FORCE_COLOR": None,
+    "COLUMNS": None,
+    "LINES": None,
+    "TERM": frozenset({"dumb", "xterm", "xterm-256color"}),
+    "GH_PAGER": _PAGER_VALUES,
+    "GIT_PAGER": _PAGER_VALUES,
+    "PAGER": _PAGER_VALUES,
+    "MANPAGER": _PAGER_VALUES,
+    "GH_NO_UPDATE_NOTIFIER": None,
+    "GH_PROMPT_DISABLED": None,
+    "GIT_TERMINAL_PROMPT": frozenset({"0"}),
+    "GIT_OPTIONAL_LOCKS": frozenset({"0"}),
+}
+
+
+def _env_ok(name: str, value: Word) -> bool:
+    if name not in _ENV_ALLOWED or not value.literal:
+        return False
+    allowed = _ENV_ALLOWED[name]
+    if allowed is None:
+        return _LOCALE_VALUE.fullmatch(value.value) is not None
+    return value.value in allowed
+
+
+def _redirect(r: Redirect) -> Check:
+    target = r.target
+    shown = f"{r.fd if r.fd is not None else ''}{r.op}"
+    if r.op in _DATA_OPS:
+        return read("RO001", f"{shown} feeds data to the command")
+    if target is None or not target.literal:
+        return write("RW008", f"redirect '{shown}' has a target that expands at run time")
+    if r.op in _DUP_OPS and (target.value.isdigit() or target.value == "-"):
+        return read("RO001", f"{shown}{target.value} only duplicates a descriptor")
+    if r.op in _WRITE_OPS and target.value in _NULL_TARGETS:
+        return read("RO001", f"{shown}{target.value} discards output")
+    if r.op == "<":
+        return read("RO001", f"<{target.value[:40]} reads a file")
+    return write("RW008", f"redirect '{shown}' to '{target.value[:60]}' writes a file")
+
+
+def _wrapper(w: Wrapper) -> Check | None:
+    """Return a write Check when the wrapper itself is not read-only, else None."""
+    if w.name in _PRIVILEGE:
+        return write("RW010", f"{w.name}: runs the command with raised privileges")
+    if w.name in _PASSIVE_WRAPPERS or w.name in _SHELLS or w.name == "xargs":
+        return None
+    if w.name == "time":
+        for a in w.args:
+            if a.value in ("-o", "--output", "-a", "--append") or a.value.startswith("--o"):
+                return write("RW008", "time -o: writes its report to a file")
+        return None
+    if w.name == "env":
+        for a in w.args:
+            name, eq, value = a.value.partition("=")
+            if eq and not a.value.startswith("-") and not _env_ok(name, Word(value, a.literal)):
+                return write("RW009", f"env {name}=…: changes what the command runs")
+        return None
+    return write("RW011", f"{w.name}: this wrapper is not proven read-only")
+
+
+def _command(cmd: SimpleCommand) -> list[Check]:
+    """Return the checks of one simple command (all read-only, or ending in the failure)."""
+    checks: list[Check] = []
+    for a in cmd.assignments:
+        if cmd.argv and _env_ok(a.name, a.value):
+            checks.append(read("RO003", f"{a.name}={a.value.value[:20]} only changes formatting"))
+        else:
+            return [write("RW009", f"{a.name}=…: an assignment can change what later commands run")]
+    for w in cmd.wrappers:
+        bad = _wrapper(w)
+        if bad:
+            return [bad]
+        checks.append(read("RO002", f"{w.name} runs the command unchanged"))
+    for r in cmd.redirects:
+        c = _redirect(r)
+        if not c.read_only:
+            return [c]
+        checks.append(c)
+    if not cmd.argv:
+        if cmd.assignments or cmd.redirects:
+            return checks or [write("RW003", "no command")]
+        return [write("RW003", "empty command")]
+    head = cmd.argv[0]
+    if not head.literal:
+        return [write("RW005", f"the command word '{head.value[:40]}' expands at run time")]
+    name = cmd.name
+    if "/" in name:
+        return [write("RW006", f"'{name[:60]}' is not a system executable")]
+    entry = CATALOGUE.get(name)
+    if entry is None:
+        if name in _SHELL_ESCAPES:
+            return [write("RW012", f"{name}: can spawn a shell or write files")]
+        if name in _INTERPRETERS:
+            return [write("RW013", f"{name}: runs code whose effects cannot be proven")]
+        return [write("RW007", f"{name[:60]}: not in the read-only catalogue")]
+    if any(w.name == "xargs" for w in cmd.wrappers) and not entry.pure:
+        return [write("RW025", f"xargs {name}: appends operands that may be options of {name}")]
+    if entry.pure:
+        for w in cmd.args:
+            if not w.literal and _DOLLAR.search(w.value):
+                return [write("RW025", f"{name}: '{w.value[:40]}' is an expansion that can run code")]
+    checks.append(entry.check(name, cmd.args))
+    return checks
+
+
+def _shown(cmd: SimpleCommand) -> str:
+    text = cmd.text or " ".join(w.value for w in cmd.argv)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def assess_model(model: CommandModel) -> ReadVerdict:
+    """Return whether every command in ``model`` is provably read-only."""
+    if model.unprovable:
+        return ReadVerdict(False, ("RW002",), f"not analysed: {model.unprovable}")
+    if model.errors:
+        return ReadVerdict(False, ("RW001",), f"does not parse cleanly: {model.errors[0]}")
+    if "\x00" in model.source:
+        return ReadVerdict(False, ("RW014",), "the command contains a NUL byte")
+    if not model.commands:
+        return ReadVerdict(False, ("RW003",), "empty command: nothing to prove")
+    if model.substitutions or any(c.in_substitution for c in model.commands):
+        return ReadVerdict(
+            False, ("RW004",), "a command or process substitution runs a command first"
+        )
+    codes: list[str] = []
+    reasons: list[str] = []
+    failures: list[str] = []
+    fail_codes: list[str] = []
+    for cmd in model.commands:
+        checks = _command(cmd)
+        last = checks[-1]
+        if not last.read_only:
+            if last.code not in fail_codes:
+                fail_codes.append(last.code)
+            failures.append(f"`{_shown(cmd)}`: {last.reason} ({last.code})")
+            continue
+        for c in checks:
+            if c.code not in codes:
+                codes.append(c.code)
+            if c.reason not in reasons:
+                reasons.append(c.reason)
+    if failures:
+        more = f" (and {len(failures) - 1} more)" if len(failures) > 1 else ""
+        return ReadVerdict(False, tuple(fail_codes), failures[0] + more)
+    return ReadVerdict(True, tuple(codes), "read-only: " + "; ".join(reasons))

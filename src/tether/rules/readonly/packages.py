@@ -1,0 +1,100 @@
+"""RO7xx: version queries and package-manager reads (pip list/show, npm ls, …)."""
+
+from __future__ import annotations
+
+from tether.rules.readonly.catalogue import Entry, entries, rule
+from tether.rules.readonly.grammar import (
+    DYNAMIC_ARGUMENT,
+    WRITE_OPTION,
+    WRITE_SUBCOMMAND,
+    Check,
+    opts,
+    read,
+    write,
+)
+from tether.shell.model import Word
+
+RULES = (
+    rule(
+        "RO701",
+        "version-query",
+        "`TOOL --version` (alone) is read-only for known interpreters and build tools.",
+        "With exactly a version flag these programs print their version and exit before "
+        "reading any script, project or config that could run code.",
+        "Nothing to change.",
+        ("python3 --version", "python -V", "node --version", "cargo --version", "go version"),
+        ("python3 --version x.py", "python reproduce_issue.py", "cargo build"),
+    ),
+    rule(
+        "RO702",
+        "pip-query",
+        "`pip list/show/freeze/check` (also as `python -m pip`) are read-only.",
+        "They print installed distributions; `--log FILE` writes and `--python` runs another "
+        "interpreter, so both are refused; `install`/`uninstall` change the environment.",
+        "Nothing to change.",
+        ("pip list", "pip show django", "pip3 freeze", "python -m pip show numpy"),
+        ("pip install pytest", "pip list --log out.txt", "pip uninstall x"),
+    ),
+    rule(
+        "RO703",
+        "npm-query",
+        "`npm ls/list/view/info/outdated/root/prefix` and `npm --version` are read-only.",
+        "They print the dependency tree or registry metadata without running package scripts.",
+        "Nothing to change.",
+        ("npm ls", "npm view react version", "npm --version"),
+        ("npm install", "npm run build", "npm test"),
+    ),
+)
+
+_TOOLS = opts(
+    "python python3 python2 pypy pypy3 pip pip3 node nodejs npm npx yarn pnpm deno bun cargo "
+    "rustc rustup go java javac gcc g++ cc clang clang++ make cmake ruby perl php uv poetry "
+    "pipx conda mvn gradle dotnet swift kotlin tsc sphinx-build django-admin black ruff mypy "
+    "flake8 isort pylint docker"
+)
+_VERSION_FLAGS = frozenset({"--version", "-V", "-version", "version", "-v"})
+_PIP_READS = frozenset({"list", "show", "freeze", "check", "--version", "-V"})
+_PIP_DENY = ("--log", "--log-file", "--local-log", "--python", "--help")
+_NPM_READS = opts("ls list view info show v outdated root prefix --version -v")
+
+
+def _literal(args: tuple[Word, ...]) -> list[str] | Check:
+    for w in args:
+        if not w.literal:
+            return write(DYNAMIC_ARGUMENT, f"'{w.value[:60]}' expands at run time")
+    return [w.value for w in args]
+
+
+def _pip(name: str, words: list[str]) -> Check:
+    sub = next((w for w in words if not w.startswith("-")), words[0] if words else "")
+    if sub not in _PIP_READS:
+        return write(WRITE_SUBCOMMAND, f"{name} {sub[:40]}: not a read subcommand")
+    for w in words:
+        if w.partition("=")[0] in _PIP_DENY:
+            return write(WRITE_OPTION, f"{name} {w[:40]}: writes a file or runs another program")
+    return read("RO702", f"{name} {sub} only reads")
+
+
+def _version_or_pip(name: str, args: tuple[Word, ...]) -> Check:
+    words = _literal(args)
+    if isinstance(words, Check):
+        return words
+    # `-v` is verbose (not version) for some tools; only accept it where it is version.
+    if (
+        len(words) == 1
+        and words[0] in _VERSION_FLAGS
+        and (words[0] != "-v" or name in ("node", "nodejs", "npm", "npx", "yarn", "pnpm", "bun"))
+    ):
+        return read("RO701", f"{name} {words[0]} only prints its version")
+    if name in ("pip", "pip3"):
+        return _pip(name, words)
+    if name.startswith("python") and words[:2] == ["-m", "pip"]:
+        return _pip(f"{name} -m pip", words[2:])
+    if name == "npm" and words and words[0] in _NPM_READS:
+        return read("RO703", f"npm {words[0]} only reads")
+    if name == "go" and words == ["version"]:
+        return read("RO701", "go version only prints its version")
+    return write("RW013", f"{name}: runs code whose effects cannot be proven")
+
+
+ENTRIES: dict[str, Entry] = entries("RO701", " ".join(sorted(_TOOLS)), _version_or_pip)

@@ -1,0 +1,196 @@
+"""RO2xx: searching (grep, rg, find, fd) with their write and exec options scoped per command."""
+
+from __future__ import annotations
+
+import re
+
+from tether.rules.readonly.catalogue import Entry, entries, pure_entries, rule
+from tether.rules.readonly.grammar import (
+    DYNAMIC_ARGUMENT,
+    UNKNOWN_OPTION,
+    WRITE_OPTION,
+    Check,
+    Spec,
+    check_spec,
+    opts,
+    read,
+    write,
+)
+from tether.shell.model import Word
+
+RULES = (
+    rule(
+        "RO201",
+        "grep-search",
+        "`grep` and its variants are read-only.",
+        "No grep option writes or runs a program (`-f FILE` reads patterns), so any "
+        "arguments, globs included, stay reads.",
+        "Nothing to change.",
+        (
+            'grep -R "Cargo.toml" -n',
+            "grep -f patterns.txt file",
+            "grep -rn foo *.py",
+            "grep '' secret.dat",
+        ),
+        ("grep foo f > out",),
+    ),
+    rule(
+        "RO202",
+        "ripgrep-search",
+        "`rg` is read-only without `--pre`, `--hostname-bin` or `-z/--search-zip`.",
+        "`--pre CMD` runs CMD on every file, `--hostname-bin` runs a program and "
+        "`--search-zip` shells out to decompressors.",
+        "Search decompressed copies, or drop the preprocessor.",
+        (
+            "rg Cargo.toml -n",
+            "rg -n init .",
+            "rg --files --max-depth 2 .",
+            'rg -n "foo" -g"*.py"',
+            "rg -- -z file",
+        ),
+        (
+            "rg --pre cat pattern",
+            "rg -z pattern archive.gz",
+            "rg -iz p",
+            "rg --pre=pwned files",
+            "rg --hostname-bin=hostname pattern",
+        ),
+    ),
+    rule(
+        "RO203",
+        "find-search",
+        "`find` is read-only without actions that delete, run commands or write files.",
+        "`-delete`, `-exec`, `-execdir`, `-ok`, `-okdir` act on matches and `-fprint`, "
+        "`-fprint0`, `-fprintf`, `-fls` write files; the rest only tests and prints.",
+        "Print the matches and act on them in a separate, approved step.",
+        (
+            "find . -name file.txt",
+            "find src -type f -name '*.py' -not -path '*/node_modules/*'",
+            "find . -maxdepth 2 -newermt 2024-01-01 -print",
+        ),
+        (
+            "find . -delete",
+            "find . -exec rm {} ;",
+            "find . -fls output",
+            "find . -name -delete",
+            "find . -name *.py",
+            "find --help",
+        ),
+    ),
+    rule(
+        "RO204",
+        "fd-search",
+        "`fd` is read-only without `-x/--exec` or `-X/--exec-batch`.",
+        "Those options run a command for the matches.",
+        "Print the matches instead.",
+        ("fd -e py", "fd -t f -H config"),
+        ("fd -e py -x rm", "fd -X wc"),
+    ),
+)
+
+_RG = Spec(
+    "rg",
+    open=True,
+    valued=opts(
+        "-A -B -C -e -f -g -m -M -t -T -j -E -r -d --after-context --before-context --context "
+        "--regexp --file --glob --iglob --max-count --max-columns --type --type-not --threads "
+        "--encoding --replace --max-depth --max-filesize --type-add --type-clear --sort "
+        "--sortr --context-separator --field-context-separator --field-match-separator "
+        "--path-separator --colors --color --dfa-size-limit --regex-size-limit --engine "
+        "--ignore-file --pre-glob"
+    ),
+    writes={
+        "--pre": "runs a program on every file searched",
+        "--hostname-bin": "runs a program to find the host name",
+        "-z": "shells out to decompression programs",
+        "--search-zip": "shells out to decompression programs",
+    },
+)
+_FD = Spec(
+    "fd",
+    open=True,
+    valued=opts(
+        "-e -t -E -d -S -c -j -o --extension --type --exclude --max-depth --min-depth "
+        "--exact-depth --size --changed-within --changed-before --color --threads --owner "
+        "--base-directory --path-separator --search-path --max-results --ignore-file "
+        "--format --and"
+    ),
+    writes={
+        "-x": "runs a command for every match",
+        "--exec": "runs a command for every match",
+        "-X": "runs a command on the matches",
+        "--exec-batch": "runs a command on the matches",
+    },
+)
+
+
+def _rg(name: str, args: tuple[Word, ...]) -> Check:
+    return check_spec(_RG, args, "RO202")
+
+
+def _fd(name: str, args: tuple[Word, ...]) -> Check:
+    return check_spec(_FD, args, "RO204")
+
+
+_FIND_WRITES = {
+    "-delete": "deletes every match",
+    "-exec": "runs a command for every match",
+    "-execdir": "runs a command for every match",
+    "-ok": "runs a command for every match",
+    "-okdir": "runs a command for every match",
+    "-fls": "writes a file",
+    "-fprint": "writes a file",
+    "-fprint0": "writes a file",
+    "-fprintf": "writes a file",
+}
+_FIND_NULLARY = opts(
+    "-print -print0 -ls -prune -quit -true -false -empty -executable -readable -writable "
+    "-nogroup -nouser -xdev -mount -depth -d -follow -noleaf -daystart -ignore_readdir_race "
+    "-noignore_readdir_race -not -a -and -o -or , ( ) ! -warn -nowarn -s -x -E -X"
+)
+_FIND_UNARY = opts(
+    "-name -iname -path -ipath -wholename -iwholename -regex -iregex -type -xtype -size -perm "
+    "-user -group -uid -gid -newer -anewer -cnewer -mtime -atime -ctime -mmin -amin -cmin "
+    "-used -links -inum -samefile -lname -ilname -maxdepth -mindepth -fstype -context "
+    "-printf -regextype -files0-from -Btime -Bmin -Bnewer -iregex"
+)
+_FIND_NEWER = re.compile(r"-newer[aBcmt][aBcmt]")
+_FIND_LEADING = opts("-H -L -P")
+
+
+def _find(name: str, args: tuple[Word, ...]) -> Check:
+    # Any word spelled like a write primary is refused, even as another primary's value
+    # (`find . -name -delete`): cheaper than proving which words find reads as values.
+    for word in args:
+        if not word.literal:
+            return write(DYNAMIC_ARGUMENT, f"find: '{word.value[:60]}' expands at run time")
+        if word.value in _FIND_WRITES:
+            return write(WRITE_OPTION, f"find {word.value}: {_FIND_WRITES[word.value]}")
+    words = [w.value for w in args]
+    i = 0
+    while i < len(words) and (words[i] in _FIND_LEADING or words[i].startswith(("-D", "-O"))):
+        if words[i] == "-D":
+            i += 1
+        i += 1
+    while i < len(words) and not words[i].startswith("-") and words[i] not in ("(", "!"):
+        i += 1  # starting points
+    while i < len(words):
+        w = words[i]
+        i += 1
+        if w in _FIND_NULLARY:
+            continue
+        if w in _FIND_UNARY or _FIND_NEWER.fullmatch(w):
+            if i >= len(words):
+                return write(UNKNOWN_OPTION, f"find: '{w}' needs a value")
+            i += 1
+            continue
+        return write(UNKNOWN_OPTION, f"find: '{w[:60]}' is not a primary known to be safe")
+    return read("RO203", "find only tests and prints")
+
+
+ENTRIES: dict[str, Entry] = {
+    **pure_entries("RO201", "grep egrep fgrep zgrep"),
+    **entries("RO202", "rg", _rg),
+    **entries("RO203", "find", _find),
+    **entries("RO204", "fd fdfind", _fd),
+}

@@ -1,0 +1,256 @@
+"""RO3xx: text processing (sed, awk, sort, uniq, cut, tr, jq, …) with their write forms."""
+
+from __future__ import annotations
+
+from tether.rules.readonly.catalogue import Entry, entries, pure_entries, rule
+from tether.rules.readonly.grammar import (
+    SCRIPT_CAN_WRITE,
+    UNKNOWN_OPTION,
+    Check,
+    Spec,
+    check_spec,
+    opts,
+    parse,
+    read,
+    write,
+)
+from tether.rules.readonly.scripts import awk_program_problem, sed_script_problem
+from tether.shell.model import Word
+
+RULES = (
+    rule(
+        "RO301",
+        "text-filters",
+        "Filters that transform their input to stdout (cut, tr, paste, join, column, jq…) are "
+        "read-only.",
+        "None of their options writes or runs a program, so any arguments stay reads.",
+        "Nothing to change.",
+        (
+            "cut -d: -f1 /etc/passwd",
+            "tr a-z A-Z",
+            "jq .name package.json",
+            "numfmt 1000",
+            "column -t f.tsv",
+        ),
+        ("jq . f > g",),
+    ),
+    rule(
+        "RO302",
+        "sed-print",
+        "`sed` is read-only without `-i`/`-I`/`-f` and when its script only prints.",
+        "`-i` edits files in place; the `w`, `W`, `e`, `r`, `R` commands and the `s///w`, "
+        "`s///e` flags write files or run commands, and a script from `-f FILE` is not seen.",
+        "Print with `sed -n 'N,Mp'`; edit files with an approved write step.",
+        (
+            "sed -n 1,5p file.txt",
+            "sed -n '1,5p' file.txt",
+            "sed 's/foo/bar/' file.txt",
+            "sed -n '/needle/p' file",
+            "sed '' secret.dat",
+            "sed -n -e 122,202p hello.txt",
+            "sed 's/a/woutput/' file",
+            "sed 'p;d' file",
+        ),
+        (
+            "sed -i 's/foo/bar/' file",
+            "sed --in-place 's/a/b/' f",
+            "sed 's/foo/bar/e' file.txt",
+            "sed 'w backup.txt' file.txt",
+            "sed -ni.bak 's/a/b/' file",
+            "sed -f script.sed file",
+            "sed 's/a/b/;w output' file",
+            "sed -newout input",
+            "sed --in-pl=.bak 's/a/b/' file",
+        ),
+    ),
+    rule(
+        "RO303",
+        "awk-print",
+        "`awk` is read-only when its program (given inline) only prints to stdout.",
+        "`system()`, `print > file`, `print | cmd`, `getline`, `close()`, `@include`/`@load` "
+        "and indirect calls reach outside stdout; `-f FILE` hides the program.",
+        "Keep awk to printing, or write the file in a separate, approved step.",
+        (
+            "awk '{print $1}' file.txt",
+            "awk 'BEGIN {print \"hello\"}'",
+            "awk -F : '{ print $1 }' input",
+            "awk 'NR>=10 && NR<=20' f",
+            "awk '$3 > 100 {print $1}' f",
+        ),
+        (
+            "awk 'BEGIN {system(\"rm -rf /\")}'",
+            "awk '{print > \"output.txt\"}' input.txt",
+            "awk '{print | \"sort\"}' input.txt",
+            "awk -fscript.awk file",
+            'awk \'BEGIN { fn = "system"; @fn("touch /tmp/pwned") }\'',
+        ),
+    ),
+    rule(
+        "RO304",
+        "sort-print",
+        "`sort` is read-only without `-o/--output` and `--compress-program`.",
+        "`-o FILE` writes the result to a file and `--compress-program` runs a program on "
+        "temporary files (long options also match their abbreviations, `--co=cat`).",
+        "Drop `-o`; let the tool capture stdout.",
+        ("sort in.txt", "sort -n -k2,2 f", "sort -u a b", "sort -t, -k3 -rn data.csv"),
+        (
+            "sort -o out.txt in.txt",
+            "sort -roout input",
+            "sort --co=cat input",
+            "sort --out=output input",
+            "sort --compress-program gzip input",
+        ),
+    ),
+    rule(
+        "RO305",
+        "uniq-print",
+        "`uniq` is read-only with at most one file operand.",
+        "`uniq IN OUT` writes OUT.",
+        "Drop the second operand.",
+        ("uniq input", "uniq -c f", "sort f | uniq -c"),
+        ("uniq input output", "uniq - output", "uniq -- -f output", "uniq -f"),
+    ),
+    rule(
+        "RO306",
+        "shuf-iconv-print",
+        "`shuf` and `iconv` are read-only without `-o/--output`.",
+        "`-o FILE` writes the result to a file.",
+        "Drop `-o`.",
+        ("shuf -n 5 f", "iconv -f latin1 -t utf-8 f"),
+        ("shuf -o out f", "iconv -f latin1 -t utf-8 -o out f"),
+    ),
+)
+
+_SED = Spec(
+    "sed",
+    flags=opts(
+        "-n --quiet --silent -E -r --regexp-extended -s --separate -u --unbuffered -z "
+        "--null-data --posix --debug --sandbox -b --binary --help --version"
+    ),
+    valued=opts("-e --expression -l --line-length"),
+    writes={
+        "-i": "edits files in place",
+        "-I": "edits files in place",
+        "--in-place": "edits files in place",
+        "-f": "reads its script from a file, which is not proven",
+        "--file": "reads its script from a file, which is not proven",
+        "--follow-symlinks": "only matters when editing in place",
+    },
+)
+_AWK = Spec(
+    "awk",
+    flags=opts("-b -c -P -r -s -S --sandbox --posix --traditional --characters-as-bytes"),
+    valued=opts("-F -v --field-separator --assign"),
+    writes={
+        "-f": "reads its program from a file, which is not proven",
+        "--file": "reads its program from a file, which is not proven",
+        "-E": "reads its program from a file, which is not proven",
+        "-e": "program text given by option is not proven",
+        "--source": "program text given by option is not proven",
+        "-i": "includes a source library",
+        "--include": "includes a source library",
+        "-l": "loads an extension",
+        "--load": "loads an extension",
+        "-o": "writes a pretty-printed program file",
+        "--pretty-print": "writes a pretty-printed program file",
+        "-p": "writes a profile file",
+        "--profile": "writes a profile file",
+        "-d": "writes a variable dump file",
+        "--dump-variables": "writes a variable dump file",
+        "-W": "takes implementation options (exec=…)",
+    },
+)
+_SORT = Spec(
+    "sort",
+    flags=opts(
+        "-b -d -f -g -h -i -M -n -R -r -V -c -C -m -s -u -z --ignore-leading-blanks "
+        "--dictionary-order --ignore-case --general-numeric-sort --human-numeric-sort "
+        "--ignore-nonprinting --month-sort --numeric-sort --random-sort --reverse "
+        "--version-sort --merge --stable --unique --zero-terminated --debug --help --version"
+    ),
+    valued=opts(
+        "-k -t -S -T --key --field-separator --buffer-size --temporary-directory --parallel "
+        "--batch-size --random-source --files0-from --sort"
+    ),
+    optional=opts("--check"),
+    writes={
+        "-o": "writes the result to a file",
+        "--output": "writes the result to a file",
+        "--compress-program": "runs a program on temporary files",
+    },
+)
+_UNIQ = Spec(
+    "uniq",
+    flags=opts(
+        "-c -d -D -u -i -z --count --repeated --unique --ignore-case --zero-terminated --help "
+        "--version"
+    ),
+    valued=opts("-f -s -w --skip-fields --skip-chars --check-chars"),
+    optional=opts("--all-repeated --group"),
+)
+_SHUF = Spec(
+    "shuf",
+    open=True,
+    valued=opts("-i -n --input-range --head-count --random-source"),
+    writes={"-o": "writes the result to a file", "--output": "writes the result to a file"},
+)
+_ICONV = Spec(
+    "iconv",
+    open=True,
+    valued=opts("-f -t --from-code --to-code"),
+    writes={"-o": "writes the result to a file", "--output": "writes the result to a file"},
+)
+
+
+def _sed(name: str, args: tuple[Word, ...]) -> Check:
+    parsed = parse(_SED, args)
+    if isinstance(parsed, Check):
+        return parsed
+    scripts = parsed.values("-e", "--expression")
+    if not scripts:
+        if not parsed.operands:
+            return write(UNKNOWN_OPTION, "sed: no script given")
+        scripts = [parsed.operands[0]]
+    problem = sed_script_problem("\n".join(scripts))
+    if problem:
+        return write(SCRIPT_CAN_WRITE, f"sed: {problem}")
+    return read("RO302", "sed only prints")
+
+
+def _awk(name: str, args: tuple[Word, ...]) -> Check:
+    parsed = parse(_AWK, args)
+    if isinstance(parsed, Check):
+        return parsed
+    if not parsed.operands:
+        return write(UNKNOWN_OPTION, f"{name}: no program given")
+    problem = awk_program_problem(parsed.operands[0])
+    if problem:
+        return write(SCRIPT_CAN_WRITE, f"{name}: {problem}")
+    return read("RO303", f"{name} only prints")
+
+
+def _sort(name: str, args: tuple[Word, ...]) -> Check:
+    return check_spec(_SORT, args, "RO304")
+
+
+def _uniq(name: str, args: tuple[Word, ...]) -> Check:
+    return check_spec(_UNIQ, args, "RO305", max_operands=1)
+
+
+def _shuf(name: str, args: tuple[Word, ...]) -> Check:
+    return check_spec(_SHUF, args, "RO306")
+
+
+def _iconv(name: str, args: tuple[Word, ...]) -> Check:
+    return check_spec(_ICONV, args, "RO306")
+
+
+ENTRIES: dict[str, Entry] = {
+    **pure_entries("RO301", "cut tr paste join column tsort jq numfmt"),
+    **entries("RO302", "sed gsed", _sed),
+    **entries("RO303", "awk gawk mawk nawk", _awk),
+    **entries("RO304", "sort", _sort),
+    **entries("RO305", "uniq", _uniq),
+    **entries("RO306", "shuf", _shuf),
+    **entries("RO306", "iconv", _iconv),
+}
