@@ -172,6 +172,19 @@ def test_an_unreachable_server_raises_store_error(operation: str) -> None:
     assert "start redis-server" in message
 
 
+def test_a_server_that_accepts_but_never_answers_raises_store_error() -> None:
+    # The kernel completes the handshake for a listening socket nobody reads from: the
+    # client connects, then must give up after its socket timeout instead of hanging the hook.
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        url = f"redis://127.0.0.1:{silent.getsockname()[1]}/0"
+        store = RedisStore(url, connect_timeout=0.3, socket_timeout=0.3)
+        with pytest.raises(StoreError, match=r"is unreachable \(Timeout"):
+            store.update("s1", bump)
+        store.close()
+
+
 @pytest.mark.parametrize("url", ["http://127.0.0.1:6379", "not a url"])
 def test_a_malformed_url_is_a_store_error(url: str) -> None:
     with pytest.raises(StoreError, match="is not a redis URL"):
