@@ -180,6 +180,9 @@ class Guard:
             rec["last"] = seq
             rec["kind"] = kind
             findings: list[Finding] = []
+            prev_sig = next((e[2] for e in reversed(st["window"]) if e[5] != "turn"), None)
+            if kind == kinds.TOOL and prev_sig != sig:
+                rec["same"] = 0  # unknown tools count only consecutive identical calls
             landed = _record_result(rec, res, failed, kind, cid, result.time or started, wait)
             tools: dict[str, Any] = st["tools"]
             if failed:
@@ -189,6 +192,8 @@ class Guard:
                 tools.pop(tool, None)
             if landed:
                 st["turn_calls"] = 0  # the per-turn cap counts calls since the last change
+                for name in [t for t in tools if t != tool]:
+                    del tools[name]  # edit → rerun: the rerun's earlier failures are history
                 for other in st["sigs"].values():
                     if other is not rec:
                         other["fails"] = other["same"] = other["blocked"] = 0
@@ -205,7 +210,7 @@ class Guard:
             key = progress.watched(call.agent_id, s)
             if key is not None:
                 agent = st["agents"].setdefault(key, [0, False])
-                moved = landed and kind in (kinds.WRITE, kinds.EXEC) and not failed
+                moved = landed and kind != kinds.READ and not failed
                 f = progress.record_round(agent, moved, s)
                 if f is not None:
                     findings.append(f)
@@ -297,13 +302,16 @@ def _record_result(
     gap = when - rec["t"] if when is not None and rec["t"] is not None else None
     rec["t"] = when
     if failed:
+        rec["stubborn"] = rec["stubborn"] + 1 if rec["stubborn"] and rec["res"] == res else 1
         rec["fails"] += 1
         if rec["fails"] == 1:
             rec["fail_since"] = cid
         rec["same"] = 0
         rec["res"] = res
         return False
+    rec["stubborn"] = 0
     was_failing = rec["fails"] > 0
+    new = rec["res"] != res  # never seen from this call before (whatever reset the streak)
     rec["fails"] = 0
     if rec["same"] > 0 and rec["res"] == res:
         rec["same"] += 1
@@ -316,8 +324,12 @@ def _record_result(
         rec["blocked"] = 0
         rec["poll_s"] = 0.0
     rec["res"] = res
-    # A fail→pass transition is progress; so is a write or command producing something new.
-    return was_failing or (kind in (kinds.WRITE, kinds.EXEC) and rec["same"] == 1)
+    # Progress: a fail→pass transition, an action, or a write, command or unknown tool producing
+    # something this call had not produced before. Reads and bookkeeping never are; writing the
+    # same content again is not either.
+    if was_failing or kind == kinds.ACT:
+        return True
+    return kind in (kinds.WRITE, kinds.EXEC, kinds.TOOL) and new
 
 
 def _sleep_of(text: str) -> float:

@@ -115,12 +115,13 @@ def no_progress(rec: Mapping[str, Any], s: LoopSettings, *, before: bool) -> Fin
     kind = rec["kind"]
     if kind == "poll":
         return None
-    detector = "idempotent_no_progress" if kind == "read" else "mutating_no_progress"
+    idempotent = kind in ("read", "tool")
+    detector = "idempotent_no_progress" if idempotent else "mutating_no_progress"
     count = int(rec["same"])
     action = _ladder(count, s.warn(detector), s.stop(detector), s, before)
     if action is None:
         return None
-    what = "returned the same result" if kind == "read" else "produced the same result"
+    what = "returned the same result" if idempotent else "produced the same result"
     return finding(
         detector,
         action,
@@ -138,6 +139,19 @@ def exact_failure(rec: Mapping[str, Any], s: LoopSettings, *, before: bool) -> F
     count = int(rec["fails"])
     detector = "exact_failure"
     action = _ladder(count, s.warn(detector), s.stop(detector), s, before)
+    stubborn = int(rec.get("stubborn", 0))
+    if action is None and not before and s.warnings and stubborn >= s.stop(detector):
+        # Changes landed between the attempts, so this is no replay and is never blocked; but
+        # the failure did not move at all, which the model should hear about.
+        return finding(
+            detector,
+            Action.WARN,
+            f"`{rec['preview']}` failed the same way {stubborn} times in a row, although "
+            "other changes were made in between",
+            stubborn,
+            warn_after=s.stop(detector),
+            tool=rec["tool"],
+        )
     if action is None:
         return None
     return finding(
@@ -153,13 +167,13 @@ def exact_failure(rec: Mapping[str, Any], s: LoopSettings, *, before: bool) -> F
 
 
 def same_tool_failure(tool: str, streak: Sequence[Any], s: LoopSettings) -> Finding | None:
-    """One tool failing call after call, whatever the arguments (failure-tolerant tools exempt)."""
-    if tool in s.tools.failure_tolerant:
-        return None
+    """One tool failing call after call, whatever the arguments (tolerant tools never halt)."""
     count, since = int(streak[0]), str(streak[1])
     detector = "same_tool_failure"
     warn, stop = s.warn(detector), s.stop(detector)
-    if s.hard_stop and count >= stop:
+    # Failure-tolerant tools (shells…) fail routinely: they are warned about, never halted.
+    tolerant = tool in s.tools.failure_tolerant
+    if s.hard_stop and count >= stop and not tolerant:
         action = Action.HALT
     elif s.warnings and count >= warn:
         action = Action.WARN
@@ -168,11 +182,11 @@ def same_tool_failure(tool: str, streak: Sequence[Any], s: LoopSettings) -> Find
     return finding(
         detector,
         action,
-        f"`{tool}` failed {count} times in a row",
+        f"`{tool}` failed the last {count} times it was called",
         count,
         since=since,
         warn_after=warn,
-        hard_stop_after=stop,
+        hard_stop_after=None if tolerant else stop,
         tool=tool,
     )
 
@@ -202,6 +216,8 @@ def cycle_laps(window: Sequence[Sequence[Any]], max_period: int = 6) -> tuple[in
         sigs = {e[W_SIG] for e in legs}
         if len(sigs) < 2 or all(e[W_KIND] == "poll" for e in legs):
             continue  # period 1 is the streak detectors' job; a round of polls is a wait
+        if any(e[W_KIND] == "act" and e[W_STATUS] == "ok" for e in legs):
+            continue  # an action takes effect on every lap (click, then retry): not a loop
         return p, (matched + p) // p
     return 0, 0
 

@@ -3,6 +3,9 @@
 The kind decides which no-progress track a repeat falls on: reads (and shell commands the
 classifier proves read-only) are idempotent, so two identical results already mean no
 progress; writes and unproven commands get the looser mutating track; polls get a budget.
+Tools Tether knows nothing about (``tool``) are judged on the idempotent track, but only for
+*consecutive* identical calls: interleaved repeats of an unknown tool may be sends or writes.
+Bookkeeping tools (``note``: think, TodoWrite…) are never progress.
 """
 
 from __future__ import annotations
@@ -12,9 +15,9 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
-from tether.loops.settings import EDITOR_READ_COMMANDS, ToolKinds
+from tether.loops.settings import ACTION_TOOLS, EDITOR_READ_COMMANDS, NOTE_TOOLS, ToolKinds
 
-READ, WRITE, POLL, EXEC = "read", "write", "poll", "exec"
+READ, WRITE, ACT, POLL, EXEC, TOOL, NOTE = "read", "write", "act", "poll", "exec", "tool", "note"
 
 # `sleep 30 && gh run view …`, `sleep 5; curl …`, `watch -n 5 …`, `gh run watch`, `--watch`,
 # `until …; do sleep 10; done`: the command itself waits, so stable output is expected.
@@ -68,6 +71,10 @@ def static_kind(tool: str, args: Mapping[str, Any], tools: ToolKinds) -> str:
         return READ  # str_replace_editor view …
     if tool in tools.read:
         return READ
+    if tool in ACTION_TOOLS:
+        return ACT
     if tool in tools.write:
         return WRITE
-    return EXEC
+    if tool in NOTE_TOOLS:
+        return NOTE
+    return TOOL  # a tool Tether knows nothing about (an MCP call, a framework function)

@@ -55,14 +55,14 @@ READ_TOOLS: frozenset[str] = frozenset(
         "view", "web_search", "web_fetch", "google_web_search", "web_extract", "search",
         "open", "goto", "scroll_up", "scroll_down", "find_file", "search_dir", "search_file",
         "skill_view", "skills_list", "session_search", "browser_snapshot", "browser_console",
-        "ListMcpResourcesTool", "ReadMcpResourceTool",
+        "ListMcpResourcesTool", "ReadMcpResourceTool", "read", "list", "ls", "cat", "find",
     }
 )  # fmt: skip
 WRITE_TOOLS: frozenset[str] = frozenset(
     {
         "Write", "Edit", "MultiEdit", "NotebookEdit", "write_file", "edit_file", "create_file",
         "replace", "apply_patch", "str_replace_editor", "str_replace_based_edit_tool", "edit",
-        "create", "patch", "insert",
+        "create", "patch", "insert", "write",
     }
 )  # fmt: skip
 POLL_TOOLS: frozenset[str] = frozenset(
@@ -82,6 +82,16 @@ FREE_TEXT_ARGS: frozenset[str] = frozenset(
     {"description", "thought", "reason", "explanation", "security_risk", "is_input", "summary"}
 )
 POLL_SUFFIXES: tuple[str, ...] = ("_poll", "_get_result", "_status")
+# Actions with effects every time they run (a click, a message sent): a success is progress
+# even when it returns what it returned before, unlike a file write of the same content.
+ACTION_TOOLS: frozenset[str] = frozenset(
+    {"browser_click", "browser_type", "browser_press", "browser_scroll", "browser_navigate",
+     "send_message"}
+)  # fmt: skip
+# Bookkeeping tools: they change nothing the task depends on, so they are never progress.
+NOTE_TOOLS: frozenset[str] = frozenset(
+    {"think", "TodoWrite", "TodoRead", "todo_write", "task_tracker", "update_plan"}
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,7 +199,10 @@ def from_config(cfg: Any) -> LoopSettings:
         read=READ_TOOLS | _names(get("tools.read"), "tools.read"),
         write=WRITE_TOOLS | _names(get("tools.write"), "tools.write"),
         poll=POLL_TOOLS | _names(get("tools.poll"), "tools.poll"),
+        # Shell commands fail routinely (grep finds nothing, a test fails): every shell tool,
+        # built-in or configured, is failure-tolerant.
         failure_tolerant=FAILURE_TOLERANT_TOOLS
+        | frozenset(shell)
         | _names(get("tools.failure_tolerant"), "tools.failure_tolerant"),
     )
     settings = LoopSettings(

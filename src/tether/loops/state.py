@@ -88,6 +88,7 @@ def new_record(tool: str, kind: str, preview: str) -> dict[str, Any]:
         "since": "",  # call id where that streak began
         "fails": 0,  # failures since progress (exact failure replay)
         "fail_since": "",
+        "stubborn": 0,  # identical failures in a row, even across changes elsewhere
         "blocked": 0,  # times this exact call was refused since its streak began
         "poll_t0": None,  # time the stable poll streak began
         "poll_s": 0.0,  # seconds the streak waited, known from the trace or `sleep N`
@@ -127,6 +128,7 @@ def reset_turn(state: State) -> None:
     for rec in state["sigs"].values():
         rec["same"] = 0
         rec["fails"] = 0
+        rec["stubborn"] = 0
         rec["blocked"] = 0
         rec["poll_t0"] = None
         rec["poll_s"] = 0.0
