@@ -113,15 +113,37 @@ MALFORMED = [
     ("json array", "[1, 2]", "expected a JSON object"),
     ("no session", '{"hook_event_name": "%s", "tool_name": "Bash"}', "session_id"),
     ("bad tool_input", None, "tool_input"),
+    ("nested 100k deep", "[" * 100_000 + "]" * 100_000, "RecursionError"),
+    ("invalid utf-8", b'{"session_id": "\xff\xfe"}', "not valid JSON"),
+    ("over 32 MiB", b'{"pad": "' + b"x" * (33 * 1024 * 1024) + b'"}', "larger than"),
 ]
 
 
 @pytest.mark.parametrize("host", HOSTS)
 @pytest.mark.parametrize(("label", "text", "cause"), MALFORMED, ids=[m[0] for m in MALFORMED])
 def test_malformed_input_is_denied_with_its_cause(
-    host: str, label: str, text: str | None, cause: str, sandbox: tuple[dict[str, str], Path]
+    host: str,
+    label: str,
+    text: str | bytes | None,
+    cause: str,
+    sandbox: tuple[dict[str, str], Path],
 ) -> None:
     env, project = sandbox
+    if isinstance(text, bytes):
+        raw = subprocess.run(
+            [str(TETHER), "hook", host],
+            input=text,
+            capture_output=True,
+            env=env,
+            cwd=project,
+            timeout=60,
+        )
+        proc = subprocess.CompletedProcess(
+            raw.args, raw.returncode, raw.stdout.decode(), raw.stderr.decode()
+        )
+        assert verdict(host, proc) == "deny"
+        assert cause in reason(proc)
+        return
     if text is None:
         payload = json.loads(pre(host, "s1", "ls", project))
         payload["tool_input"] = "ls"
