@@ -30,7 +30,22 @@ _EXPORTS = {
     "parse_command": "tether.shell",
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = [
+    "Action",
+    "Classification",
+    "CommandModel",
+    "ConfigError",
+    "Decision",
+    "Finding",
+    "InputError",
+    "StoreError",
+    "TetherError",
+    "ToolCall",
+    "ToolResult",
+    "WorkerError",
+    "classify_command",
+    "parse_command",
+]
 
 
 def __getattr__(name: str) -> Any:

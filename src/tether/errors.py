@@ -1,10 +1,10 @@
 """Every error Tether raises on purpose.
 
     TetherError
-    ├── InputError            bad input from a user or host (malformed JSON, unknown format)
-    ├── ConfigError           a config file or value is wrong (file, line, key, expected, found)
-    ├── StoreError            session state cannot be read or written (locked, corrupt, unreachable)
-    └── WorkerError           the isolated classification worker failed (timeout, crash, bad verdict)
+    ├── InputError       bad input from a user or host (malformed JSON, bad format)
+    ├── ConfigError      a config file or value is wrong (file, line, key, expected, found)
+    ├── StoreError       session state cannot be read or written (locked, corrupt, unreachable)
+    └── WorkerError      the isolated classification worker failed (timeout, crash, bad verdict)
 
 Messages say where, what and what next, e.g.
 ``tether.yaml:3: loops.warn_after.exact_failure: expected an integer ≥ 1, got 'two'``.

@@ -1,0 +1,538 @@
+"""Turn a shell string into a ``CommandModel`` with tree-sitter-bash.
+
+The tree is walked with an explicit stack: no Python recursion on untrusted depth, and never
+``str(node)`` (tree-sitter's printer recurses in C and crashes on deep trees). Input over the
+caps is reported as ``unprovable`` with a reason, never raised.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
+
+from tether.shell import nodes
+from tether.shell.model import (
+    Assignment,
+    CommandModel,
+    Redirect,
+    SimpleCommand,
+    Word,
+    Wrapper,
+)
+from tether.shell.words import (
+    decode_ansi_c,
+    unescape_double_quoted,
+    unescape_unquoted,
+    unwrap,
+)
+
+if TYPE_CHECKING:
+    from tree_sitter import Node, Parser
+
+MAX_INPUT_CHARS = 128 * 1024
+MAX_NESTING = 1000
+MAX_SHELL_DEPTH = 4
+MAX_COMMANDS = 50_000
+MAX_ERRORS = 8
+TEXT_CAP = 200
+
+_parser: Parser | None = None
+
+
+def _get_parser() -> Parser:
+    global _parser
+    if _parser is None:
+        import tree_sitter_bash
+        from tree_sitter import Language, Parser
+
+        _parser = Parser(Language(tree_sitter_bash.language()))
+    return _parser
+
+
+class _Ctx(NamedTuple):
+    """Where a node sits: inherited by everything below it."""
+
+    in_substitution: bool = False
+    in_function: bool = False
+    background: bool = False
+    shell_depth: int = 0
+    pipeline: int = -1
+    stage: int = 0
+    redirects: tuple[Redirect, ...] = ()
+    wrappers: tuple[Wrapper, ...] = ()
+
+
+_Stack = list[tuple["Node", _Ctx, bytes]]
+
+
+def parse_command(text: str) -> CommandModel:
+    """Parse ``text`` into a ``CommandModel``; problems are reported in it, never raised."""
+    if len(text) > MAX_INPUT_CHARS:
+        return CommandModel(
+            source=text,
+            unprovable=f"input is {len(text):,} characters, over the {MAX_INPUT_CHARS:,} cap",
+        )
+    depth = nesting_depth(text)
+    if depth > MAX_NESTING:
+        return CommandModel(
+            source=text,
+            unprovable=f"brackets nested {depth:,} deep, over the {MAX_NESTING:,} cap",
+        )
+    builder = _Builder()
+    if "\x00" in text:
+        builder.errors.append("input contains a NUL byte")
+    builder.add_source(text, _Ctx())
+    return builder.build(text)
+
+
+def nesting_depth(text: str) -> int:
+    """Return the deepest bracket nesting in ``text`` (an upper bound on substitution depth)."""
+    if "(" not in text and "`" not in text:
+        return 0
+    depth = deepest = 0
+    for ch in text:
+        if ch == "(":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch == ")":
+            depth -= 1 if depth else 0
+    return max(deepest, text.count("`") // 2)
+
+
+class _Builder:
+    """Collects the commands of one input (and of the shell payloads inside it)."""
+
+    def __init__(self) -> None:
+        self.commands: list[SimpleCommand] = []
+        self.pipelines = 0
+        self.substitutions = 0
+        self.functions: list[str] = []
+        self.errors: list[str] = []
+        self.unprovable: str | None = None
+        self.pending: _Stack = []
+
+    def build(self, source: str) -> CommandModel:
+        """Return the model, with pipeline ids renumbered densely."""
+        renumber: dict[int, int] = {}
+        groups: list[list[int]] = []
+        commands = self.commands
+        for i, cmd in enumerate(commands):
+            if cmd.pipeline < 0:
+                continue
+            new = renumber.setdefault(cmd.pipeline, len(groups))
+            if new == len(groups):
+                groups.append([])
+            groups[new].append(i)
+            if new != cmd.pipeline:
+                commands[i] = _with_pipeline(cmd, new)
+        return CommandModel(
+            source=source,
+            commands=tuple(commands),
+            pipelines=tuple(tuple(g) for g in groups),
+            substitutions=self.substitutions,
+            functions=tuple(self.functions),
+            errors=tuple(self.errors),
+            unprovable=self.unprovable,
+        )
+
+    # --- sources -------------------------------------------------------------------------
+
+    def add_source(self, text: str, ctx: _Ctx) -> None:
+        """Parse ``text`` and walk its tree into the builder."""
+        src = text.encode("utf-8", "surrogatepass")
+        tree = _get_parser().parse(src)
+        root = tree.root_node
+        if root.has_error:
+            self._collect_errors(root, src)
+        self._walk(root, ctx, src)
+
+    def _payload(self, text: str, ctx: _Ctx) -> None:
+        if ctx.shell_depth >= MAX_SHELL_DEPTH:
+            self._give_up(f"shell payloads nested more than {MAX_SHELL_DEPTH} deep")
+            return
+        self.add_source(text, ctx._replace(shell_depth=ctx.shell_depth + 1))
+
+    def _give_up(self, reason: str) -> None:
+        if self.unprovable is None:
+            self.unprovable = reason
+
+    def _collect_errors(self, root: Node, src: bytes) -> None:
+        stack = [root]
+        while stack and len(self.errors) < MAX_ERRORS:
+            node = stack.pop()
+            if node.is_missing:
+                where = _where(node)
+                self.errors.append(f"missing '{node.type}' at {where}")
+            elif node.type == "ERROR":
+                snippet = _text(src, node, 40).replace("\n", "\\n")
+                self.errors.append(f"cannot parse {snippet!r} at {_where(node)}")
+            else:
+                stack.extend(c for c in reversed(node.children) if c.has_error or c.is_missing)
+
+    # --- the walk ------------------------------------------------------------------------
+
+    def _walk(self, root: Node, ctx: _Ctx, src: bytes) -> None:
+        stack: _Stack = [(root, ctx, src)]
+        while stack:
+            node, ctx, src = stack.pop()
+            kind = node.type
+            if kind == "command":
+                self._command(node, ctx, src, (), stack)
+            elif kind == "redirected_statement":
+                self._redirected(node, ctx, src, stack)
+            elif kind == "pipeline":
+                self._pipeline(node, ctx, src, stack)
+            elif kind in nodes.SUBSTITUTIONS:
+                self.substitutions += 1
+                inner = ctx._replace(in_substitution=True, pipeline=-1, stage=0, redirects=())
+                _push_children(node, inner._replace(background=False), src, stack)
+            elif kind == "function_definition":
+                name = node.child_by_field_name("name")
+                if name is not None:
+                    self.functions.append(_text(src, name, TEXT_CAP))
+                body = node.child_by_field_name("body")
+                if body is not None:
+                    stack.append((body, ctx._replace(in_function=True), src))
+            elif kind == "variable_assignment":
+                self._emit([], [self._assignment(node, ctx, src, stack)], [], ctx, src, node)
+            elif kind == "variable_assignments":
+                assigns = [
+                    self._assignment(c, ctx, src, stack)
+                    for c in node.named_children
+                    if c.type == "variable_assignment"
+                ]
+                self._emit([], assigns, [], ctx, src, node)
+            elif kind in nodes.DECLARATIONS or kind == "test_command":
+                self._keyword_command(node, ctx, src, stack)
+            elif kind in nodes.CONTAINERS:
+                _push_children(node, ctx, src, stack)
+            elif kind != "comment":
+                self._scan(node, ctx, src, stack)
+            if self.pending:
+                stack.extend(reversed(self.pending))
+                self.pending.clear()
+
+    def _pipeline(self, node: Node, ctx: _Ctx, src: bytes, stack: _Stack) -> None:
+        pid = self.pipelines
+        self.pipelines += 1
+        stage = 0
+        items: _Stack = []
+        for child in node.children:
+            if child.is_named:
+                items.append((child, ctx._replace(pipeline=pid, stage=stage), src))
+            elif child.type in ("|", "|&"):
+                stage += 1
+        stack.extend(reversed(items))
+
+    def _redirected(self, node: Node, ctx: _Ctx, src: bytes, stack: _Stack) -> None:
+        body: Node | None = None
+        redirects: list[Redirect] = []
+        extra: list[Word] = []
+        for i, child in enumerate(node.children):
+            field = node.field_name_for_child(i)
+            if field == "body":
+                body = child
+            elif child.type in nodes.REDIRECTS:
+                ctx = self._redirect(child, ctx, src, stack, redirects, extra)
+        if body is not None and body.type == "command":
+            self._command(body, ctx, src, (*redirects,), stack, extra)
+        elif body is None or extra:
+            self._emit(extra, [], redirects, ctx, src, node)
+            if body is not None:
+                stack.append((body, ctx._replace(redirects=ctx.redirects + tuple(redirects)), src))
+        else:
+            stack.append((body, ctx._replace(redirects=ctx.redirects + tuple(redirects)), src))
+
+    def _command(
+        self,
+        node: Node,
+        ctx: _Ctx,
+        src: bytes,
+        outer: tuple[Redirect, ...],
+        stack: _Stack,
+        extra: list[Word] | None = None,
+    ) -> None:
+        argv: list[Word] = []
+        assigns: list[Assignment] = []
+        redirects: list[Redirect] = []
+        for child in node.children:
+            kind = child.type
+            if kind == "command_name":
+                inner = child.named_children
+                argv.append(self._word(inner[0] if inner else child, ctx, src, stack))
+            elif kind == "variable_assignment":
+                assigns.append(self._assignment(child, ctx, src, stack))
+            elif kind in nodes.REDIRECTS:
+                ctx = self._redirect(child, ctx, src, stack, redirects, argv)
+            elif child.is_named and kind != "comment":
+                argv.append(self._word(child, ctx, src, stack))
+        argv.extend(extra or ())
+        redirects.extend(outer)  # the statement's redirects follow the command's own
+        self._emit(argv, assigns, redirects, ctx, src, node)
+
+    def _keyword_command(self, node: Node, ctx: _Ctx, src: bytes, stack: _Stack) -> None:
+        children = node.children
+        head = Word(children[0].type) if children and not children[0].is_named else Word("")
+        argv = [head]
+        if node.type == "test_command":
+            for child in node.named_children:
+                self._scan(child, ctx, src, stack)
+        else:
+            for child in node.named_children:
+                if child.type == "variable_assignment":
+                    pair = self._assignment(child, ctx, src, stack)
+                    argv.append(Word(f"{pair.name}={pair.value.value}", pair.value.literal))
+                else:
+                    argv.append(self._word(child, ctx, src, stack))
+        self._emit(argv, [], [], ctx, src, node)
+
+    def _emit(
+        self,
+        argv: list[Word],
+        assigns: list[Assignment],
+        redirects: list[Redirect],
+        ctx: _Ctx,
+        src: bytes,
+        node: Node,
+    ) -> None:
+        if len(self.commands) >= MAX_COMMANDS:
+            self._give_up(f"more than {MAX_COMMANDS:,} commands")
+            return
+        all_redirects = ctx.redirects + tuple(redirects)
+        peeled = unwrap(tuple(argv))
+        wrappers = ctx.wrappers + peeled.wrappers
+        inner = ctx._replace(wrappers=wrappers, redirects=all_redirects)
+        if peeled.payload is not None:
+            self._payload(peeled.payload, inner)
+            return
+        if peeled.shell_reads_stdin:
+            script = _stdin_script(all_redirects)
+            if script is not None:
+                shell = peeled.argv[0].value.rpartition("/")[2] if peeled.argv else "sh"
+                self._payload(script, inner._replace(wrappers=(*wrappers, Wrapper(shell))))
+                return
+        self.commands.append(
+            SimpleCommand(
+                argv=peeled.argv,
+                assignments=tuple(assigns),
+                redirects=all_redirects,
+                wrappers=wrappers,
+                in_substitution=ctx.in_substitution,
+                in_function=ctx.in_function,
+                background=ctx.background,
+                shell_depth=ctx.shell_depth,
+                pipeline=ctx.pipeline,
+                stage=ctx.stage,
+                text=_text(src, node, TEXT_CAP),
+            )
+        )
+
+    # --- words and redirects -------------------------------------------------------------
+
+    def _assignment(self, node: Node, ctx: _Ctx, src: bytes, stack: _Stack) -> Assignment:
+        name = node.child_by_field_name("name")
+        value = node.child_by_field_name("value")
+        word = self._word(value, ctx, src, stack) if value is not None else Word("")
+        return Assignment(_text(src, name, TEXT_CAP) if name is not None else "", word)
+
+    def _word(self, node: Node, ctx: _Ctx, src: bytes, stack: _Stack) -> Word:
+        if node.type != "concatenation":
+            return self._part(node, ctx, src, stack)
+        values: list[str] = []
+        literal = True
+        for child in node.children:
+            part = self._part(child, ctx, src, stack)
+            values.append(part.value)
+            literal = literal and part.literal
+        return Word("".join(values), literal)
+
+    def _part(self, node: Node, ctx: _Ctx, src: bytes, stack: _Stack) -> Word:
+        kind = node.type
+        if kind in nodes.LITERAL_WORDS or not node.is_named:
+            return Word(unescape_unquoted(_text(src, node)))
+        if kind == "raw_string":
+            return Word(_text(src, node)[1:-1])
+        if kind == "ansi_c_string":
+            return Word(decode_ansi_c(_text(src, node)[2:-1]))
+        if kind in ("string", "translated_string"):
+            values: list[str] = []
+            literal = True
+            for child in node.named_children:
+                if child.type == "string_content":
+                    values.append(unescape_double_quoted(_text(src, child)))
+                else:
+                    literal = False
+                    values.append(_text(src, child, TEXT_CAP))
+                    self._scan(child, ctx, src, stack)
+            return Word("".join(values), literal)
+        self._scan(node, ctx, src, stack)
+        return Word(_text(src, node, TEXT_CAP), literal=False)
+
+    def _redirect(
+        self,
+        node: Node,
+        ctx: _Ctx,
+        src: bytes,
+        stack: _Stack,
+        out: list[Redirect],
+        extra_args: list[Word],
+    ) -> _Ctx:
+        """Append ``node``'s redirects to ``out``; return the context for what follows it."""
+        kind = node.type
+        fd: int | None = None
+        op = ""
+        target: Word | None = None
+        if kind == "heredoc_redirect":
+            return self._heredoc(node, ctx, src, stack, out, extra_args)
+        for i, child in enumerate(node.children):
+            field = node.field_name_for_child(i)
+            if field == "descriptor":
+                digits = _text(src, child)
+                fd = int(digits) if digits.isdigit() and len(digits) < 6 else None
+            elif not child.is_named:
+                op = op or child.type
+            elif target is None:
+                target = self._word(child, ctx, src, stack)
+            else:  # bash: words after the target belong to the command (`echo a > f b`)
+                extra_args.append(self._word(child, ctx, src, stack))
+        out.append(Redirect(op or "<<<", fd, target))
+        return ctx
+
+    def _heredoc(
+        self,
+        node: Node,
+        ctx: _Ctx,
+        src: bytes,
+        stack: _Stack,
+        out: list[Redirect],
+        extra_args: list[Word],
+    ) -> _Ctx:
+        op = "<<"
+        delimiter = Word("")
+        body = ""
+        follow: list[tuple[Node, str]] = []
+        operator = ""
+        # tree-sitter-bash mis-parses `cat <<'EOF'; next command` (an ERROR holding the `;`
+        # followed by words): the words after the separator are a command of their own.
+        split: list[Word] | None = None
+        split_op = ""
+        for i, child in enumerate(node.children):
+            kind = child.type
+            field = node.field_name_for_child(i)
+            if kind in ("<<", "<<-"):
+                op = kind
+            elif kind == "heredoc_start":
+                delimiter = Word(_text(src, child, TEXT_CAP).strip("'\""))
+            elif kind == "heredoc_body":
+                body = _text(src, child)
+                self._scan(child, ctx, src, stack)
+            elif kind in nodes.REDIRECTS:
+                ctx = self._redirect(child, ctx, src, stack, out, extra_args)
+            elif field == "operator":
+                operator = kind
+            elif field == "right" or kind in ("pipeline", "list", "command"):
+                follow.append((child, operator or "|"))
+            elif kind == "ERROR":
+                split_op = _text(src, child, 8).strip()
+                split = []
+            elif field == "argument":
+                word = self._word(child, ctx, src, stack)
+                (extra_args if split is None else split).append(word)
+        out.append(Redirect(op, None, delimiter, body))
+        if split:
+            piped = split_op.startswith("|")
+            after = ctx._replace(stage=ctx.stage + 1) if piped else ctx._replace(pipeline=-1)
+            self._emit(split, [], [], after, src, node)
+        for child, how in reversed(follow):
+            if how.startswith("|") or child.type == "pipeline":
+                if ctx.pipeline < 0:
+                    ctx = ctx._replace(pipeline=self.pipelines, stage=0)
+                    self.pipelines += 1
+                self._pipe_tail(child, ctx._replace(stage=ctx.stage + 1), src, stack)
+            else:
+                stack.append((child, ctx._replace(pipeline=-1, stage=0), src))
+        return ctx
+
+    def _pipe_tail(self, node: Node, ctx: _Ctx, src: bytes, stack: _Stack) -> None:
+        """Queue what follows `cat <<EOF |`: its first leg continues ``ctx``'s pipeline.
+
+        tree-sitter-bash nests the rest of the line inside the heredoc node, as
+        ``pipeline('|', list(pipeline(a, b), '&&', c))``; only ``a | b`` joins the pipe.
+        """
+        todo = [(node, ctx.stage)]
+        while todo:
+            current, stage = todo.pop()
+            if current.type == "list":
+                named = current.named_children
+                for other in named[1:]:
+                    stack.append((other, ctx._replace(pipeline=-1, stage=0), src))
+                if named:
+                    todo.append((named[0], stage))
+            elif current.type == "pipeline":
+                seen = False
+                for child in current.children:
+                    if child.type in ("|", "|&"):
+                        stage += 1 if seen else 0
+                    elif child.is_named:
+                        seen = True
+                        todo.append((child, stage))
+            else:
+                stack.append((current, ctx._replace(stage=stage), src))
+
+    def _scan(self, node: Node, ctx: _Ctx, src: bytes, stack: _Stack) -> None:
+        """Queue every command or process substitution below ``node`` (not inside them).
+
+        Found statements go to ``self.pending``; the walk pushes them in source order.
+        """
+        if node.type in nodes.SUBSTITUTIONS or node.type in nodes.COMMAND_NODES:
+            self.pending.append((node, ctx, src))
+            return
+        todo = [c for c in reversed(node.children) if c.child_count]
+        while todo:
+            current = todo.pop()
+            if current.type in nodes.SUBSTITUTIONS or current.type in nodes.COMMAND_NODES:
+                self.pending.append((current, ctx, src))
+            else:
+                todo.extend(c for c in reversed(current.children) if c.child_count)
+
+
+def _push_children(node: Node, ctx: _Ctx, src: bytes, stack: _Stack) -> None:
+    children = node.children
+    items: _Stack = []
+    for i, child in enumerate(children):
+        if not child.is_named:
+            continue
+        background = i + 1 < len(children) and children[i + 1].type == "&"
+        items.append((child, ctx._replace(background=True) if background else ctx, src))
+    stack.extend(reversed(items))
+
+
+def _stdin_script(redirects: tuple[Redirect, ...]) -> str | None:
+    """Return the script a shell reads from a heredoc or a literal here-string, if any."""
+    for redirect in reversed(redirects):
+        if redirect.op in ("<<", "<<-") and redirect.body is not None:
+            return redirect.body
+        if redirect.op == "<<<" and redirect.target is not None and redirect.target.literal:
+            return redirect.target.value
+    return None
+
+
+def _text(src: bytes, node: Node, cap: int | None = None) -> str:
+    start, end = node.start_byte, node.end_byte
+    if cap is not None and end - start > cap:
+        end = start + cap
+    chunk = src[start:end]
+    try:
+        return chunk.decode("utf-8", "surrogatepass")
+    except UnicodeDecodeError:
+        return chunk.decode("utf-8", "replace")
+
+
+def _where(node: Node) -> str:
+    row, col = node.start_point
+    return f"line {row + 1}, column {col + 1}"
+
+
+def _with_pipeline(cmd: SimpleCommand, pipeline: int) -> SimpleCommand:
+    from dataclasses import replace
+
+    return replace(cmd, pipeline=pipeline)

@@ -1,0 +1,255 @@
+"""The parser's contract as a table: input -> the commands that run, their words, their context."""
+
+from __future__ import annotations
+
+import pytest
+
+from tether.shell import MAX_INPUT_CHARS, CommandModel, parse_command
+from tether.shell.parse import MAX_NESTING
+
+
+def argvs(model: CommandModel) -> list[list[str]]:
+    """Render each command's argv, dynamic words prefixed with '~'."""
+    return [[w.value if w.literal else "~" + w.value for w in c.argv] for c in model.commands]
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("ls -la", [["ls", "-la"]]),
+        # quote removal: every spelling of rm is rm
+        ("\\rm -rf /", [["rm", "-rf", "/"]]),
+        ("r''m -rf /", [["rm", "-rf", "/"]]),
+        ('"rm" -rf "/"', [["rm", "-rf", "/"]]),
+        ("$'\\x72m' -rf /", [["rm", "-rf", "/"]]),
+        ("rm -rf \\\n /tmp/a", [["rm", "-rf", "/tmp/a"]]),
+        ('echo "a \\"b\\" \\$c"', [["echo", 'a "b" $c']]),
+        # lists, pipelines, subshells, groups, control structures, functions
+        ("a && b || c; d & e", [["a"], ["b"], ["c"], ["d"], ["e"]]),
+        ("a | b |& c", [["a"], ["b"], ["c"]]),
+        ("(cd x && make) ; { ls; }", [["cd", "x"], ["make"], ["ls"]]),
+        (
+            "if true; then ls; elif false; then pwd; else id; fi",
+            [["true"], ["ls"], ["false"], ["pwd"], ["id"]],
+        ),
+        ("for f in a b; do cat $f; done", [["cat", "~$f"]]),
+        ("while read l; do echo $l; done < in", [["read", "l"], ["echo", "~$l"]]),
+        ("case $x in a) ls;; *) rm y;; esac", [["ls"], ["rm", "y"]]),
+        ("f() { rm -rf /; }", [["rm", "-rf", "/"]]),
+        ("! grep -q x f", [["grep", "-q", "x", "f"]]),
+        # substitutions are walked too
+        ("echo $(rm -rf /)", [["echo", "~$(rm -rf /)"], ["rm", "-rf", "/"]]),
+        ("echo `id`", [["echo", "~`id`"], ["id"]]),
+        (
+            "diff <(sort a) <(sort b)",
+            [["diff", "~<(sort a)", "~<(sort b)"], ["sort", "a"], ["sort", "b"]],
+        ),
+        ("echo ${v:-$(whoami)}", [["echo", "~${v:-$(whoami)}"], ["whoami"]]),
+        ("x=$(date)", [[], ["date"]]),
+        # dynamic command words stay dynamic
+        ("x=rm; $x -rf /", [[], ["~$x", "-rf", "/"]]),
+        # bash's own parse: words after a redirect target are arguments
+        ("echo a > f b", [["echo", "a", "b"]]),
+        # declarations and tests
+        ("export A=1 B", [["export", "A=1", "B"]]),
+        ("[[ -f x ]] && [ -d y ]", [["[["], ["["]]),
+    ],
+)
+def test_commands(source: str, expected: list[list[str]]) -> None:
+    model = parse_command(source)
+    assert model.ok, model.errors
+    assert argvs(model) == expected
+
+
+@pytest.mark.parametrize(
+    ("source", "argv", "wrappers", "depth"),
+    [
+        ("sudo rm -rf /", ["rm", "-rf", "/"], ["sudo"], 0),
+        ("sudo -u bob -- env FOO=1 rm x", ["rm", "x"], ["sudo", "env"], 0),
+        ("sudo env rm -rf /", ["rm", "-rf", "/"], ["sudo", "env"], 0),
+        ("command rm -rf /", ["rm", "-rf", "/"], ["command"], 0),
+        ("exec -a name ls", ["ls"], ["exec"], 0),
+        ("nice -n 10 make", ["make"], ["nice"], 0),
+        ("nohup ./run.sh", ["./run.sh"], ["nohup"], 0),
+        ("time -p ls", ["ls"], ["time"], 0),
+        ("timeout -s KILL 5 reboot", ["reboot"], ["timeout"], 0),
+        ("timeout 5 reboot", ["reboot"], ["timeout"], 0),
+        ("stdbuf -oL tail -f log", ["tail", "-f", "log"], ["stdbuf"], 0),
+        ("setsid -f sleep 1", ["sleep", "1"], ["setsid"], 0),
+        ("ionice -c 3 du -sh .", ["du", "-sh", "."], ["ionice"], 0),
+        ("xargs -0 -n 1 grep foo", ["grep", "foo", "~<xargs input>"], ["xargs"], 0),
+        ("xargs -I{} rm {}", ["rm", "~{}"], ["xargs"], 0),
+        ("xargs", ["echo", "~<xargs input>"], ["xargs"], 0),
+        ("watch -n 1 'ls -l'", ["ls", "-l"], ["watch"], 1),
+        ("bash -c 'rm -rf /'", ["rm", "-rf", "/"], ["bash"], 1),
+        ("sh -lc \"bash -c 'rm -rf /'\"", ["rm", "-rf", "/"], ["sh", "bash"], 2),
+        ("/bin/bash -e -o pipefail -c 'ls'", ["ls"], ["bash"], 1),
+        ("bash <<'EOF'\nrm -rf /\nEOF", ["rm", "-rf", "/"], ["bash"], 1),
+        ("sh <<< 'reboot'", ["reboot"], ["sh"], 1),
+    ],
+)
+def test_wrappers_are_unwrapped(
+    source: str, argv: list[str], wrappers: list[str], depth: int
+) -> None:
+    model = parse_command(source)
+    assert model.ok, model.errors
+    cmd = model.commands[-1] if depth == 0 else model.commands[0]
+    assert argvs(CommandModel(source, (cmd,)))[0] == argv
+    assert [w.name for w in cmd.wrappers] == wrappers
+    assert cmd.shell_depth == depth
+
+
+@pytest.mark.parametrize(
+    "source",
+    ["command -v git", "sudo -l", "env", "timeout 5", "bash script.sh", 'bash -c "$CMD"'],
+)
+def test_not_wrappers(source: str) -> None:
+    """A wrapper with nothing to wrap, or a shell running a file or a dynamic string, stays put."""
+    model = parse_command(source)
+    assert len(model.commands) == 1
+    assert model.commands[0].wrappers == ()
+
+
+def test_system_paths_resolve_but_others_do_not() -> None:
+    names = [
+        c.name
+        for c in parse_command("/bin/rm a; /usr/bin/git b; ./cat c; /tmp/x/cat d; $x").commands
+    ]
+    assert names == ["rm", "git", "./cat", "/tmp/x/cat", ""]
+
+
+def test_redirects() -> None:
+    # (`<<<` after `>|` trips the grammar, so the here-string comes first)
+    model = parse_command("cmd <<< word 2>&1 >/dev/null &>>log <in 3>&- >| f")
+    ops = [(r.op, r.fd, r.target.value if r.target else None) for r in model.commands[0].redirects]
+    assert ops == [
+        ("<<<", None, "word"),
+        (">&", 2, "1"),
+        (">", None, "/dev/null"),
+        ("&>>", None, "log"),
+        ("<", None, "in"),
+        (">&-", 3, None),
+        (">|", None, "f"),
+    ]
+
+
+def test_redirect_on_compound_applies_inside() -> None:
+    model = parse_command("{ echo a; echo b; } > out.txt")
+    assert [[r.target.value for r in c.redirects if r.target] for c in model.commands] == [
+        ["out.txt"],
+        ["out.txt"],
+    ]
+
+
+def test_heredoc_body_is_data() -> None:
+    model = parse_command("cat > f.py <<'PY'\nimport os\nos.system('rm -rf /')\nPY\n")
+    assert argvs(model) == [["cat"]]
+    heredoc = next(r for r in model.commands[0].redirects if r.op == "<<")
+    assert heredoc.body is not None and "os.system" in heredoc.body
+    assert heredoc.target is not None and heredoc.target.value == "PY"
+
+
+def test_unquoted_heredoc_substitutions_run() -> None:
+    model = parse_command("cat <<EOF\n$(rm -rf /)\nEOF\n")
+    assert ["rm", "-rf", "/"] in argvs(model)
+
+
+def test_heredoc_followed_by_pipeline_and_list() -> None:
+    model = parse_command("cat <<EOF | sh && rm -rf /tmp/y\nreboot\nEOF\n")
+    assert argvs(model) == [["cat"], ["sh"], ["rm", "-rf", "/tmp/y"]]
+    assert [len(model.stages(i)) for i in range(len(model.pipelines))] == [2]
+    assert model.commands[2].pipeline == -1
+
+
+def test_heredoc_then_semicolon_is_recovered() -> None:
+    """tree-sitter-bash mis-parses `cat <<'EOF'; cmd`; the command after `;` is still seen."""
+    model = parse_command("cat <<'EOF'; rm -rf /\nbody\nEOF\n")
+    assert ["rm", "-rf", "/"] in argvs(model)
+    assert not model.ok
+
+
+def test_context_flags() -> None:
+    model = parse_command("sleep 1 & f() { ls; }; echo $(id)")
+    flags = {
+        c.argv[0].value: (c.background, c.in_function, c.in_substitution) for c in model.commands
+    }
+    assert flags == {
+        "sleep": (True, False, False),
+        "ls": (False, True, False),
+        "echo": (False, False, False),
+        "id": (False, False, True),
+    }
+    assert model.functions == ("f",)
+    assert model.substitutions == 1
+
+
+def test_pipelines_and_stages() -> None:
+    model = parse_command("curl -s x | base64 -d | bash; ls")
+    assert len(model.pipelines) == 1
+    assert [[c.name for c in stage] for stage in model.stages(0)] == [
+        ["curl"],
+        ["base64"],
+        ["bash"],
+    ]
+
+
+@pytest.mark.parametrize(
+    "source",
+    ["echo 'unclosed", 'echo "unclosed $(', "ls )", "if then fi", "a &&", "ls\x00 -la"],
+)
+def test_parse_errors_are_reported(source: str) -> None:
+    model = parse_command(source)
+    assert not model.ok
+    assert model.errors
+
+
+@pytest.mark.parametrize(
+    ("source", "reason"),
+    [
+        ("echo " + "a" * (MAX_INPUT_CHARS + 1), "cap"),
+        ("echo " + "$(" * (MAX_NESTING + 1) + ")" * (MAX_NESTING + 1), "nested"),
+        ("bash -c " + "\"bash -c '" * 3 + "ls" + "'\"" * 3, None),
+    ],
+)
+def test_caps_give_reasons_not_exceptions(source: str, reason: str | None) -> None:
+    model = parse_command(source)
+    if reason is None:
+        assert model.commands
+    else:
+        assert model.unprovable is not None and reason in model.unprovable
+
+
+def test_shell_payload_depth_is_bounded() -> None:
+    source = "ls"
+    for _ in range(8):
+        source = "bash -c " + _quote(source)
+    model = parse_command(source)
+    assert model.unprovable is not None and "payloads nested" in model.unprovable
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "",
+        "   ",
+        "\n\n",
+        "# just a comment",
+        bytes(range(256)).decode("latin-1"),
+        "\udcff\udc80 surrogates",
+        "$(" * 900 + ")" * 900,
+        " | ".join(["cat"] * 2000),
+        "echo " + "x" * 100_000,
+    ],
+)
+def test_never_raises(source: str) -> None:
+    model = parse_command(source)
+    assert isinstance(model, CommandModel)
+
+
+def test_hundred_thousand_deep_nesting_is_refused_without_error() -> None:
+    model = parse_command("echo " + "$(" * 100_000 + ")" * 100_000)
+    assert model.unprovable is not None
