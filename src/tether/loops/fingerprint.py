@@ -21,19 +21,17 @@ from tether.loops.settings import FREE_TEXT_ARGS
 DIGEST_CHARS = 16
 # Results above this size are masked at the head and tail only (where timing lines, prompts
 # and spinners live); the middle is hashed raw. A change anywhere is still seen.
-FULL_MASK_LIMIT = 16 * 1024
-EDGE = 8 * 1024
+FULL_MASK_LIMIT = 12 * 1024
+EDGE = 4 * 1024
 JSON_LIMIT = 256 * 1024
 
-# One pass. Every branch starts with ESC, a digit, "/", a spinner glyph, or a word boundary
+# One pass. Every branch starts with a digit, "/", a spinner glyph, or a word boundary
 # followed by a letter that can begin a keyword or a UUID: other positions are rejected at once.
 _VOLATILE = re.compile(
     r"""
-    (?=[\x1b\d/\u2800-\u28ff\u25d0-\u25d3\u25f0-\u25f3])
+    (?=[\d/\u2800-\u28ff\u25d0-\u25d3\u25f0-\u25f3])
     (?:
-      \x1b\[[0-9;?]*[ -/]*[@-~]                                   # ANSI CSI
-    | \x1b\][^\x07\x1b]{0,256}(?:\x07|\x1b\\)                      # ANSI OSC
-    | \d[0-9a-fA-F]{7}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}  # UUID
+      \d[0-9a-fA-F]{7}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}  # UUID
     | \d{4}-\d\d-\d\d[T\ ]\d\d:\d\d(?::\d\d(?:[.,]\d+)?)?(?:Z|[+-]\d\d:?\d\d)?\b   # ISO time
     | \b\d{1,2}:\d\d:\d\d(?:[.,]\d+)?\b                            # clock time
     | \b0x[0-9a-fA-F]{4,}\b                                        # hex address
@@ -53,6 +51,10 @@ _VOLATILE = re.compile(
     """,
     re.VERBOSE,
 )
+# Colours and cursor moves are presentation: removed, so coloured and plain output match.
+_ANSI = re.compile(
+    r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]{0,256}(?:\x07|\x1b\\)|\x1b[()][0-9A-B]"
+)
 # A bare carriage return redraws the line: keep only what the terminal finally showed.
 _CR_FRAMES = re.compile(r"(?m)^(?:[^\n\r]*\r(?!\n))+")
 
@@ -68,12 +70,15 @@ _MASK = "\u2022"
 
 
 def _digest(text: str) -> str:
+    # SHA-1 only as a fast fingerprint (hardware-accelerated here), not for security.
     data = text.encode("utf-8", "surrogatepass")
-    return hashlib.blake2b(data, digest_size=DIGEST_CHARS // 2).hexdigest()
+    return hashlib.sha1(data, usedforsecurity=False).hexdigest()[:DIGEST_CHARS]
 
 
 def mask_volatile(text: str) -> str:
     """Return ``text`` with volatile tokens (timings, ids, ANSI, temp paths…) masked."""
+    if "\x1b" in text:
+        text = _ANSI.sub("", text)
     if "\r" in text:
         text = _CR_FRAMES.sub("", text)
     return _VOLATILE.sub(_MASK, text)
@@ -165,8 +170,12 @@ _SPACE_RUN = re.compile(r"[ \t]+")
 
 
 def normalise_command(command: str) -> str:
-    """Collapse whitespace runs in a shell command (quotes rarely hold runs of spaces)."""
-    return "\n".join(_SPACE_RUN.sub(" ", line).strip() for line in command.strip().splitlines())
+    """Collapse whitespace runs in a shell command, except on lines with quotes (content)."""
+    lines = []
+    for line in command.strip().splitlines():
+        quoted = "'" in line or '"' in line or "\\" in line
+        lines.append(line.strip() if quoted else _SPACE_RUN.sub(" ", line).strip())
+    return "\n".join(lines)
 
 
 def call_signature(tool: str, args: Mapping[str, Any], shell_key: str | None = None) -> str:
