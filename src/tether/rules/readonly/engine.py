@@ -41,7 +41,8 @@ _PRIVILEGE = frozenset({"sudo", "doas", "su", "pkexec", "run0", "runuser", "sudo
 _PASSIVE_WRAPPERS = frozenset(
     {"timeout", "nice", "ionice", "stdbuf", "setsid", "command", "watch", "chrt", "taskset"}
 )
-_SHELLS = frozenset({"bash", "sh", "zsh", "dash"})
+_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "busybox-sh"})
+_UNSAFE_WRAPPERS = frozenset({"nohup", "exec"})
 
 # In arguments of pure commands: `$NAME`, `${NAME}` and special parameters only print; other
 # expansions can assign (`${x=…}`) or run commands (`${x@P}`, `$((a[$(cmd)]))`).
@@ -75,6 +76,42 @@ _ENV_ALLOWED: dict[str, frozenset[str] | None] = {
 }
 
 
+def unquoted_expansion(text: str) -> str | None:
+    """Return the first unquoted glob or brace expansion in shell source ``text``, if any.
+
+    A safety net under ``Word.literal``: `sort {-o,output} in` and `sed s/a/*/ f` expand to
+    other words (options included) at run time, while `sed 's/a/*/' f` does not.
+    """
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "'":
+            end = text.find("'", i + 1)
+            i = n if end < 0 else end + 1
+            continue
+        if c == '"':
+            i += 1
+            while i < n and text[i] != '"':
+                i += 2 if text[i] == "\\" else 1
+            i += 1
+            continue
+        if c == "$" and i + 1 < n and text[i + 1] in "?{'":
+            i += 2
+            continue
+        if c in "*?[":
+            return c
+        if c == "{":
+            close = text.find("}", i)
+            inner = text[i + 1 : close] if close > 0 else ""
+            if "," in inner or ".." in inner:
+                return "{" + inner[:20] + "}"
+        i += 1
+    return None
+
+
 def _env_ok(name: str, value: Word) -> bool:
     if name not in _ENV_ALLOWED or not value.literal:
         return False
@@ -88,6 +125,8 @@ def _redirect(r: Redirect) -> Check:
     target = r.target
     shown = f"{r.fd if r.fd is not None else ''}{r.op}"
     if r.op in _DATA_OPS:
+        # Heredoc bodies and here-strings are data for a reader; a shell reading them is
+        # parsed (and judged) as commands by tether.shell.
         return read("RO001", f"{shown} feeds data to the command")
     if target is None or not target.literal:
         return write("RW008", f"redirect '{shown}' has a target that expands at run time")
@@ -108,7 +147,7 @@ def _wrapper(w: Wrapper) -> Check | None:
         return None
     if w.name == "time":
         for a in w.args:
-            if a.value in ("-o", "--output", "-a", "--append") or a.value.startswith("--o"):
+            if a.value.startswith(("-o", "--o", "-a", "--a")):
                 return write("RW008", "time -o: writes its report to a file")
         return None
     if w.name == "env":
@@ -150,6 +189,10 @@ def _command(cmd: SimpleCommand) -> list[Check]:
         return [write("RW006", f"'{name[:60]}' is not a system executable")]
     entry = CATALOGUE.get(name)
     if entry is None:
+        if name in _PRIVILEGE:
+            return [write("RW010", f"{name}: runs with raised privileges")]
+        if name in _UNSAFE_WRAPPERS:
+            return [write("RW011", f"{name}: replaces the shell or creates files")]
         if name in _SHELL_ESCAPES:
             return [write("RW012", f"{name}: can spawn a shell or write files")]
         if name in _INTERPRETERS:
@@ -157,10 +200,18 @@ def _command(cmd: SimpleCommand) -> list[Check]:
         return [write("RW007", f"{name[:60]}: not in the read-only catalogue")]
     if any(w.name == "xargs" for w in cmd.wrappers) and not entry.pure:
         return [write("RW025", f"xargs {name}: appends operands that may be options of {name}")]
-    if entry.pure:
+    if not entry.pure:
+        found = unquoted_expansion(cmd.text)
+        if found:
+            return [
+                write("RW025", f"{name}: unquoted '{found}' expands to other words at run time")
+            ]
+    else:
         for w in cmd.args:
             if not w.literal and _DOLLAR.search(w.value):
-                return [write("RW025", f"{name}: '{w.value[:40]}' is an expansion that can run code")]
+                return [
+                    write("RW025", f"{name}: '{w.value[:40]}' is an expansion that can run code")
+                ]
     checks.append(entry.check(name, cmd.args))
     return checks
 
@@ -172,12 +223,12 @@ def _shown(cmd: SimpleCommand) -> str:
 
 def assess_model(model: CommandModel) -> ReadVerdict:
     """Return whether every command in ``model`` is provably read-only."""
+    if "\x00" in model.source:
+        return ReadVerdict(False, ("RW014",), "the command contains a NUL byte")
     if model.unprovable:
         return ReadVerdict(False, ("RW002",), f"not analysed: {model.unprovable}")
     if model.errors:
         return ReadVerdict(False, ("RW001",), f"does not parse cleanly: {model.errors[0]}")
-    if "\x00" in model.source:
-        return ReadVerdict(False, ("RW014",), "the command contains a NUL byte")
     if not model.commands:
         return ReadVerdict(False, ("RW003",), "empty command: nothing to prove")
     if model.substitutions or any(c.in_substitution for c in model.commands):

@@ -41,7 +41,7 @@ RULES = (
         "`npm ls/list/view/info/outdated/root/prefix` and `npm --version` are read-only.",
         "They print the dependency tree or registry metadata without running package scripts.",
         "Nothing to change.",
-        ("npm ls", "npm view react version", "npm --version"),
+        ("npm ls", "npm view react version", "npm outdated"),
         ("npm install", "npm run build", "npm test"),
     ),
 )

@@ -144,7 +144,7 @@ def awk_program_problem(program: str) -> str | None:
         # raw text coarsely instead.
         code = program
     else:
-        code = _AWK_STRING.sub('""', program)
+        code = _AWK_STRING.sub(" S ", program)
         if '"' in code:
             return "an awk string is unterminated"
     if re.search(r"(?<!\|)\|(?!\|)", code):

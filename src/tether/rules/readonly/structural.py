@@ -70,7 +70,7 @@ RULES: tuple[Rule, ...] = (
         "A command over the size or nesting caps is not read-only.",
         "Analysis is bounded; what exceeds the caps is not analysed, so it is not proven.",
         "Split the work into smaller commands or write the script to a file and review it.",
-        ("echo " + "$(" * 300 + "x" + ")" * 300,),
+        ("echo " + "$(" * 1001 + "x" + ")" * 1001,),
         ("echo hi",),
     ),
     _rule(
@@ -117,7 +117,7 @@ RULES: tuple[Rule, ...] = (
         "The classifier is an allowlist: it proves reads it knows and assumes everything "
         "else may write.",
         "If the command only reads, propose a catalogue entry with examples.",
-        ("python reproduce_issue.py", "rm -rf temp", "LS -la", "cargo build"),
+        ("touch f", "rm -rf temp", "LS -la", "mkdir x"),
         ("ls -la",),
     ),
     _rule(
@@ -177,7 +177,7 @@ RULES: tuple[Rule, ...] = (
         "`python x.py`, `node -e`, `bash script.sh`, `make`, `pytest` run code whose effects "
         "cannot be proven from the command line.",
         "Nothing to change if the run is intended; it needs the usual approval.",
-        ("python reproduce_issue.py", "bash -c 'rm x'", "pytest tests", "eval ls"),
+        ("python reproduce_issue.py", "node -e 'x'", "pytest tests", "eval ls"),
         ("python3 --version",),
     ),
     _rule(
@@ -208,7 +208,7 @@ RULES: tuple[Rule, ...] = (
         "For commands with write-capable options only listed options are proven; an "
         "unknown one (or a missing value) could be anything.",
         "Use the documented options, or propose adding this one to the catalogue.",
-        ("git --unknown-option status", "sort --co=x --bogus in"),
+        ("git --unknown-option status", "sort --bogus in"),
         ("sort -n in",),
     ),
     _rule(
@@ -237,7 +237,7 @@ RULES: tuple[Rule, ...] = (
         "Tools like git, gh, pip and cargo mix reads and writes under one name; only listed "
         "read subcommands are proven.",
         "Propose a catalogue entry if the subcommand only reads.",
-        ("git push origin main", "gh pr merge 1 --merge", "pip install pytest"),
+        ("git frobnicate", "gh copilot suggest x"),
         ("git status",),
     ),
     _rule(

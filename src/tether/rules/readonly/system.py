@@ -159,11 +159,9 @@ def _set(name: str, args: tuple[Word, ...]) -> Check:
         if expect_name:
             expect_name = False
             continue
-        if w.value in ("-o", "+o"):
-            expect_name = True
-            continue
         if not _SET_OPTION.fullmatch(w.value):
             return write(UNKNOWN_OPTION, f"set {w.value[:40]}: sets positional parameters")
+        expect_name = w.value.endswith("o")  # `-o NAME`, `-euo pipefail`
     return read("RO604", "set only changes shell options")
 
 

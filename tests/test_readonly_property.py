@@ -1,0 +1,99 @@
+"""Property: composing reads with any write, by any operator or structure, is never read-only."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tether.rules import readonly
+from tether.shell import parse_command
+
+READS = [
+    "ls -la",
+    "cat f.txt",
+    "git status",
+    "grep -rn foo src",
+    "sed -n '1,5p' f",
+    "awk '{print $1}' f",
+    "echo hi",
+    "pwd",
+    "find . -name '*.py'",
+    "gh api repos/o/r/pulls 2>&1",
+    "wc -l < f",
+    "sort f",
+    "true",
+]
+WRITES = [
+    "rm -rf x",
+    "touch f",
+    "ls > out.txt",
+    "git push",
+    "sed -i 's/a/b/' f",
+    "find . -delete",
+    "sort -o o f",
+    "python x.py",
+    "echo $(rm x)",
+    "X=1 ls",
+    "sudo ls",
+    "./cat f",
+    "gh api -X POST r",
+    "git branch new",
+    "awk '{print > \"o\"}' f",
+    "uniq a b",
+    "tee f",
+    "cat <(rm x)",
+    "$CMD",
+    "less f",
+]
+
+Compose = st.sampled_from(["&&", "||", ";", "|", "\n", "&", "|&"])
+
+
+def _wrap(kind: int, body: str) -> str:
+    return [
+        body,
+        f"( {body} )",
+        f"{{ {body}; }}",
+        f"if true; then {body}; fi",
+        f"if {body}; then true; fi",
+        f"for i in a b; do {body}; done",
+        f"while false; do {body}; done",
+        f"until true; do {body}; done",
+        f"case x in *) {body};; esac",
+        f"f() {{ {body}; }}",
+        f"if false; then true; else {body}; fi",
+    ][kind]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    before=st.lists(st.sampled_from(READS), max_size=3),
+    after=st.lists(st.sampled_from(READS), max_size=3),
+    bad=st.sampled_from(WRITES),
+    ops=st.lists(Compose, min_size=6, max_size=6),
+    kinds=st.lists(st.integers(0, 10), min_size=2, max_size=2),
+)
+def test_any_write_anywhere_is_never_read_only(
+    before: list[str], after: list[str], bad: str, ops: list[str], kinds: list[int]
+) -> None:
+    parts = [*before, _wrap(kinds[0], bad), *after]
+    text = parts[0]
+    for i, part in enumerate(parts[1:]):
+        text += f" {ops[i % len(ops)]} {part}"
+    text = _wrap(kinds[1], text.strip()) if not text.rstrip().endswith("&") else text
+    assert not readonly.assess(parse_command(text)).read_only, text
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    parts=st.lists(st.sampled_from(READS), min_size=1, max_size=4),
+    ops=st.lists(st.sampled_from(["&&", "||", ";", "|", "\n"]), min_size=3, max_size=3),
+    kind=st.integers(0, 10),
+)
+def test_reads_composed_stay_read_only(parts: list[str], ops: list[str], kind: int) -> None:
+    text = parts[0]
+    for i, part in enumerate(parts[1:]):
+        text += f" {ops[i]} {part}"
+    text = _wrap(kind, text)
+    verdict = readonly.assess(parse_command(text))
+    assert verdict.read_only, (text, verdict)

@@ -1,0 +1,42 @@
+"""``tether rules``: list both catalogues, show one entry with examples, JSON and Markdown."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tether.cli import main
+from tether.rules import all_rules
+
+
+def test_list_shows_every_rule(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["rules"]) == 0
+    out = capsys.readouterr().out
+    for rule in all_rules():
+        assert f"{rule.code} " in out and rule.name in out
+
+
+@pytest.mark.parametrize("key", ["RO302", "ro302", "sed-print"])
+def test_show_one_rule_by_code_or_name(capsys: pytest.CaptureFixture[str], key: str) -> None:
+    assert main(["rules", key]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("RO302 sed-print (read)")
+    assert "Why:" in out and "Instead:" in out
+    assert "Matches:\n  sed -n 1,5p file.txt" in out
+    assert "Does not match:\n  sed -i 's/foo/bar/' file" in out
+
+
+def test_unknown_rule_suggests_a_close_one(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["rules", "sed-prin"]) == 2
+    assert "did you mean 'sed-print'" in capsys.readouterr().err
+
+
+def test_json_lists_all_and_one(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["rules", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [d["code"] for d in data] == [r.code for r in all_rules()]
+    assert main(["rules", "RW004", "--json"]) == 0
+    one = json.loads(capsys.readouterr().out)
+    assert one["name"] == "command-substitution" and one["tier"] == "read"
+    assert "echo $(pwd)" in one["match"]
