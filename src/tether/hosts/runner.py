@@ -14,7 +14,6 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from types import ModuleType
 from typing import IO, Any
 
@@ -147,9 +146,11 @@ def _answer(
     if event.kind is Kind.OTHER:
         other: Reply = ad.render(event, ALLOW)  # nothing to decide: no config, no store
         return other
+    from pathlib import Path  # only once there is something to decide: the config needs it
+
     from tether.config import load_config
 
-    cwd = Path(event.cwd) if event.cwd and Path(event.cwd).is_dir() else None
+    cwd = Path(event.cwd) if event.cwd and os.path.isdir(event.cwd) else None
     config = load_config(cwd=cwd, environ=environ)
     deadline = config.get("hooks.deadline")
     if isinstance(deadline, int | float) and not isinstance(deadline, bool) and deadline > 0:
