@@ -24,6 +24,7 @@ from tether.loops.state import (
     P_SIG,
     P_TIME,
     P_TOOL,
+    P_WARNED,
     State,
     coerce,
     new_record,
@@ -134,7 +135,8 @@ class Guard:
             if loop_block:
                 rec["blocked"] += 1
                 st["window"].append([seq, cid, prep.sig, "", kind, "blocked"])
-            st["pending"][cid] = [seq, prep.sig, kind, call.tool, now, blocked]
+            warned = decision.action is Action.WARN
+            st["pending"][cid] = [seq, prep.sig, kind, call.tool, now, blocked, warned]
             _count(st, decision)
             _streaks(st, rec, findings)
             trim(st, s.window)
@@ -215,7 +217,8 @@ class Guard:
                 if f is not None:
                     findings.append(f)
             decision = merge(findings)
-            _count(st, decision)
+            already = pend is not None and len(pend) > P_WARNED and bool(pend[P_WARNED])
+            _count(st, decision, counted_warning=already)
             _streaks(st, rec, findings)
             trim(st, s.window)
             out.append(decision)
@@ -337,8 +340,8 @@ def _sleep_of(text: str) -> float:
     return seconds or 0.0
 
 
-def _count(st: State, decision: Decision) -> None:
-    if decision.action is Action.WARN:
+def _count(st: State, decision: Decision, *, counted_warning: bool = False) -> None:
+    if decision.action is Action.WARN and not counted_warning:
         st["warnings"] += 1
     elif decision.action >= Action.BLOCK:
         st["blocks"] += 1

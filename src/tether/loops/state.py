@@ -3,7 +3,7 @@
 Layout (every key always present, so stores and ``tether session show`` can rely on it)::
 
     calls       int    tool calls recorded (after_call) plus calls blocked before running
-    warnings    int    decisions that warned
+    warnings    int    calls warned about (before or after running, counted once per call)
     blocks      int    decisions that blocked or halted
     streaks     dict   detector name -> its current count (only the live ones)
     updated     float  epoch seconds of the last change
@@ -15,7 +15,7 @@ Layout (every key always present, so stores and ``tether session show`` can rely
                        [seq, call_id, sig, res, kind, status]   status: ok | fail | blocked
     sigs        dict   signature -> record (see ``new_record``), at most ``loops.window`` of them
     tools       dict   tool name -> [consecutive failures, call id of the first]
-    pending     dict   call id -> [seq, sig, kind, tool, time, blocked]  begun, not finished
+    pending     dict   call id -> [seq, sig, kind, tool, time, blocked, warned]  begun, not done
     agents      dict   agent id -> [rounds without progress, warned]   (sub-agent progress)
     talk        list   [hash of the last assistant text, identical in a row, texts in a row]
 
@@ -35,7 +35,7 @@ MAX_AGENTS = 64
 # Window entry fields.
 W_SEQ, W_ID, W_SIG, W_RES, W_KIND, W_STATUS = range(6)
 # Pending entry fields.
-P_SEQ, P_SIG, P_KIND, P_TOOL, P_TIME, P_BLOCKED = range(6)
+P_SEQ, P_SIG, P_KIND, P_TOOL, P_TIME, P_BLOCKED, P_WARNED = range(7)
 
 
 def new_state() -> State:

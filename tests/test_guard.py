@@ -1,0 +1,226 @@
+"""The Guard end to end: state in a store, turn boundaries, the ladder, merged messages."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tether.config import DEFAULT_CONFIG
+from tether.guard import Guard
+from tether.loops.messages import merge
+from tether.model import Action, Decision, Finding, ToolCall, ToolResult
+from tether.store.memory import MemoryStore
+from tether.store.sqlite import SQLiteStore
+
+HARD = DEFAULT_CONFIG.with_values({"loops.hard_stop": True})
+PROGRESS = DEFAULT_CONFIG.with_values({"loops.hard_stop": True, "progress.enabled": True})
+GH = "gh api repos/acme/widget/pulls/42/reviews 2>&1"
+
+
+class Session:
+    """Feeds calls to a guard the way a host does: before, run, after."""
+
+    def __init__(self, guard: Guard, sid: str = "s1") -> None:
+        self.guard, self.sid, self.n, self.t = guard, sid, 0, 1_700_000_000.0
+
+    def call(
+        self,
+        tool: str,
+        args: dict[str, Any],
+        output: Any = "ok",
+        code: int | None = None,
+        agent: str | None = None,
+        gap: float = 2.0,
+    ) -> Action:
+        self.n += 1
+        self.t += gap
+        call = ToolCall(self.sid, tool, args, f"call_{self.n}", agent, self.t)
+        before = self.guard.before_call(call)
+        if not before.allowed:
+            return before.action
+        after = self.guard.after_call(ToolResult(call, output, code, bool(code), self.t + 1))
+        return max(before.action, after.action)
+
+    def state(self) -> dict[str, Any]:
+        loaded = self.guard.store.load(self.sid)
+        assert loaded is not None
+        return loaded
+
+
+def test_state_keys_are_always_there_and_json_ready() -> None:
+    s = Session(Guard())
+    s.call("Read", {"file_path": "a"})
+    state = s.state()
+    for key, kind in [("calls", int), ("warnings", int), ("blocks", int), ("streaks", dict)]:
+        assert isinstance(state[key], kind)
+    assert isinstance(state["updated"], float)
+    assert json.loads(json.dumps(state)) == state
+
+
+def test_state_stays_small_however_long_the_session() -> None:
+    s = Session(Guard())
+    for n in range(3000):
+        s.call("Bash", {"command": f"cat file_{n}.txt"}, "x" * 1000)
+    state = s.state()
+    assert state["calls"] == 3000
+    assert len(state["window"]) <= 64 and len(state["sigs"]) <= 64
+    assert len(json.dumps(state)) < 60_000
+
+
+def test_a_read_only_shell_loop_warns_then_blocks_then_halts() -> None:
+    s = Session(Guard(HARD))
+    actions = [s.call("Bash", {"command": GH}, "[]", 0) for _ in range(9)]
+    assert actions == [Action.ALLOW] + [Action.WARN] * 4 + [Action.BLOCK] * 2 + [Action.HALT] * 2
+    state = s.state()
+    assert state["blocks"] == 4 and state["warnings"] == 4
+    assert state["streaks"]["idempotent_no_progress"] == 5
+
+
+def test_only_the_exact_call_is_refused() -> None:
+    s = Session(Guard(HARD))
+    for _ in range(6):
+        s.call("Bash", {"command": GH}, "[]", 0)
+    assert s.call("Bash", {"command": "gh pr view 42"}, "open", 0) == Action.ALLOW
+
+
+def test_without_hard_stop_nothing_is_ever_blocked() -> None:
+    s = Session(Guard())
+    actions = {s.call("Bash", {"command": GH}, "[]", 0) for _ in range(40)}
+    assert actions == {Action.ALLOW, Action.WARN}
+
+
+def test_a_user_turn_restarts_the_counts() -> None:
+    s = Session(Guard(HARD))
+    for _ in range(4):
+        s.call("Read", {"file_path": "a"}, "same")
+    s.guard.user_message("s1", "try again")
+    assert s.call("Read", {"file_path": "a"}, "same") == Action.ALLOW
+    assert s.state()["turn"] == 1
+
+
+def test_a_changed_result_restarts_the_streak() -> None:
+    s = Session(Guard(HARD))
+    outputs = ["[]"] * 4 + ['[{"state": "APPROVED"}]'] + ["[]"] * 4
+    assert max(s.call("Bash", {"command": GH}, o, 0) for o in outputs) == Action.WARN
+
+
+def test_state_persists_in_sqlite_across_guards(tmp_path: Path) -> None:
+    """Each hook process builds a new Guard; the store alone must carry the streak."""
+    path = tmp_path / "state.db"
+    actions = []
+    for n in range(7):
+        store = SQLiteStore(path)
+        try:
+            actions.append(Session(Guard(HARD, store)).call("Bash", {"command": GH}, "[]", 0))
+        finally:
+            store.close()
+        del n
+    # A fresh Session restarts call ids, but the state keeps the streak: call 6 is blocked.
+    assert actions[:5] == [Action.ALLOW] + [Action.WARN] * 4
+    assert actions[5] == Action.BLOCK
+
+
+def test_a_dangerous_command_is_refused_by_the_approval_policy() -> None:
+    s = Session(Guard(HARD, unattended=True))
+    call = ToolCall("s1", "Bash", {"command": "rm -rf /"}, "x1")
+    decision = s.guard.before_call(call)
+    assert decision.action >= Action.BLOCK and decision.codes
+    # The host might still report a result for it: it must not count as a run.
+    assert s.guard.after_call(ToolResult(call, "", 0)).action == Action.ALLOW
+    assert s.state()["blocks"] == 1
+
+
+def test_findings_and_approval_merge_into_one_message() -> None:
+    finding = Finding("TL201", "idempotent-no-progress", Action.BLOCK, "`x` repeated", 5)
+    approval = Decision(Action.ASK, ("DG101",), "Needs approval: deletes files.")
+    merged = merge([finding], approval)
+    assert merged.action == Action.BLOCK
+    assert merged.codes == ("DG101", "TL201")
+    assert "Needs approval" in merged.message and "TL201" in merged.message
+    assert merged.message.count("Instead:") == 1
+    assert [f["code"] for f in merged.evidence["findings"]] == ["TL201"]
+
+
+def test_after_call_alone_still_counts() -> None:
+    g = Guard(HARD)
+    for n in range(3):
+        call = ToolCall("s2", "Read", {"file_path": "a"}, f"c{n}")
+        last = g.after_call(ToolResult(call, "same"))
+    assert last.action == Action.WARN
+    state = g.store.load("s2")
+    assert state is not None and state["calls"] == 3
+
+
+def test_identical_calls_a_minute_apart_are_a_wait_not_a_loop() -> None:
+    s = Session(Guard(HARD))
+    actions = [
+        s.call("Bash", {"command": "gh pr checks 42"}, "pending", 0, gap=60) for _ in range(12)
+    ]
+    assert max(actions) < Action.BLOCK
+
+
+def test_repeated_identical_messages_are_a_monologue() -> None:
+    g = Guard()
+    actions = [g.assistant_message("s3", "I will now fix it.").action for _ in range(3)]
+    assert actions == [Action.ALLOW, Action.ALLOW, Action.WARN]
+    Session(g, "s3").call("Read", {"file_path": "a"})
+    assert g.assistant_message("s3", "I will now fix it.").action == Action.ALLOW
+
+
+def test_a_subagent_that_only_reads_is_warned_then_halted() -> None:
+    s = Session(Guard(PROGRESS))
+    s.guard.subagent_start("s1", "child")
+    actions = [
+        s.call("Read", {"file_path": f"f{n}"}, f"content {n}", agent="child") for n in range(25)
+    ]
+    assert actions[13] == Action.ALLOW and actions[14] == Action.WARN
+    assert actions[24] == Action.HALT
+    codes = s.guard.after_call(
+        ToolResult(ToolCall("s1", "Read", {"file_path": "g"}, "z", "child"), "more")
+    ).codes
+    assert "TL210" in codes
+
+
+def test_visible_text_or_a_write_is_progress_for_a_subagent() -> None:
+    s = Session(Guard(PROGRESS))
+    for n in range(40):
+        if n % 10 == 9:
+            s.guard.assistant_message("s1", f"Found {n} things so far", agent_id="child")
+        action = s.call("Read", {"file_path": f"f{n}"}, f"c{n}", agent="child")
+        assert action < Action.WARN, n
+    for n in range(14):
+        s.call("Read", {"file_path": f"g{n}"}, f"d{n}", agent="child")
+    assert (
+        s.call(
+            "Edit", {"file_path": "x", "old_string": "a", "new_string": "b"}, "ok", agent="child"
+        )
+        == Action.ALLOW
+    )
+    assert s.call("Read", {"file_path": "h"}, "e", agent="child") == Action.ALLOW
+
+
+def test_progress_is_off_by_default_and_scoped_to_subagents() -> None:
+    off = Session(Guard(HARD))
+    main = Session(Guard(PROGRESS))
+    for n in range(30):
+        assert off.call("Read", {"file_path": f"f{n}"}, f"c{n}", agent="child") == Action.ALLOW
+        assert main.call("Read", {"file_path": f"f{n}"}, f"c{n}") == Action.ALLOW
+
+
+def test_subagent_stop_forgets_the_child() -> None:
+    g = Guard(PROGRESS)
+    g.subagent_start("s4", "kid")
+    state = g.store.load("s4")
+    assert state is not None and "kid" in state["agents"]
+    g.subagent_stop("s4", "kid")
+    state = g.store.load("s4")
+    assert state is not None and "kid" not in state["agents"]
+
+
+@pytest.mark.parametrize("store", [MemoryStore()])
+def test_the_default_store_is_in_memory(store: MemoryStore) -> None:
+    assert isinstance(Guard().store, MemoryStore)
+    assert Guard(store=store).store is store
