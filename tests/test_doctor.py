@@ -139,3 +139,40 @@ def test_human_report_names_fixes(sandbox: tuple[dict[str, str], Path]) -> None:
     assert proc.returncode == 1
     assert "FAIL  config:" in proc.stdout and "fix: " in proc.stdout
     assert "problem(s) to fix" in proc.stdout
+
+
+def test_hand_written_local_and_toml_entries_are_found(
+    sandbox: tuple[dict[str, str], Path],
+) -> None:
+    env, project = sandbox
+    local = project / ".claude" / "settings.local.json"
+    local.parent.mkdir()
+    command = f"{TETHER} hook claude-code"
+    local.write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "PreToolUse": [
+                        {
+                            "matcher": "*",
+                            "hooks": [
+                                {"type": "command", "command": command, "onFailure": "block"}
+                            ],
+                        }
+                    ]
+                }
+            }
+        )
+    )
+    toml = Path(env["HOME"]) / ".codex" / "config.toml"
+    toml.parent.mkdir()
+    toml.write_text(
+        '[[hooks.PreToolUse]]\n[[hooks.PreToolUse.hooks]]\ntype = "command"\n'
+        f'command = "{TETHER} hook codex"\n'
+    )
+    proc = tether("doctor", "--json", env=env, cwd=project)
+    checks = json.loads(proc.stdout)["checks"]
+    claude = " ".join(c["message"] for c in by_area(checks, "claude-code"))
+    assert f"installed in {local}" in claude
+    codex = " ".join(c["message"] for c in by_area(checks, "codex"))
+    assert "inline [hooks]" in codex and str(toml) in codex

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import uuid
 from dataclasses import asdict, dataclass
@@ -126,8 +127,12 @@ def _check_host(host: str, cwd: Path, session: str, checks: list[Check]) -> None
 
     commands: list[str] = []
     seen: set[Path] = set()
-    for scope in ("user", "project"):
-        path = settings.settings_path(host, scope, cwd=cwd)
+    places = [
+        (scope, settings.settings_path(host, scope, cwd=cwd)) for scope in ("user", "project")
+    ]
+    if host == "claude-code":  # entries a user added by hand to the local project file count too
+        places.append(("project", cwd / ".claude" / "settings.local.json"))
+    for scope, path in places:
         if path.resolve() in seen:
             continue  # run from the home directory: user and project files are the same
         seen.add(path.resolve())
@@ -162,6 +167,8 @@ def _check_host(host: str, cwd: Path, session: str, checks: list[Check]) -> None
         for handler in found.get(pre, []):
             if handler["command"] not in commands:
                 commands.append(str(handler["command"]))
+    if host == "codex":
+        _codex_toml(cwd, checks)
     if not commands:
         command = settings.default_command(host)
         checks.append(
@@ -190,6 +197,25 @@ def _check_host(host: str, cwd: Path, session: str, checks: list[Check]) -> None
                         f"`tether install {host}`",
                     )
                 )
+
+
+def _codex_toml(cwd: Path, checks: list[Check]) -> None:
+    """Mention inline [hooks] entries in config.toml, which install does not manage."""
+    home = Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")
+    for path in (home / "config.toml", cwd / ".codex" / "config.toml"):
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError:
+            continue
+        if "tether hook codex" in text or "-m tether hook codex" in text:
+            checks.append(
+                Check(
+                    "codex",
+                    "info",
+                    f"{path} also runs `tether hook codex` (inline [hooks]); "
+                    "`tether install`/`uninstall` manage hooks.json only",
+                )
+            )
 
 
 def _forget(config: Any, session: str) -> None:
