@@ -129,10 +129,50 @@ def test_tools_defaults_cover_the_common_hosts() -> None:
         "exec_command": "cmd",
         "local_shell": "command",
     }
-    for name in ("Read", "Grep", "Glob", "LS", "read_file", "view"):
-        assert name in DEFAULT_CONFIG.get("tools.read")
-    for name in ("tools.write", "tools.poll", "tools.failure_tolerant"):
-        assert isinstance(DEFAULT_CONFIG.get(name), list)
+    # The lists add to the loop guard's built-ins, so their defaults are empty.
+    for name in ("tools.read", "tools.write", "tools.poll", "tools.failure_tolerant"):
+        assert DEFAULT_CONFIG.get(name) == []
+
+
+def test_the_loop_guard_adds_configured_tools_to_its_builtins(dirs: Dirs) -> None:
+    from tether.loops.settings import from_config
+
+    write(dirs.user_file, "tools:\n  read: [my_reader]\n  shell:\n    my_sh: script\n")
+    tools = from_config(load_config(environ=dirs.env)).tools
+    assert {"my_reader", "Read", "Grep"} <= tools.read
+    assert tools.shell["my_sh"] == "script" and tools.shell["Bash"] == "command"
+
+
+CROSS = [
+    # (file text, the key blamed, words in the message)
+    ("loops:\n  warn_after:\n    cycle: 5\n", "loops.hard_stop_after.cycle", "at least"),
+    (
+        "loops:\n  hard_stop_after:\n    exact_failure: 1\n",
+        "loops.hard_stop_after.exact_failure",
+        "at least",
+    ),
+    ("progress:\n  warn_after: 25\n", "progress.halt_after", "greater than"),
+    ("progress:\n  halt_after: 15\n", "progress.halt_after", "greater than"),
+]
+
+
+@pytest.mark.parametrize(("text", "key", "words"), CROSS)
+def test_cross_key_rules_are_refused_on_the_merged_config(
+    dirs: Dirs, text: str, key: str, words: str
+) -> None:
+    write(dirs.project_file, text)
+    with pytest.raises(ConfigError) as caught:
+        load_config(environ=dirs.env)
+    assert f"{key}: expected {words}" in str(caught.value)
+    assert f"from project:{dirs.project_file}" in str(caught.value)
+
+
+def test_cross_key_rules_see_every_layer(dirs: Dirs) -> None:
+    write(dirs.user_file, "loops:\n  hard_stop_after:\n    cycle: 9\n")
+    write(dirs.project_file, "loops:\n  warn_after:\n    cycle: 7\n")
+    assert load_config(environ=dirs.env).get("loops.warn_after.cycle") == 7
+    with pytest.raises(ConfigError, match=r"got 6 \(from --set\)"):
+        load_config(environ=dirs.env, overrides=["loops.hard_stop_after.cycle=6"])
 
 
 def test_every_key_is_described_and_its_default_is_valid() -> None:
@@ -168,6 +208,7 @@ def test_layers_apply_lowest_first(dirs: Dirs) -> None:
     write(
         dirs.user_file,
         "loops:\n  window: 10\n  warn_after:\n    cycle: 3\n    exact_failure: 3\n"
+        "  hard_stop_after:\n    cycle: 10\n"
         "store:\n  backend: memory\n",
     )
     write(dirs.project_file, "loops:\n  window: 20\n  warn_after:\n    cycle: 4\n")
@@ -250,7 +291,7 @@ BAD_FILES = [
     ("loops:\n  hardstop: true\n", 2, "'loops.hardstop' (did you mean 'loops.hard_stop'"),
     ("loops:\n  warn_after:\n    exact_failure: two\n", 3, "expected an integer from 1 to"),
     ("loops:\n  hard_stop: yes\n", 2, "YAML 1.2 reads it as a string: write true or false"),
-    ("loops:\n  window: 0\n", 2, "expected an integer from 1 to 10000, got 0"),
+    ("loops:\n  window: 0\n", 2, "expected an integer from 2 to 10000, got 0"),
     ("loops:\n  window: 5.0\n", 2, "got 5.0 (a number)"),
     ("loops:\n  window: true\n", 2, "got true (a boolean)"),
     ("approvals:\n  mode: smart\n", 2, "expected one of 'manual', 'off'"),

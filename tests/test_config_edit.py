@@ -197,6 +197,22 @@ def test_unset_removes_the_key_and_empty_groups(env: Env) -> None:
     assert wrong.rc == 2 and "did you mean 'loops.hard_stop'" in wrong.err
 
 
+def test_set_refuses_a_value_the_merged_config_would_reject(env: Env) -> None:
+    before = env.user_file.read_bytes()
+    result = env.tether("config", "set", "loops.warn_after.cycle", "5")
+    assert result.rc == 2
+    assert (
+        "loops.hard_stop_after.cycle: expected at least loops.warn_after.cycle (5, from "
+        f"user:{env.user_file}), got 4 (from default)" in result.err
+    )
+    assert env.user_file.read_bytes() == before
+    # Raising the hard stop first makes room; a value a higher layer hides breaks nothing.
+    assert env.tether("config", "set", "loops.hard_stop_after.cycle", "9").rc == 0
+    assert env.tether("config", "set", "loops.warn_after.cycle", "5").rc == 0
+    (env.repo / ".tether.yaml").write_text("loops:\n  hard_stop_after:\n    cycle: 6\n")
+    assert env.tether("config", "set", "loops.hard_stop_after.cycle", "2").rc == 0
+
+
 # --- which file set writes ------------------------------------------------------------------
 
 

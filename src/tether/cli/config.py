@@ -119,8 +119,10 @@ def _set(args: argparse.Namespace) -> int:
     from tether.config.validate import format_text
     from tether.errors import ConfigError
 
-    target = _target(args)
+    paths = _paths()
+    target = Path(paths.write_target(project=args.project))
     try:
+        _check_edit(paths, target, args)
         edit = set_key(target, args.key, args.value)
     except ConfigError as exc:
         sys.stderr.write(f"tether config set: {exc}\nnothing was written to {target}\n")
@@ -131,6 +133,25 @@ def _set(args: argparse.Namespace) -> int:
     print(f"{verb} {args.key} = {shown} in {edit.path}")
     _note_shadowing(args.key, edit.path)
     return 0
+
+
+def _check_edit(paths: Any, target: Path, args: argparse.Namespace) -> None:
+    """Refuse a value the merged config would reject (e.g. a warning after the hard stop)."""
+    from tether.config import load_config
+    from tether.config.constraints import check_edit
+    from tether.config.edit import typed_value
+    from tether.config.validate import ConfigProblems
+    from tether.errors import ConfigError
+
+    value = typed_value(args.key, args.value)
+    try:
+        config = load_config()
+    except ConfigError:
+        return  # the edit itself reports a broken target file; other layers: 'check'
+    layer = "project" if args.project else "TETHER_CONFIG" if paths.explicit else "user"
+    problems = check_edit(config, layer, target, args.key, value)
+    if problems:
+        raise ConfigProblems(problems)
 
 
 def _note_shadowing(dotted: str, written: Path) -> None:

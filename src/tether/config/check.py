@@ -6,11 +6,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tether.config.load import apply_texts, defaults, env_overrides, split_override
+from tether.config.constraints import check_constraints
+from tether.config.load import load_paths
 from tether.config.paths import Paths
 from tether.config.validate import ConfigProblems, Problem
 from tether.config.yamlio import load_file
-from tether.errors import ConfigError
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,33 +27,28 @@ class Report:
 
 
 def check_file(path: Path) -> Report:
-    """Check one file against the schema."""
-    _, problems = load_file(path)
+    """Check one file on its own (cross-key rules against the defaults for what it omits)."""
+    values, problems = load_file(path)
+    if not problems:
+        from tether.config.load import defaults
+
+        merged = {**defaults(), **values}
+        problems = check_constraints(merged, {k: f"file:{path}" for k in values})
     return Report((("file", str(path)),), tuple(problems))
 
 
 def check_all(paths: Paths, environ: Mapping[str, str], overrides: Sequence[str] = ()) -> Report:
-    """Check every file the load would read, the environment overrides and ``--set``."""
-    checked: list[tuple[str, str]] = []
-    problems: list[Problem] = []
-    for layer, path, required in paths.layers():
-        if not required and not path.exists():
-            continue
-        checked.append((layer, str(path)))
-        problems += load_file(path)[1]
-    texts = [(f"env:{name}", key, text) for name, key, text in env_overrides(environ)]
-    for item in overrides:
-        try:
-            texts.append(("--set", *split_override(item)))
-        except ConfigError as exc:
-            problems.append(Problem("--set", None, "", str(exc)))
-    if texts:
-        checked.append(("overrides", f"{len(texts)} from the environment and --set"))
+    """Check everything a load would read: the files, the environment overrides and --set.
+
+    It is the load itself (without the cache), so check and load cannot disagree.
+    """
+    checked = [(layer, str(path)) for layer, path, required in paths.layers()]
+    checked = [(layer, path) for layer, path in checked if Path(path).exists() or layer != "user"]
     try:
-        apply_texts(defaults(), {}, texts)  # reports every bad override, not just the first
+        load_paths(paths, overrides=overrides, environ=environ, use_cache=False)
     except ConfigProblems as exc:
-        problems += exc.problems
-    return Report(tuple(checked), tuple(problems))
+        return Report(tuple(checked), exc.problems)
+    return Report(tuple(checked), ())
 
 
 __all__ = ["Report", "check_all", "check_file"]

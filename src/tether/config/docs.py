@@ -76,6 +76,10 @@ def render_markdown() -> str:
         f"<!-- Generated from src/tether/config/schema.py by `{REGENERATE}`; do not edit. -->",
         "",
         _LAYERS,
+        "Rules across keys, checked on the merged config (every layer together):",
+        "",
+        *_cross_rules(),
+        "",
     ]
     for section, about in SECTIONS.items():
         out += [f"## `{section}`", "", about, ""]
@@ -96,6 +100,12 @@ def render_markdown() -> str:
             )
         out.append("")
     return "\n".join(out).rstrip() + "\n"
+
+
+def _cross_rules() -> list[str]:
+    from tether.config.constraints import ORDERED
+
+    return [f"- `{high}` {'>' if strict else '≥'} `{low}`" for low, high, strict in ORDERED]
 
 
 def render_example() -> str:

@@ -240,10 +240,20 @@ def _to_yaml(value: Any) -> Any:
     if isinstance(value, dict):
         mapping = CommentedMap()
         for name, item in value.items():
-            mapping[name] = item
+            mapping[_scalar(name)] = _scalar(item)
         return mapping
     if isinstance(value, list | tuple):
-        return CommentedSeq(value)
+        return CommentedSeq(_scalar(item) for item in value)
+    return _scalar(value)
+
+
+def _scalar(value: Any) -> Any:
+    # ruamel writes some characters (NEL, line and paragraph separators) raw in single-quoted
+    # scalars, where they read back as line breaks; double quotes escape every one of them.
+    if isinstance(value, str) and not value.isprintable():
+        from ruamel.yaml.scalarstring import DoubleQuotedScalarString
+
+        return DoubleQuotedScalarString(value)
     return value
 
 

@@ -59,6 +59,10 @@ def _read_files(layers: list[tuple[str, Path, bool]]) -> dict[str, Any]:
         problems += errors
         merge(values, origins, found, f"{layer}:{path}")
         files.append([layer, str(path)])
+    if not problems:
+        from tether.config.constraints import check_constraints
+
+        problems = check_constraints(values, origins)
     if problems:
         raise ConfigProblems(problems)
     return {"values": values, "origins": origins, "files": files}
@@ -99,6 +103,16 @@ def apply_texts(
         raise ConfigProblems(problems)
 
 
+def _text_problems(texts: list[tuple[str, str, str]]) -> list[Any]:
+    from tether.config.validate import ConfigProblems
+
+    try:
+        apply_texts(defaults(), {}, texts)
+    except ConfigProblems as exc:
+        return list(exc.problems)
+    return []
+
+
 def split_override(text: str) -> tuple[str, str]:
     """Split ``KEY=VALUE`` from --set; raise ConfigError when there is no '='."""
     path, sep, value = text.partition("=")
@@ -128,9 +142,16 @@ def load_paths(
     use_cache: bool = True,
 ) -> Config:
     """Load the effective config from already discovered ``paths``."""
+    from tether.config.validate import ConfigProblems, Problem
+
     layers = paths.layers()
     texts = [(f"env:{name}", path, text) for name, path, text in env_overrides(environ)]
-    texts += [("--set", *split_override(item)) for item in overrides]
+    problems: list[Problem] = []
+    for item in overrides:
+        try:
+            texts.append(("--set", *split_override(item)))
+        except ConfigError as exc:
+            problems.append(Problem("--set", None, "", str(exc)))
     try:
         if use_cache:
             from tether.config.cache import cached
@@ -138,22 +159,23 @@ def load_paths(
             payload = cached(layers, environ, lambda: _read_files(layers))
         else:
             payload = _read_files(layers)
-    except ConfigError as exc:
-        if not texts:
-            raise
+    except ConfigProblems as exc:
         # Report the overrides' mistakes along with the files', not one batch per run.
-        from tether.config.validate import ConfigProblems
-
-        try:
-            apply_texts(defaults(), {}, texts)
-        except ConfigProblems as more:
-            problems = getattr(exc, "problems", ())
-            raise ConfigProblems([*problems, *more.problems]) from None
-        raise
+        problems = [*exc.problems, *problems, *_text_problems(texts)]
+        raise ConfigProblems(problems) from None
     values: dict[str, Any] = payload["values"]
     origins: dict[str, str] = payload["origins"]
-    if texts:
-        apply_texts(values, origins, texts)
+    if texts or problems:
+        try:
+            apply_texts(values, origins, texts)
+        except ConfigProblems as exc:
+            problems += exc.problems
+        if not problems:
+            from tether.config.constraints import check_constraints
+
+            problems = check_constraints(values, origins)
+        if problems:
+            raise ConfigProblems(problems)
     files = tuple((layer, path) for layer, path in payload["files"])
     return Config(values, origins, files)
 

@@ -93,46 +93,9 @@ _SHELL_TOOLS = {
     "local_shell": "command",
 }
 
-_READ_TOOLS = (
-    "Read",
-    "Grep",
-    "Glob",
-    "LS",
-    "NotebookRead",
-    "WebFetch",
-    "WebSearch",
-    "read_file",
-    "read_many_files",
-    "list_directory",
-    "list_dir",
-    "glob",
-    "grep",
-    "search_file_content",
-    "search_files",
-    "file_search",
-    "grep_search",
-    "codebase_search",
-    "view",
-    "web_search",
-    "web_fetch",
-    "google_web_search",
-)
-
-_WRITE_TOOLS = (
-    "Write",
-    "Edit",
-    "MultiEdit",
-    "NotebookEdit",
-    "write_file",
-    "edit_file",
-    "create_file",
-    "replace",
-    "apply_patch",
-    "str_replace_editor",
-    "str_replace_based_edit_tool",
-)
-
-_POLL_TOOLS = ("BashOutput", "TaskOutput", "AgentOutputTool", "write_stdin")
+# The built-in read/write/poll lists live with the loop guard (tether.loops.settings), which
+# adds these settings to them: an older config file can never switch off what a newer release
+# knows. Only the shell mapping is declared here, because entries can be removed ('' value).
 
 
 def _keys() -> tuple[Key, ...]:
@@ -150,7 +113,7 @@ def _keys() -> tuple[Key, ...]:
             "int",
             64,
             "How many recent calls per session are remembered for loop detection.",
-            minimum=1,
+            minimum=2,
             maximum=10_000,
         ),
     ]
@@ -296,26 +259,30 @@ def _keys() -> tuple[Key, ...]:
         Key(
             "tools.read",
             "list",
-            list(_READ_TOOLS),
-            "Read-only tools: repeating them with an identical result is no progress.",
+            [],
+            "More read-only tools, added to the built-in list (Read, Grep, Glob, LS, read_file, "
+            "view, WebFetch, ...): repeating one with an identical result is no progress.",
         ),
         Key(
             "tools.write",
             "list",
-            list(_WRITE_TOOLS),
-            "Tools that change files or state.",
+            [],
+            "More tools that change files or state, added to the built-in list (Write, Edit, "
+            "MultiEdit, apply_patch, ...).",
         ),
         Key(
             "tools.poll",
             "list",
-            list(_POLL_TOOLS),
-            "Polling tools: repeated identical calls are expected, up to loops.poll.*.",
+            [],
+            "More polling tools, added to the built-in list (BashOutput, TaskOutput, "
+            "write_stdin, ...): repeated identical calls are expected, up to loops.poll.*.",
         ),
         Key(
             "tools.failure_tolerant",
             "list",
             [],
-            "Tools whose errors are routine; their failures do not count toward failure streaks.",
+            "More tools whose errors are routine, added to the built-ins (every shell tool, "
+            "execute_code, ...): their failures do not count toward failure streaks.",
         ),
         Key(
             "store.backend",
@@ -361,7 +328,7 @@ SECTIONS: dict[str, str] = {
     "loops": "Loop detection: repeated failures, repeated calls without progress, cycles.",
     "progress": "Sub-agents that keep working without converging.",
     "approvals": "What happens to dangerous shell commands.",
-    "tools": "Which tool names are shells, reads, writes and pollers.",
+    "tools": "Which tool names are shells, reads, writes and pollers (added to the built-ins).",
     "store": "Where per-session state is kept between hook processes.",
     "hooks": "Host hook behaviour.",
 }

@@ -78,7 +78,12 @@ def unknown_key_message(path: str) -> str:
     """Say that ``path`` is not a setting, with a suggestion when one is close."""
     close = suggest(path)
     hint = f" (did you mean '{close}'?)" if close else ""
-    return f"unknown key '{path}'{hint}; 'tether config list' shows every key"
+    return f"unknown key '{shown(path)}'{hint}; 'tether config list' shows every key"
+
+
+def shown(name: str) -> str:
+    """Return ``name`` with control characters escaped, so one message stays one line."""
+    return name if name.isprintable() else name.encode("unicode_escape").decode("ascii")
 
 
 def lookup(path: str) -> Key:
@@ -158,7 +163,9 @@ def check_value(key: Key, value: Any) -> Any:
         if not isinstance(name, str) or not name:
             raise BadValue(f"expected tool names as keys, got {describe(name)}")
         if not isinstance(arg, str):
-            raise BadValue(f"'{name}': expected a string (an argument name), got {describe(arg)}")
+            raise BadValue(
+                f"'{shown(name)}': expected a string (an argument name), got {describe(arg)}"
+            )
         entries[_string(key, str(name))] = _string(key, str(arg))
     return entries
 
