@@ -200,19 +200,20 @@ def _command(cmd: SimpleCommand) -> list[Check]:
         return [write("RW007", f"{name[:60]}: not in the read-only catalogue")]
     if any(w.name == "xargs" for w in cmd.wrappers) and not entry.pure:
         return [write("RW025", f"xargs {name}: appends operands that may be options of {name}")]
-    if not entry.pure:
+    if entry.pure:
+        for arg in cmd.args:
+            if not arg.literal and _DOLLAR.search(arg.value):
+                return [
+                    write("RW025", f"{name}: '{arg.value[:40]}' is an expansion that can run code")
+                ]
+    result = entry.check(name, cmd.args)
+    if result.read_only and not entry.pure:
         found = unquoted_expansion(cmd.text)
         if found:
-            return [
-                write("RW025", f"{name}: unquoted '{found}' expands to other words at run time")
-            ]
-    else:
-        for w in cmd.args:
-            if not w.literal and _DOLLAR.search(w.value):
-                return [
-                    write("RW025", f"{name}: '{w.value[:40]}' is an expansion that can run code")
-                ]
-    checks.append(entry.check(name, cmd.args))
+            result = write(
+                "RW025", f"{name}: unquoted '{found}' expands to other words at run time"
+            )
+    checks.append(result)
     return checks
 
 

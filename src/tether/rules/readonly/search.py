@@ -86,8 +86,32 @@ RULES = (
         ("fd -e py", "fd -t f -H config"),
         ("fd -e py -x rm", "fd -X wc"),
     ),
+    rule(
+        "RO205",
+        "find-exec-reader",
+        "`find -exec/-execdir CMD {} ;` is read-only when CMD is a plain reader.",
+        "`grep`, `cat`, `head`, `wc`, `ls`, `stat`… only read whatever paths find hands "
+        "them; any other command (`rm`, `sed -i`, `sh -c`) may write.",
+        "Nothing to change.",
+        (
+            'find . -name "*.py" -exec grep -l "class Foo" {} \\;',
+            "find . -type f -exec wc -l {} +",
+            "find src -name '*.rs' -execdir head -5 {} ';'",
+        ),
+        (
+            "find . -exec rm {} \\;",
+            "find . -exec sed -i s/a/b/ {} +",
+            "find . -exec grep x {}",
+            "find . -exec sh -c 'cat $1' _ {} \\;",
+        ),
+    ),
 )
 
+# Readers that stay read-only whatever operands find appends ({} is a path).
+EXEC_READERS = opts(
+    "grep egrep fgrep zgrep cat head tail wc ls stat du nl md5sum sha1sum sha256sum basename "
+    "dirname realpath readlink echo"
+)
 _RG = Spec(
     "rg",
     open=True,
@@ -158,15 +182,30 @@ _FIND_NEWER = re.compile(r"-newer[aBcmt][aBcmt]")
 _FIND_LEADING = opts("-H -L -P")
 
 
+def _exec_reader(words: list[str], i: int, primary: str) -> int | Check:
+    """Judge the command of ``-exec``/``-execdir`` at ``words[i]``; return the index after it."""
+    j = i
+    while j < len(words) and words[j] not in (";", "+"):
+        j += 1
+    if j >= len(words):
+        return write(UNKNOWN_OPTION, f"find {primary}: the command is not terminated by ';' or '+'")
+    command = words[i:j]
+    if not command or command[0] not in EXEC_READERS:
+        what = command[0][:40] if command else "nothing"
+        return write(WRITE_OPTION, f"find {primary} {what}: runs {what} for every match")
+    return j + 1
+
+
 def _find(name: str, args: tuple[Word, ...]) -> Check:
     # Any word spelled like a write primary is refused, even as another primary's value
     # (`find . -name -delete`): cheaper than proving which words find reads as values.
     for word in args:
         if not word.literal:
             return write(DYNAMIC_ARGUMENT, f"find: '{word.value[:60]}' expands at run time")
-        if word.value in _FIND_WRITES:
+        if word.value in _FIND_WRITES and word.value not in ("-exec", "-execdir"):
             return write(WRITE_OPTION, f"find {word.value}: {_FIND_WRITES[word.value]}")
     words = [w.value for w in args]
+    runs_reader = False
     i = 0
     while i < len(words) and (words[i] in _FIND_LEADING or words[i].startswith(("-D", "-O"))):
         if words[i] == "-D":
@@ -177,6 +216,12 @@ def _find(name: str, args: tuple[Word, ...]) -> Check:
     while i < len(words):
         w = words[i]
         i += 1
+        if w in ("-exec", "-execdir"):
+            after = _exec_reader(words, i, w)
+            if isinstance(after, Check):
+                return after
+            i, runs_reader = after, True
+            continue
         if w in _FIND_NULLARY:
             continue
         if w in _FIND_UNARY or _FIND_NEWER.fullmatch(w):
@@ -185,6 +230,8 @@ def _find(name: str, args: tuple[Word, ...]) -> Check:
             i += 1
             continue
         return write(UNKNOWN_OPTION, f"find: '{w[:60]}' is not a primary known to be safe")
+    if runs_reader:
+        return read("RO205", "find -exec runs only a read-only reader")
     return read("RO203", "find only tests and prints")
 
 
