@@ -1,0 +1,194 @@
+"""LangChain v1 agent middleware: every tool call of a ``create_agent`` run through Tether.
+
+    from langchain.agents import create_agent
+    from tether.integrations.langchain import TetherMiddleware
+
+    agent = create_agent(model, tools=[...], middleware=[TetherMiddleware()])
+
+``wrap_tool_call`` (and ``awrap_tool_call`` for ``ainvoke``/``astream``, which LangChain needs
+as a separate method) asks the guard before the tool runs: a refused call never runs and the
+model gets a ``ToolMessage(status="error")`` holding Tether's reason. After the tool ran, the
+result is recorded and any warning is appended to what the model reads. A halt ends the run the
+LangChain way: the tool message is written, then ``before_model`` jumps to the end with an
+``AIMessage`` saying why. Requires the ``langchain`` extra (``pip install tether[langchain]``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, NotRequired
+
+from langchain.agents.middleware import AgentMiddleware, AgentState, hook_config
+from langchain.agents.middleware.types import ToolCallRequest
+from langchain_core.messages import AIMessage, ToolMessage
+from langgraph.runtime import Runtime
+from langgraph.types import Command
+
+from tether.integrations._core import Checkpoint, Verdict, add_shell_tools, build_guard, with_note
+from tether.model import ToolCall
+
+Result = ToolMessage | Command[Any]
+HALT_KEY = "tether_halt"
+
+
+class TetherState(AgentState[Any]):
+    """The agent state plus the halt message Tether leaves for ``before_model``."""
+
+    tether_halt: NotRequired[str | None]
+
+
+class TetherMiddleware(AgentMiddleware[TetherState, Any, Any]):
+    """Guard every tool call of a LangChain agent with one Tether ``Guard``."""
+
+    state_schema = TetherState
+
+    def __init__(
+        self,
+        guard: Any = None,
+        *,
+        config: Any = None,
+        store: Any = None,
+        session_id: str | None = None,
+        shell_tools: Mapping[str, str] | None = None,
+    ) -> None:
+        """Use ``guard``, or build an unattended one from ``config`` (loaded when None)."""
+        super().__init__()
+        self.guard = build_guard(guard, config, store)
+        add_shell_tools(self.guard, shell_tools or {})
+        self.checkpoint = Checkpoint(self.guard, session_id)
+        self._fixed_session = session_id is not None
+
+    # -- tool calls --------------------------------------------------------------------------
+
+    def wrap_tool_call(
+        self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], Result]
+    ) -> Result:
+        """Ask the guard, run the tool unless refused, record the result."""
+        call = self._call(request)
+        verdict = self.checkpoint.before(call)
+        if verdict.refused:
+            return _refusal(call, verdict)
+        try:
+            result = handler(request)
+        except Exception as exc:
+            self.checkpoint.after(call, f"{type(exc).__name__}: {exc}", error=True)
+            raise
+        return _annotate(result, self.checkpoint.after(call, *_outcome(result)), verdict)
+
+    async def awrap_tool_call(
+        self,
+        request: ToolCallRequest,
+        handler: Callable[[ToolCallRequest], Awaitable[Result]],
+    ) -> Result:
+        """Ask the guard (off the event loop), run the tool unless refused, record the result."""
+        call = self._call(request)
+        verdict = await asyncio.to_thread(self.checkpoint.before, call)
+        if verdict.refused:
+            return _refusal(call, verdict)
+        try:
+            result = await handler(request)
+        except Exception as exc:
+            text = f"{type(exc).__name__}: {exc}"
+            await asyncio.to_thread(self.checkpoint.after, call, text, error=True)
+            raise
+        output, error = _outcome(result)
+        after = await asyncio.to_thread(self.checkpoint.after, call, output, error=error)
+        return _annotate(result, after, verdict)
+
+    # -- ending a halted run -----------------------------------------------------------------
+
+    def before_agent(self, state: TetherState, runtime: Runtime[Any]) -> dict[str, Any] | None:
+        """Clear an earlier halt: a new invocation is the human deciding to continue."""
+        return {HALT_KEY: None} if state.get(HALT_KEY) else None
+
+    async def abefore_agent(
+        self, state: TetherState, runtime: Runtime[Any]
+    ) -> dict[str, Any] | None:
+        """Clear an earlier halt (async runs)."""
+        return self.before_agent(state, runtime)
+
+    @hook_config(can_jump_to=["end"])
+    def before_model(self, state: TetherState, runtime: Runtime[Any]) -> dict[str, Any] | None:
+        """End the run when a tool call was halted, instead of asking the model again."""
+        text = state.get(HALT_KEY)
+        if not isinstance(text, str) or not text:
+            return None
+        return {"jump_to": "end", "messages": [AIMessage(content=text)]}
+
+    @hook_config(can_jump_to=["end"])
+    async def abefore_model(
+        self, state: TetherState, runtime: Runtime[Any]
+    ) -> dict[str, Any] | None:
+        """End a halted run (async runs)."""
+        return self.before_model(state, runtime)
+
+    # -- translation -------------------------------------------------------------------------
+
+    def _call(self, request: ToolCallRequest) -> ToolCall:
+        tc = request.tool_call
+        return self.checkpoint.call(
+            str(tc.get("name") or ""),
+            tc.get("args") or {},
+            str(tc.get("id") or ""),
+            session_id=None if self._fixed_session else _thread_id(request),
+        )
+
+
+def _thread_id(request: ToolCallRequest) -> str | None:
+    """Return the run's ``thread_id`` (one Tether session per LangGraph thread), if any."""
+    runtime: Any = getattr(request, "runtime", None)
+    config: Any = getattr(runtime, "config", None)
+    if not isinstance(config, Mapping):
+        return None
+    configurable = config.get("configurable")
+    if isinstance(configurable, Mapping) and configurable.get("thread_id"):
+        return f"langchain:{configurable['thread_id']}"
+    return None
+
+
+def _refusal(call: ToolCall, verdict: Verdict) -> Result:
+    message = ToolMessage(
+        content=verdict.message, tool_call_id=call.call_id, name=call.tool, status="error"
+    )
+    return _halting(message, verdict) if verdict.halted else message
+
+
+def _halting(message: ToolMessage, verdict: Verdict) -> Command[Any]:
+    return Command(update={"messages": [message], HALT_KEY: verdict.message})
+
+
+def _outcome(result: Result) -> tuple[Any, bool]:
+    """Return (output, failed) of what the tool produced."""
+    if isinstance(result, ToolMessage):
+        return result.content, result.status == "error"
+    update = result.update
+    messages = update.get("messages") if isinstance(update, Mapping) else None
+    tool_messages = [m for m in messages or () if isinstance(m, ToolMessage)]
+    if tool_messages:
+        m = tool_messages[-1]
+        return m.content, m.status == "error"
+    return repr(update), False
+
+
+def _annotate(result: Result, after: Verdict, before: Verdict) -> Result:
+    """Append the guard's note to the tool message: the result's, else the call's warning."""
+    note = after if after.noted else before
+    if isinstance(result, Command):
+        if not after.halted:
+            return result
+        update = dict(result.update) if isinstance(result.update, Mapping) else {}
+        update[HALT_KEY] = after.message
+        return Command(graph=result.graph, update=update, resume=result.resume, goto=result.goto)
+    if not note.noted:
+        return result
+    content: Any = result.content
+    if isinstance(content, str):
+        content = with_note(content, note)
+    else:  # a list of content blocks: add the note as one more text block
+        content = [*content, {"type": "text", "text": note.message}]
+    annotated = result.model_copy(update={"content": content})
+    return _halting(annotated, after) if after.halted else annotated
+
+
+__all__ = ["TetherMiddleware", "TetherState"]

@@ -1,0 +1,149 @@
+"""LangChain v1: real ``create_agent`` runs (sync and async) with a scripted chat model.
+
+The model is a small ``BaseChatModel`` that emits scripted tool calls and records what it was
+shown, so each test checks what the model actually read after Tether intervened.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+from langchain.agents import create_agent
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.runnables import Runnable
+from langchain_core.tools import tool
+
+from tether.config import DEFAULT_CONFIG
+from tether.integrations.langchain import TetherMiddleware
+
+FINAL = "done"
+
+
+class ScriptedChat(BaseChatModel):
+    """Emits one scripted tool call per turn, then a final answer; remembers every prompt."""
+
+    script: list[tuple[str, dict[str, Any]]]
+    seen: list[list[BaseMessage]]
+
+    @property
+    def _llm_type(self) -> str:
+        return "scripted"
+
+    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> Runnable[Any, AIMessage]:
+        return self
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        turn = len(self.seen)
+        self.seen.append(list(messages))
+        if turn < len(self.script):
+            name, args = self.script[turn]
+            msg = AIMessage(content="", tool_calls=[{"name": name, "args": args, "id": f"c{turn}"}])
+        else:
+            msg = AIMessage(content=FINAL)
+        return ChatResult(generations=[ChatGeneration(message=msg)])
+
+
+RAN: list[tuple[str, str]] = []
+
+
+@tool
+def shell(command: str) -> str:
+    """Run a shell command."""
+    RAN.append(("shell", command))
+    return f"ran: {command}"
+
+
+@tool
+def read_file(path: str) -> str:
+    """Read a file."""
+    RAN.append(("read_file", path))
+    return "the same contents"
+
+
+def run(
+    script: list[tuple[str, dict[str, Any]]], mode: str, **config: Any
+) -> tuple[list[Any], ScriptedChat]:
+    """Run one agent over ``script``; return the final message list and the model."""
+    RAN.clear()
+    model = ScriptedChat(script=script, seen=[])
+    guard = TetherMiddleware(
+        config=DEFAULT_CONFIG.with_values(config) if config else DEFAULT_CONFIG
+    )
+    agent = create_agent(model, tools=[shell, read_file], middleware=[guard])
+    state = {"messages": [{"role": "user", "content": "go"}]}
+    out = agent.invoke(state) if mode == "sync" else asyncio.run(agent.ainvoke(state))
+    messages: list[Any] = out["messages"]
+    return messages, model
+
+
+def tool_messages(messages: list[Any]) -> list[ToolMessage]:
+    return [m for m in messages if isinstance(m, ToolMessage)]
+
+
+MODES = ["sync", "async"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_normal_call_passes_through_unchanged(mode: str) -> None:
+    messages, _ = run([("shell", {"command": "ls -la"})], mode)
+    (reply,) = tool_messages(messages)
+    assert reply.content == "ran: ls -la"
+    assert reply.status == "success"
+    assert RAN == [("shell", "ls -la")]
+    assert messages[-1].content == FINAL
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(
+    "command", ["rm -rf /", "sudo rm -rf /", "/bin/rm -rf / --no-preserve-root"]
+)
+def test_dangerous_command_is_refused_and_the_model_reads_why(mode: str, command: str) -> None:
+    messages, model = run([("shell", {"command": command}), ("shell", {"command": "pwd"})], mode)
+    refused, after = tool_messages(messages)
+    assert refused.status == "error"
+    assert "DG101" in refused.content and "Tether blocked this call" in refused.content
+    assert RAN == [("shell", "pwd")]  # the dangerous one never ran; the run went on
+    assert after.content == "ran: pwd"
+    shown = [m for m in model.seen[1] if isinstance(m, ToolMessage)]
+    assert shown and "DG101" in str(shown[-1].content)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_repeated_read_is_warned_then_blocked_then_the_run_halts(mode: str) -> None:
+    script = [("read_file", {"path": "notes.txt"})] * 12
+    messages, model = run(script, mode, **{"loops.hard_stop": True})
+    replies = tool_messages(messages)
+    # idempotent_no_progress: warn at 2 identical results, hard stop at 5.
+    assert len(RAN) == 5
+    assert replies[0].content == "the same contents"
+    assert replies[1].content.startswith("the same contents\n\n")
+    assert "TL201" in replies[1].content and replies[1].status == "success"
+    blocked = replies[5]
+    assert blocked.status == "error" and "TL201" in blocked.content
+    assert "the same contents" not in blocked.content
+    # Blocked again and again, the guard halts: the run ends without asking the model again.
+    last = messages[-1]
+    assert isinstance(last, AIMessage) and "TL208" in str(last.content)
+    assert last.content != FINAL
+    assert len(model.seen) == len(replies) < len(script)
+
+
+def test_without_the_middleware_the_same_loop_runs_to_the_end() -> None:
+    """Control: the scripted model really would loop twelve times if nothing stopped it."""
+    RAN.clear()
+    model = ScriptedChat(script=[("read_file", {"path": "notes.txt"})] * 12, seen=[])
+    agent = create_agent(model, tools=[shell, read_file])
+    agent.invoke({"messages": [{"role": "user", "content": "go"}]})
+    assert len(RAN) == 12
