@@ -143,6 +143,42 @@ def test_the_loop_guard_adds_configured_tools_to_its_builtins(dirs: Dirs) -> Non
     assert tools.shell["my_sh"] == "script" and tools.shell["Bash"] == "command"
 
 
+def test_every_key_is_read_somewhere_outside_the_config_package() -> None:
+    # The other half of "no setting silently does nothing": a declared key nothing reads is
+    # as bad as a read key nobody declared (which Config.get refuses).
+    sources = [
+        path.read_text(encoding="utf-8")
+        for path in (REPO_ROOT / "src" / "tether").rglob("*.py")
+        if "config" not in path.relative_to(REPO_ROOT / "src" / "tether").parts[:1]
+    ]
+    text = "\n".join(sources)
+    unread = [
+        key.path
+        for key in SCHEMA
+        if f'"{key.path}"' not in text and f'"{key.path.rsplit(".", 1)[0]}.{{' not in text
+    ]
+    assert not unread, f"declared but never read outside tether.config: {unread}"
+
+
+def test_runtime_consumers_accept_what_the_loader_accepts(dirs: Dirs) -> None:
+    from tether.approval.policy import Policy
+    from tether.loops.settings import from_config
+    from tether.store.open import open_store
+
+    write(dirs.user_file, config_docs.render_example())
+    config = load_config(environ=dirs.env, overrides=["store.backend=memory"])
+    from_config(config)
+    Policy.from_config(config)
+    open_store(config).close()
+    extreme = {
+        key.path: key.maximum if key.kind == "int" and key.maximum else key.default
+        for key in SCHEMA
+        if key.kind == "int" and "warn_after" not in key.path
+    }
+    from_config(DEFAULT_CONFIG.with_values(extreme))
+    Policy.from_config(DEFAULT_CONFIG.with_values(extreme))
+
+
 CROSS = [
     # (file text, the key blamed, words in the message)
     ("loops:\n  warn_after:\n    cycle: 5\n", "loops.hard_stop_after.cycle", "at least"),

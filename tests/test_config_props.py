@@ -1,5 +1,6 @@
 """Property-based round trips: ``set`` then ``get`` returns the value, for every key type; any
-file ``check`` accepts loads to the values it declares; ``check`` and loading always agree.
+file ``check`` accepts loads to the values it declares and the loop guard and approval policy
+accept it; ``check`` and loading always agree.
 
 Each example uses its own temporary HOME and passes ``environ`` explicitly, so no real config is
 read and the cache never sees a file younger than its racy window.
@@ -19,6 +20,7 @@ from typing import Any
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from tether.approval.policy import Policy
 from tether.config import load_config
 from tether.config.check import check_file
 from tether.config.constraints import ORDERED, check_constraints
@@ -26,6 +28,7 @@ from tether.config.edit import set_key, set_value
 from tether.config.schema import KEYS, SCHEMA, Key
 from tether.config.validate import format_text
 from tether.errors import ConfigError
+from tether.loops.settings import from_config as loop_settings
 
 SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -191,6 +194,9 @@ def test_a_file_check_accepts_loads_to_its_values(values: dict[str, Any], style:
         config = load_config(cwd=home / "repo", environ=env)
         for key_path, value in values.items():
             assert config.get(key_path) == effective(KEYS[key_path], value)
+        # ...and what loads, the runtime accepts: a hook never refuses a checked config.
+        loop_settings(config)
+        Policy.from_config(config)
 
 
 # Anything YAML can hold, at any known or unknown place: check and load must agree.
