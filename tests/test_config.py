@@ -488,6 +488,14 @@ def test_a_fresh_cache_spares_the_yaml_parser_and_changes_invalidate_it(dirs: Di
     assert probe(dirs) == [10, False]
 
 
+def test_cache_entries_are_private(dirs: Dirs) -> None:
+    write(dirs.project_file, "store:\n  url: redis://:secret@db:6379/0\n", age=60)
+    load_config(environ=dirs.env)
+    (entry,) = (dirs.home / "cache" / "tether").glob("config-*.json")
+    assert entry.stat().st_mode & 0o777 == 0o600
+    assert entry.parent.stat().st_mode & 0o777 == 0o700
+
+
 def test_recently_modified_files_are_not_cached(dirs: Dirs) -> None:
     write(dirs.project_file, "loops:\n  window: 20\n")  # modified just now: could be rewritten
     assert probe(dirs) == [20, True]

@@ -87,8 +87,10 @@ def cached(
 def _store(entry: Path, data: Mapping[str, Any]) -> None:
     tmp = entry.with_name(f".{entry.name}.{os.getpid()}.tmp")
     try:
-        entry.parent.mkdir(parents=True, exist_ok=True)
-        with open(tmp, "w", encoding="utf-8") as handle:
+        # Private: values may include secrets (a Redis URL with a password).
+        entry.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with open(fd, "w", encoding="utf-8") as handle:
             json.dump(data, handle, ensure_ascii=False, separators=(",", ":"))
         os.replace(tmp, entry)
     except OSError:
