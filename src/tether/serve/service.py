@@ -1,0 +1,336 @@
+"""What the sidecar does with a request, independent of HTTP: decide within a deadline, fail closed.
+
+A hook event goes through the very functions ``tether hook HOST`` uses (the host adapter's
+``parse``, ``render`` and ``render_failure``, the runner's ``describe`` and the same config
+loading), so the same payload gets the same reply; only the Guard and its store are shared
+across requests instead of being built per process. Stores are opened once per distinct
+``store.*`` setting and kept until the service closes; a Guard is kept per (project config,
+store, unattended) and rebuilt when that config changes.
+
+Every decision runs in a worker thread the request waits on for at most ``hooks.deadline``
+seconds: a hung store or a pathological input becomes the host's deny, never a silent allow.
+Calls of one session are serialised (``lock="session"``), or every call (``lock="global"``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from types import ModuleType
+from typing import Any, TypeVar
+
+from tether.hosts import adapter
+from tether.hosts.events import HookEvent, Kind, Reply, failure_reason
+from tether.hosts.runner import DEFAULT_DEADLINE, describe
+from tether.model import ALLOW, Action, Decision
+from tether.serve import api
+from tether.serve.options import Options
+from tether.store import Store
+
+T = TypeVar("T")
+FAILURE_CODE = "tether-error"  # the code the hook adapters use for their own fail-closed replies
+MAX_GUARDS = 64  # cached guards (one per project config seen); cleared when exceeded
+
+
+class DeadlineExceeded(Exception):
+    """No decision within the deadline: the request is answered with a deny."""
+
+
+def failure_decision(cause: str) -> Decision:
+    """Return the block the JSON API answers with when it could not decide."""
+    return Decision(Action.BLOCK, (FAILURE_CODE,), failure_reason(cause))
+
+
+class _Locks:
+    """One lock per live session (or one for everything), dropped when nobody holds it."""
+
+    def __init__(self, mode: str) -> None:
+        self._global = threading.Lock() if mode == "global" else None
+        self._table: dict[str, list[Any]] = {}  # session -> [lock, holders and waiters]
+        self._guard = threading.Lock()
+
+    @contextmanager
+    def hold(self, session_id: str) -> Iterator[None]:
+        if self._global is not None:
+            with self._global:
+                yield
+            return
+        with self._guard:
+            entry = self._table.get(session_id)
+            if entry is None:
+                entry = self._table[session_id] = [threading.Lock(), 0]
+            entry[1] += 1
+        try:
+            with entry[0]:
+                yield
+        finally:
+            with self._guard:
+                entry[1] -= 1
+                if entry[1] == 0:
+                    del self._table[session_id]
+
+    def __len__(self) -> int:
+        return len(self._table)
+
+
+class Service:
+    """The shared state of a running sidecar: config, stores, guards, locks and counters."""
+
+    def __init__(
+        self,
+        options: Options | None = None,
+        *,
+        environ: Mapping[str, str] | None = None,
+        cwd: Path | None = None,
+    ) -> None:
+        from tether.config import load_config
+
+        self.options = options or Options()
+        self.environ: dict[str, str] = dict(os.environ if environ is None else environ)
+        self.cwd = cwd or Path.cwd()
+        # Loaded once at start so a broken config stops the service instead of every call.
+        self.config = load_config(
+            cwd=self.cwd, overrides=self.options.overrides, environ=self.environ
+        )
+        deadline = self.config.get("hooks.deadline")
+        valid = isinstance(deadline, int | float) and not isinstance(deadline, bool)
+        self.deadline = float(deadline) if valid and deadline > 0 else DEFAULT_DEADLINE
+        self.started = time.time()
+        self._clock = time.monotonic()
+        self._stores: dict[tuple[Any, ...], Store] = {}
+        self._guards: dict[tuple[Any, ...], tuple[Mapping[str, Any], Any]] = {}
+        self._shared = threading.Lock()  # the store and guard tables
+        self._locks = _Locks(self.options.lock)
+        self._counts = {"requests": 0, "decisions": 0, "failures": 0, "deadlines": 0}
+        self._count_lock = threading.Lock()
+        self._closed = False
+        self.store_backend = str(self.config.get("store.backend"))
+        self.store = self._store_for(self.config)  # open now: a bad store fails at start
+
+    # -- requests ------------------------------------------------------------------------------
+
+    def hook(self, host: str, body: bytes) -> Reply:
+        """Answer one hook event for ``host`` exactly as ``tether hook HOST`` would."""
+        ad = adapter(host)
+        seen: dict[str, str | None] = {"event": None}
+        self._count("requests")
+        try:
+            reply = self.within(lambda: self._answer(ad, body, seen))
+        except DeadlineExceeded as exc:
+            self._count("deadlines")
+            reply = ad.render_failure(seen["event"], str(exc))
+        except BaseException as exc:  # fail closed on everything, as the command hook does
+            self._count("failures")
+            reply = ad.render_failure(seen["event"], describe(exc))
+        else:
+            self._count("decisions")
+        return reply
+
+    def failure(self, host: str, cause: str) -> Reply:
+        """Return ``host``'s fail-closed reply for a request that never reached the guard."""
+        self._count("requests")
+        self._count("failures")
+        reply: Reply = adapter(host).render_failure(None, cause)
+        return reply
+
+    def before_call(self, data: Mapping[str, Any]) -> Decision:
+        """Decide whether the ToolCall in ``data`` may run (the library's Guard.before_call)."""
+        where = "/v1/before_call"
+        call = api.tool_call(data, where)
+        unattended = api.unattended(data, where)
+        return self._run(
+            call.session_id,
+            lambda: self._guard_for(self.config, None, unattended).before_call(call),
+        )
+
+    def after_call(self, data: Mapping[str, Any]) -> Decision:
+        """Record the ToolResult in ``data``; return what the model should know."""
+        where = "/v1/after_call"
+        result = api.tool_result(data, where)
+        unattended = api.unattended(data, where)
+        return self._run(
+            result.call.session_id,
+            lambda: self._guard_for(self.config, None, unattended).after_call(result),
+        )
+
+    def classify(self, data: Mapping[str, Any]) -> dict[str, Any]:
+        """Return what ``tether classify --json`` prints for the command in ``data``."""
+        from tether.cli.classify import verdict
+
+        text = api.command(data)
+        result: dict[str, Any] = self.within(lambda: verdict(text))
+        return result
+
+    def health(self) -> dict[str, Any]:
+        """Return the service's identity and counters, for ``tether doctor`` and monitors."""
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            release = version("tether")
+        except PackageNotFoundError:  # pragma: no cover - running from a bare checkout
+            release = "unknown"
+        with self._count_lock:
+            counts = dict(self._counts)
+        return {
+            "status": "ok",
+            "service": "tether",
+            "version": release,
+            "pid": os.getpid(),
+            "uptime_s": round(time.monotonic() - self._clock, 3),
+            "started": self.started,
+            "store": {"backend": self.store_backend, "location": self._location(self.store)},
+            "deadline_s": self.deadline,
+            "lock": self.options.lock,
+            "token_required": bool(self.options.token),
+            "active_sessions": len(self._locks),
+            **counts,
+        }
+
+    def count_failure(self) -> None:
+        """Count a JSON API request that failed before or during its decision."""
+        self._count("failures")
+
+    # -- machinery -----------------------------------------------------------------------------
+
+    def within(self, fn: Callable[[], T]) -> T:
+        """Run ``fn`` in a worker thread; raise DeadlineExceeded if it takes too long."""
+        box: list[tuple[bool, Any]] = []
+        done = threading.Event()
+
+        def work() -> None:
+            try:
+                box.append((True, fn()))
+            except BaseException as exc:  # handed to the waiting request thread
+                box.append((False, exc))
+            finally:
+                done.set()
+
+        # A daemon thread: one stuck in a hung store must not keep the service from exiting.
+        threading.Thread(target=work, name="tether-decide", daemon=True).start()
+        if not done.wait(self.deadline):
+            raise DeadlineExceeded(f"no decision within the {self.deadline:g} s deadline")
+        ok, value = box[0]
+        if ok:
+            result: T = value
+            return result
+        raise value
+
+    def _run(self, session_id: str, fn: Callable[[], object]) -> Decision:
+        self._count("requests")
+
+        def locked() -> object:
+            with self._locks.hold(session_id):
+                return fn()
+
+        result = self.within(locked)
+        if not isinstance(result, Decision):
+            raise TypeError(f"the guard returned {type(result).__name__}, not a Decision")
+        self._count("decisions")
+        return result
+
+    def _answer(self, ad: ModuleType, body: bytes, seen: dict[str, str | None]) -> Reply:
+        # The runner's _answer, minus stdin and the watchdog (the HTTP layer caps the body).
+        try:
+            payload = json.loads(body)
+        except ValueError as exc:
+            raise ValueError(f"the request body is not valid JSON ({exc})") from None
+        if isinstance(payload, dict) and isinstance(payload.get("hook_event_name"), str):
+            seen["event"] = payload["hook_event_name"]
+        event: HookEvent = ad.parse(payload)
+        if event.kind is Kind.OTHER:
+            other: Reply = ad.render(event, ALLOW)  # nothing to decide: no config, no store
+            return other
+        from tether.config import load_config
+
+        cwd = Path(event.cwd) if event.cwd and Path(event.cwd).is_dir() else self.cwd
+        config = load_config(cwd=cwd, overrides=self.options.overrides, environ=self.environ)
+        guard = self._guard_for(config, cwd, not ad.CAN_ASK)
+        with self._locks.hold(event.session_id):
+            decision = _dispatch(guard, event)
+        reply: Reply = ad.render(event, decision)
+        return reply
+
+    def _store_for(self, config: Any) -> Store:
+        key = self._store_key(config)
+        with self._shared:
+            store = self._stores.get(key)
+            if store is None:
+                if self._closed:
+                    raise RuntimeError("the service is shutting down")
+                from tether.store.open import open_store
+
+                store = self._stores[key] = open_store(config, environ=self.environ)
+        return store
+
+    def _store_key(self, config: Any) -> tuple[Any, ...]:
+        backend = config.get("store.backend")
+        ttl = config.get("store.ttl_days")
+        if backend == "sqlite":
+            from tether.store.open import sqlite_path
+
+            return ("sqlite", str(sqlite_path(config, self.environ)), ttl)
+        if backend == "redis":
+            return ("redis", config.get("store.url"), config.get("store.key_prefix"), ttl)
+        return (str(backend),)
+
+    def _guard_for(self, config: Any, cwd: Path | None, unattended: bool) -> Any:
+        store = self._store_for(config)
+        key = (str(cwd) if cwd else "", self._store_key(config), unattended)
+        values = config.values
+        with self._shared:
+            cached = self._guards.get(key)
+            if cached is not None and cached[0] == values:
+                return cached[1]
+        from tether.guard import Guard
+
+        guard = Guard(config, store, unattended=unattended)
+        with self._shared:
+            if len(self._guards) >= MAX_GUARDS:
+                self._guards.clear()
+            self._guards[key] = (values, guard)
+        return guard
+
+    @staticmethod
+    def _location(store: Store) -> str:
+        location = getattr(store, "location", "")
+        return str(location) if location else ""
+
+    def _count(self, name: str) -> None:
+        with self._count_lock:
+            self._counts[name] += 1
+
+    def close(self) -> None:
+        """Close every store the service opened (after the server has drained its requests)."""
+        with self._shared:
+            self._closed = True
+            stores = list(self._stores.values())
+            self._stores.clear()
+            self._guards.clear()
+        for store in stores:
+            store.close()
+
+
+def _dispatch(guard: Any, event: HookEvent) -> Decision:
+    """Feed ``event`` to ``guard`` the way ``tether.hosts.runner.decide`` does."""
+    result: object = ALLOW
+    if event.kind is Kind.PRE and event.call is not None:
+        result = guard.before_call(event.call)
+    elif event.kind is Kind.POST and event.result is not None:
+        result = guard.after_call(event.result)
+    elif event.kind is Kind.PROMPT:
+        guard.user_message(event.session_id, event.text)
+    elif event.kind is Kind.SUBAGENT_START and event.agent_id:
+        guard.subagent_start(event.session_id, event.agent_id)
+    elif event.kind is Kind.SUBAGENT_STOP and event.agent_id:
+        guard.subagent_stop(event.session_id, event.agent_id)
+    if not isinstance(result, Decision):
+        raise TypeError(f"the guard returned {type(result).__name__}, not a Decision")
+    return result
+
+
+__all__ = ["FAILURE_CODE", "DeadlineExceeded", "Service", "failure_decision"]
