@@ -1,0 +1,128 @@
+"""OpenAI Agents SDK tool guardrails: every function-tool call checked by one Tether ``Guard``.
+
+    from agents import Agent, function_tool
+    from tether.integrations.openai_agents import TetherGuardrails
+
+    tether = TetherGuardrails()
+
+    @function_tool(**tether.tool_kwargs())
+    def shell(command: str) -> str: ...
+
+    agent = Agent(name="ops", tools=tether.protect(other_tool, shell))
+
+The input guardrail asks the guard before the tool runs: a refused call (block, or an ask no
+one can answer) comes back as ``reject_content(reason)`` so the model reads why and the run goes
+on; a halt is ``raise_exception()``, which ends ``Runner.run`` with
+``ToolInputGuardrailTripwireTriggered`` (its ``output.output_info`` holds the decision). The
+output guardrail records the result; a note (a loop warning) replaces the output with the output
+plus the note, and a halt raises ``ToolOutputGuardrailTripwireTriggered``. Hosted tools are not
+function tools and are not covered. Requires the ``openai-agents`` extra.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Mapping
+from typing import Any
+
+from agents import (
+    FunctionTool,
+    ToolGuardrailFunctionOutput,
+    ToolInputGuardrail,
+    ToolInputGuardrailData,
+    ToolOutputGuardrail,
+    ToolOutputGuardrailData,
+)
+
+from tether.integrations._core import (
+    Checkpoint,
+    Verdict,
+    add_shell_tools,
+    build_guard,
+    output_text,
+    with_note,
+)
+from tether.model import ALLOW, ToolCall
+
+# Calls whose result never arrived (the tool raised and the run stopped) are forgotten after
+# this many newer calls, so the pending map stays bounded in a long-lived process.
+MAX_PENDING = 256
+
+
+class TetherGuardrails:
+    """A tool input guardrail and a tool output guardrail sharing one guard and session."""
+
+    def __init__(
+        self,
+        guard: Any = None,
+        *,
+        config: Any = None,
+        store: Any = None,
+        session_id: str | None = None,
+        shell_tools: Mapping[str, str] | None = None,
+    ) -> None:
+        """Use ``guard``, or build an unattended one from ``config`` (loaded when None)."""
+        self.guard = build_guard(guard, config, store)
+        add_shell_tools(self.guard, shell_tools or {})
+        self.checkpoint = Checkpoint(self.guard, session_id)
+        self._pending: dict[str, tuple[ToolCall, Verdict]] = {}
+        self._lock = threading.Lock()
+        self.input: ToolInputGuardrail[Any] = ToolInputGuardrail(
+            guardrail_function=self._check_input, name="tether_input"
+        )
+        self.output: ToolOutputGuardrail[Any] = ToolOutputGuardrail(
+            guardrail_function=self._check_output, name="tether_output"
+        )
+
+    def tool_kwargs(self) -> dict[str, Any]:
+        """Return the keyword arguments that attach both guardrails in ``@function_tool(...)``."""
+        return {"tool_input_guardrails": [self.input], "tool_output_guardrails": [self.output]}
+
+    def protect(self, *tools: Any) -> list[Any]:
+        """Attach both guardrails to each function tool (others are returned unchanged)."""
+        for tool in tools:
+            if isinstance(tool, FunctionTool):
+                tool.tool_input_guardrails = [*(tool.tool_input_guardrails or ()), self.input]
+                tool.tool_output_guardrails = [*(tool.tool_output_guardrails or ()), self.output]
+        return list(tools)
+
+    # -- the guardrail functions --------------------------------------------------------------
+
+    async def _check_input(self, data: ToolInputGuardrailData) -> ToolGuardrailFunctionOutput:
+        ctx = data.context
+        call = self.checkpoint.call(ctx.tool_name, ctx.tool_arguments, ctx.tool_call_id)
+        verdict = await asyncio.to_thread(self.checkpoint.before, call)
+        info = verdict.decision.to_json()
+        if verdict.halted:
+            return ToolGuardrailFunctionOutput.raise_exception(output_info=info)
+        if verdict.refused:
+            return ToolGuardrailFunctionOutput.reject_content(verdict.message, output_info=info)
+        with self._lock:
+            self._pending[call.call_id] = (call, verdict)
+            while len(self._pending) > MAX_PENDING:
+                del self._pending[next(iter(self._pending))]
+        return ToolGuardrailFunctionOutput.allow(output_info=info)
+
+    async def _check_output(self, data: ToolOutputGuardrailData) -> ToolGuardrailFunctionOutput:
+        ctx = data.context
+        with self._lock:
+            pending = self._pending.pop(ctx.tool_call_id, None)
+        if pending is None:  # no input guardrail saw it (attached alone): judge it now
+            call = self.checkpoint.call(ctx.tool_name, ctx.tool_arguments, ctx.tool_call_id)
+            before = Verdict(ALLOW)
+        else:
+            call, before = pending
+        after = await asyncio.to_thread(self.checkpoint.after, call, data.output)
+        info = after.decision.to_json()
+        if after.halted:
+            return ToolGuardrailFunctionOutput.raise_exception(output_info=info)
+        note = after if after.noted else before
+        if note.noted:
+            # The SDK has no "append": the replacement is the output followed by the note.
+            text = with_note(output_text(data.output), note)
+            return ToolGuardrailFunctionOutput.reject_content(text, output_info=info)
+        return ToolGuardrailFunctionOutput.allow(output_info=info)
+
+
+__all__ = ["TetherGuardrails"]
