@@ -4,7 +4,8 @@
     ├── InputError       bad input from a user or host (malformed JSON, bad format)
     ├── ConfigError      a config file or value is wrong (file, line, key, expected, found)
     ├── StoreError       session state cannot be read or written (locked, corrupt, unreachable)
-    └── WorkerError      the isolated classification worker failed (timeout, crash, bad verdict)
+    ├── WorkerError      the isolated classification worker failed (timeout, crash, bad verdict)
+    └── HaltError        the guard halted the agent (raised by a framework integration)
 
 Messages say where, what and what next, e.g.
 ``tether.yaml:3: loops.warn_after.exact_failure: expected an integer ≥ 1, got 'two'``.
@@ -31,3 +32,11 @@ class StoreError(TetherError):
 
 class WorkerError(TetherError):
     """The isolated classification worker failed."""
+
+
+class HaltError(TetherError):
+    """The guard halted the agent (a framework integration ends the run by raising this)."""
+
+    def __init__(self, message: str, decision: object = None) -> None:
+        super().__init__(message)
+        self.decision = decision  # the tether.model.Decision that halted the run
