@@ -1,7 +1,10 @@
 """A JSON cache of validated file layers, so a hook process never imports ruamel.yaml.
 
 The cache key is the list of file paths; the entry is trusted only when every file's
-``(mtime_ns, ctime_ns, size, inode)`` and the schema's version and source files are unchanged.
+``(mtime_ns, ctime_ns, size, inode)`` is unchanged, and so are the files that define what a
+valid value is (schema.py, validate.py, constraints.py, load.py: their stat stands for the
+schema version, so a new release or a local edit invalidates every entry). Checking that costs
+a few stat calls; importing the schema to read a version number would cost a millisecond.
 Entries are never written for a file modified in the last two seconds: a second write in the
 same timestamp tick with the same size would otherwise go unnoticed (git's "racy clean" rule).
 A broken, unreadable or unwritable cache is just a miss.
@@ -20,14 +23,14 @@ from typing import Any
 from tether.config.paths import cache_dir
 
 RACY_SECONDS = 2.0
-_HERE = Path(__file__).resolve().parent
-# Editing these modules changes what a valid value is, so they are part of the key.
-_CODE = ("schema.py", "validate.py", "cache.py")
+FORMAT = 1  # bump when the entry layout changes
+_HERE = os.path.dirname(os.path.abspath(__file__))  # no resolve(): it stats every parent
+_CODE = ("schema.py", "validate.py", "constraints.py", "load.py", "cache.py")
 
 Payload = dict[str, Any]
 
 
-def _stat(path: Path) -> list[int] | None:
+def _stat(path: Path | str) -> list[int] | None:
     try:
         st = os.stat(path)
     except OSError:
@@ -37,10 +40,8 @@ def _stat(path: Path) -> list[int] | None:
 
 def signature(files: list[tuple[str, Path, bool]]) -> list[Any]:
     """Return what must be unchanged for a cached entry of ``files`` to be trusted."""
-    from tether.config.schema import SCHEMA_VERSION
-
-    code = [_stat(_HERE / name) for name in _CODE]
-    return [SCHEMA_VERSION, code, [[layer, str(p), _stat(p)] for layer, p, _ in files]]
+    code = [_stat(os.path.join(_HERE, name)) for name in _CODE]
+    return [FORMAT, code, [[layer, str(p), _stat(p)] for layer, p, _ in files]]
 
 
 def _entry_path(environ: Mapping[str, str], files: list[tuple[str, Path, bool]]) -> Path:

@@ -142,16 +142,15 @@ def load_paths(
     use_cache: bool = True,
 ) -> Config:
     """Load the effective config from already discovered ``paths``."""
-    from tether.config.validate import ConfigProblems, Problem
-
+    # On the hook path (a fresh cache, no overrides) nothing below imports the validator.
     layers = paths.layers()
     texts = [(f"env:{name}", path, text) for name, path, text in env_overrides(environ)]
-    problems: list[Problem] = []
+    malformed: list[str] = []
     for item in overrides:
         try:
             texts.append(("--set", *split_override(item)))
         except ConfigError as exc:
-            problems.append(Problem("--set", None, "", str(exc)))
+            malformed.append(str(exc))
     try:
         if use_cache:
             from tether.config.cache import cached
@@ -159,25 +158,35 @@ def load_paths(
             payload = cached(layers, environ, lambda: _read_files(layers))
         else:
             payload = _read_files(layers)
-    except ConfigProblems as exc:
+    except ConfigError as exc:
         # Report the overrides' mistakes along with the files', not one batch per run.
-        problems = [*exc.problems, *problems, *_text_problems(texts)]
-        raise ConfigProblems(problems) from None
+        from tether.config.validate import ConfigProblems
+
+        found = [*getattr(exc, "problems", ()), *_problems(malformed), *_text_problems(texts)]
+        raise ConfigProblems(found) from None
     values: dict[str, Any] = payload["values"]
     origins: dict[str, str] = payload["origins"]
-    if texts or problems:
+    if texts or malformed:
+        from tether.config.constraints import check_constraints
+        from tether.config.validate import ConfigProblems
+
+        problems = _problems(malformed)
         try:
             apply_texts(values, origins, texts)
         except ConfigProblems as exc:
             problems += exc.problems
         if not problems:
-            from tether.config.constraints import check_constraints
-
             problems = check_constraints(values, origins)
         if problems:
             raise ConfigProblems(problems)
     files = tuple((layer, path) for layer, path in payload["files"])
     return Config(values, origins, files)
+
+
+def _problems(malformed: list[str]) -> list[Any]:
+    from tether.config.validate import Problem
+
+    return [Problem("--set", None, "", message) for message in malformed]
 
 
 def default_config() -> Config:

@@ -12,9 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-# Bump when a key's meaning or type changes; it is part of the load cache key.
-SCHEMA_VERSION = 1
-
 Kind = Literal["bool", "int", "float", "str", "enum", "list", "map"]
 
 
@@ -347,4 +344,4 @@ def is_group(path: str) -> bool:
     return any(key.path.startswith(prefix) for key in SCHEMA)
 
 
-__all__ = ["GROUPS", "KEYS", "SCHEMA", "SCHEMA_VERSION", "SECTIONS", "Key", "Kind", "is_group"]
+__all__ = ["GROUPS", "KEYS", "SCHEMA", "SECTIONS", "Key", "Kind", "is_group"]
