@@ -15,7 +15,7 @@ from typing import Any
 
 from tether.loops import detectors as d
 from tether.loops import kinds, progress
-from tether.loops.fingerprint import call_signature, preview, result_fingerprint
+from tether.loops.fingerprint import preview, result_fingerprint, signature_and_preview
 from tether.loops.messages import merge
 from tether.loops.settings import LoopSettings, from_config
 from tether.loops.state import (
@@ -70,8 +70,7 @@ class Guard:
         s = self.settings
         command = kinds.shell_command(call.tool, call.args, s.tools)
         shell_key = s.tools.shell.get(call.tool) if command is not None else None
-        sig = call_signature(call.tool, call.args, shell_key)
-        text = preview(call.tool, call.args, shell_key)
+        sig, text = signature_and_preview(call.tool, call.args, shell_key)
         if command is None:
             return _Prepared(
                 sig, kinds.static_kind(call.tool, call.args, s.tools), text, None, None
@@ -182,8 +181,8 @@ class Guard:
             rec["last"] = seq
             rec["kind"] = kind
             findings: list[Finding] = []
-            prev_sig = next((e[2] for e in reversed(st["window"]) if e[5] != "turn"), None)
-            if kind == kinds.TOOL and prev_sig != sig:
+            window = st["window"]
+            if kind == kinds.TOOL and (not window or window[-1][2] != sig):
                 rec["same"] = 0  # unknown tools count only consecutive identical calls
             landed = _record_result(rec, res, failed, kind, cid, result.time or started, wait)
             tools: dict[str, Any] = st["tools"]

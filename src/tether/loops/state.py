@@ -61,6 +61,8 @@ def new_state() -> State:
 
 def coerce(state: State | None) -> State:
     """Return ``state`` with every key present (old or foreign states are repaired, not trusted)."""
+    if isinstance(state, dict) and state.get("v") == VERSION and state.keys() >= _TEMPLATE_KEYS:
+        return state  # the fast path: our own layout, every key there
     if not isinstance(state, dict) or state.get("v") != VERSION:
         fresh = new_state()
         if isinstance(state, dict):  # keep the user-visible counters across a layout change
@@ -75,6 +77,9 @@ def coerce(state: State | None) -> State:
         ):
             state[key] = value
     return state
+
+
+_TEMPLATE_KEYS = frozenset(new_state())
 
 
 def new_record(tool: str, kind: str, preview: str) -> dict[str, Any]:
@@ -98,12 +103,13 @@ def new_record(tool: str, kind: str, preview: str) -> dict[str, Any]:
 
 
 def trim(state: State, window: int) -> None:
-    """Cap the window, the signature table and the pending map (O(window))."""
+    """Cap the window, the signature table and the pending map (amortised O(1) per call)."""
     win = state["window"]
     if len(win) > window:
         del win[: len(win) - window]
     sigs: dict[str, Any] = state["sigs"]
-    if len(sigs) > window:
+    # Evict in batches (down to the window once a quarter over it): one sort per window/4 calls.
+    if len(sigs) > window + max(1, window // 4):
         by_age = sorted(sigs, key=lambda s: sigs[s]["last"])
         for sig in by_age[: len(sigs) - window]:
             del sigs[sig]
