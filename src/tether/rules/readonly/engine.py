@@ -28,10 +28,20 @@ _SHELL_ESCAPES = opts(
     "less more most pg man vim vi nvim view vimdiff nano pico emacs ed ex joe micro top htop info"
 )
 _INTERPRETERS = opts(
-    "bash sh zsh dash ksh fish csh tcsh source . eval perl ruby php lua Rscript julia pytest "
-    "tox nox make ninja"
+    "bash sh zsh dash ksh fish csh tcsh source . eval lua Rscript julia pytest tox nox ninja "
+    "cargo rustc go yarn pnpm gradle mvn dotnet poetry flake8 pylint django-admin kotlin swift"
 )
 
+# `for NAME in …` / `select NAME in …` assign NAME, which tether.shell does not report as an
+# assignment; an upper-case (environment) name such as PATH or IFS changes what later
+# commands run. `((…))` arithmetic commands assign too.
+_LOOP_VAR = re.compile(r"(?:^|[\s;&|(){}])(?:for|select)\s+([A-Za-z_][A-Za-z0-9_]*)")
+_SAFE_VAR = re.compile(r"[a-z_][a-z0-9_]*")
+_ARITHMETIC = re.compile(r"(?<!\$)\(\(")
+# `test -v 'a[$(cmd)]'` and `[[ 'a[$(cmd)]' -eq 0 ]]` evaluate array subscripts, running a
+# substitution the shell itself left quoted.
+_TESTS = frozenset({"test", "[", "[["})
+_NETWORK_FILES = ("/dev/tcp/", "/dev/udp/")
 _NULL_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
 _WRITE_OPS = frozenset({">", ">>", "&>", "&>>", ">|", ">&"})
 _DUP_OPS = frozenset({">&", "<&"})
@@ -130,6 +140,8 @@ def _redirect(r: Redirect) -> Check:
         return read("RO001", f"{shown} feeds data to the command")
     if target is None or not target.literal:
         return write("RW008", f"redirect '{shown}' has a target that expands at run time")
+    if target.value.startswith(_NETWORK_FILES):
+        return write("RW008", f"redirect '{shown}' to '{target.value[:60]}' opens a connection")
     if r.op in _DUP_OPS and (target.value.isdigit() or target.value == "-"):
         return read("RO001", f"{shown}{target.value} only duplicates a descriptor")
     if r.op in _WRITE_OPS and target.value in _NULL_TARGETS:
@@ -187,6 +199,8 @@ def _command(cmd: SimpleCommand) -> list[Check]:
     name = cmd.name
     if "/" in name:
         return [write("RW006", f"'{name[:60]}' is not a system executable")]
+    if name in _TESTS and ("$(" in cmd.text or "`" in cmd.text):
+        return [write("RW004", f"{name}: a quoted substitution can run in an array subscript")]
     entry = CATALOGUE.get(name)
     if entry is None:
         if name in _PRIVILEGE:
@@ -236,6 +250,16 @@ def assess_model(model: CommandModel) -> ReadVerdict:
         return ReadVerdict(
             False, ("RW004",), "a command or process substitution runs a command first"
         )
+    source = model.source
+    if "for" in source or "select" in source:
+        for found in _LOOP_VAR.finditer(source):
+            var = found.group(1)
+            if not _SAFE_VAR.fullmatch(var) or var.endswith("proxy"):
+                return ReadVerdict(
+                    False, ("RW009",), f"the loop assigns {var}, which can change what runs"
+                )
+    if "((" in source and _ARITHMETIC.search(source):
+        return ReadVerdict(False, ("RW009",), "an arithmetic command (( … )) assigns variables")
     codes: list[str] = []
     reasons: list[str] = []
     failures: list[str] = []

@@ -165,6 +165,14 @@ def _set(name: str, args: tuple[Word, ...]) -> Check:
     return read("RO604", "set only changes shell options")
 
 
+def _wait(name: str, args: tuple[Word, ...]) -> Check:
+    # `wait -p VAR` assigns a variable (and evaluates array subscripts); ids and -n/-f only wait.
+    for w in args:
+        if not w.literal or not (w.value in ("-n", "-f") or w.value.lstrip("%").isdigit()):
+            return write(UNKNOWN_OPTION, f"wait {w.value[:40]}: only job ids, -n and -f are proven")
+    return read("RO604", "wait only waits")
+
+
 def _command(name: str, args: tuple[Word, ...]) -> Check:
     if args and args[0].literal and args[0].value in ("-v", "-V", "-pv", "-pV"):
         return read("RO605", "command -v only looks a command up")
@@ -193,7 +201,8 @@ ENTRIES: dict[str, Entry] = {
     ),
     **entries("RO602", "hostname", _hostname),
     **entries("RO603", "date", _date),
-    **pure_entries("RO604", "cd pushd popd dirs exit return wait"),
+    **pure_entries("RO604", "cd pushd popd dirs exit return"),
+    **entries("RO604", "wait", _wait),
     **entries("RO604", "set", _set),
     **pure_entries("RO605", "which type whereis"),
     **entries("RO605", "command", _command),
