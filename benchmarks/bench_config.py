@@ -171,6 +171,11 @@ def main() -> int:
         variants: list[tuple[str, list[str], str]] = [
             ("`python -c pass`", [python, "-c", "pass"], ""),
             ("`import tether`", [python, "-c", "import tether"], ""),
+            (
+                "hook's own imports (json, pathlib, dataclasses, tether.model)",
+                [python, "-c", "import json, pathlib, dataclasses, tether.model"],
+                "",
+            ),
             ("`load_config()`, cache warm", [python, "-c", LOAD.format("")], ""),
             (
                 "`load_config()`, no cache (ruamel.yaml)",
