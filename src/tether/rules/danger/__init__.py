@@ -50,22 +50,9 @@ def _checks_for(name: str) -> tuple[_Check, ...]:
     return found
 
 
-def _ifs_split(cmd: SimpleCommand) -> SimpleCommand | None:
-    """Re-split a command whose words were glued with ``$IFS`` (``rm${IFS}-rf${IFS}/``)."""
-    if not cmd.argv or "IFS" not in cmd.argv[0].value:
-        return None
-    pieces: list[Word] = []
-    for word in cmd.argv:
-        text = word.value
-        for spelling in ("${IFS:0:1}", "${IFS}", "$IFS"):
-            text = text.replace(spelling, " ")
-        if "$" in text or "`" in text:
-            return None
-        pieces.extend(Word(p) for p in text.split())
-    if not pieces:
-        return None
+def _replace_argv(cmd: SimpleCommand, argv: tuple[Word, ...]) -> SimpleCommand:
     return SimpleCommand(
-        tuple(pieces),
+        argv,
         cmd.assignments,
         cmd.redirects,
         cmd.wrappers,
@@ -79,13 +66,141 @@ def _ifs_split(cmd: SimpleCommand) -> SimpleCommand | None:
     )
 
 
+def _ifs_split(cmd: SimpleCommand) -> SimpleCommand | None:
+    """Re-split a command whose words were glued with ``$IFS`` (``rm${IFS}-rf${IFS}/``)."""
+    if not cmd.argv or "IFS" not in cmd.argv[0].value:
+        return None
+    pieces: list[Word] = []
+    for word in cmd.argv:
+        text = word.value
+        for spelling in ("${IFS:0:1}", "${IFS}", "$IFS"):
+            text = text.replace(spelling, " ")
+        if "$" in text or "`" in text:
+            return None
+        pieces.extend(Word(p) for p in text.split())
+    return _replace_argv(cmd, tuple(pieces)) if pieces else None
+
+
+def _echo_output(text: str, scope: Scope) -> str | None:
+    """Return what a substitution prints when it is only echo/printf of literals."""
+    if not scope.take(text):
+        return None
+    from tether.shell import parse_command
+
+    model = parse_command(text)
+    if not model.ok or len(model.commands) != 1:
+        return None
+    inner = model.commands[0]
+    if name_of(inner) not in ("echo", "printf") or not all(w.literal for w in inner.args):
+        return None
+    args = [w.value for w in inner.args]
+    if name_of(inner) == "printf":
+        if args[:1] and "%" in args[0]:
+            args = args[1:]
+    else:
+        args = [a for a in args if a not in ("-n", "-e", "-E")]
+    return " ".join(args)
+
+
+def _resolve_word(cmd: SimpleCommand, scope: Scope) -> SimpleCommand | None:
+    """Resolve a computed command word we can see through (``$(echo rm)``, ``x=rm; $x``)."""
+    if not cmd.argv or cmd.argv[0].literal:
+        return None
+    word = cmd.argv[0].value
+    output: str | None = None
+    if word.startswith("$(") and word.endswith(")") and not word.startswith("$(("):
+        output = _echo_output(word[2:-1], scope)
+    elif word.startswith("`") and word.endswith("`") and len(word) > 1:
+        output = _echo_output(word[1:-1], scope)
+    elif word.startswith("$"):
+        name = word[2:-1] if word.startswith("${") and word.endswith("}") else word[1:]
+        if name.replace("_", "a").isalnum():
+            for other in scope.before(cmd):
+                if other.argv:
+                    continue
+                values = [a.value for a in other.assignments if a.name == name]
+                if values:
+                    output = values[-1].value if values[-1].literal else None
+                    break
+    if output is None or not output.split():
+        return None
+    return _replace_argv(cmd, (*(Word(p) for p in output.split()), *cmd.argv[1:]))
+
+
+# Wrappers the parser may leave in place (unusual options); peeled here only to judge the inner.
+_WRAPPER_VALUES = {
+    "env": "uCPS",
+    "sudo": "ughpCDrtUTR",
+    "doas": "uC",
+    "nice": "n",
+    "time": "fo",
+    "builtin": "",
+    "command": "",
+    "exec": "a",
+    "nohup": "",
+    "setsid": "",
+}
+
+
+def _peel(cmd: SimpleCommand) -> SimpleCommand | None:
+    """Return the command under a wrapper the parser did not peel (``env -S …``, ``builtin``)."""
+    argv = cmd.argv
+    changed = False
+    for _ in range(8):
+        if not argv or not argv[0].literal:
+            break
+        name = argv[0].value.rpartition("/")[2]
+        if name not in _WRAPPER_VALUES:
+            break
+        values = _WRAPPER_VALUES[name]
+        i = 1
+        while i < len(argv) and argv[i].literal:
+            v = argv[i].value
+            if v == "--":
+                i += 1
+                break
+            if name in ("env", "sudo") and "=" in v and not v.startswith("-"):
+                i += 1
+                continue
+            if v == "-" and name == "env":
+                i += 1
+                continue
+            if not v.startswith("-"):
+                break
+            if name == "command" and ("v" in v or "V" in v):
+                return None  # ``command -v`` only looks the name up
+            if v.startswith("--"):
+                i += 1
+                continue
+            letters = v[1:]
+            takes = [c for c in letters if c in values]
+            i += (
+                2
+                if takes
+                and letters.endswith(takes[0])
+                and letters.index(takes[0]) == len(letters) - 1
+                else 1
+            )
+        if i >= len(argv):
+            break
+        argv = argv[i:]
+        changed = True
+    return _replace_argv(cmd, argv) if changed and argv else None
+
+
 def _judge(cmd: SimpleCommand, scope: Scope) -> list[Hit]:
-    glued = _ifs_split(cmd)
-    if glued is not None:
-        cmd = glued
+    for fix in (_ifs_split, lambda c: _resolve_word(c, scope)):
+        fixed = fix(cmd)
+        if fixed is not None:
+            scope.alias(fixed, cmd)
+            cmd = fixed
     hits: list[Hit] = []
     for check in (*_checks_for(name_of(cmd)), *_GENERIC):
         hits.extend(check(cmd, scope))
+    inner = _peel(cmd)
+    if inner is not None:
+        scope.alias(inner, cmd)
+        hits.extend(_judge(inner, scope))
     return hits
 
 

@@ -67,6 +67,12 @@ class Scope:
             self._index = {id(c): i for i, c in enumerate(self.model.commands)}
         return self._index.get(id(cmd), -1)
 
+    def alias(self, derived: SimpleCommand, original: SimpleCommand) -> None:
+        """Let a command rebuilt from ``original`` (re-split, unwrapped) share its position."""
+        self.index_of(original)
+        assert self._index is not None
+        self._index[id(derived)] = self._index.get(id(original), -1)
+
     def upstream(self, cmd: SimpleCommand) -> list[SimpleCommand]:
         """Return the commands of earlier stages of ``cmd``'s pipeline, nearest first (capped)."""
         if cmd.pipeline < 0 or cmd.stage == 0 or cmd.pipeline >= len(self.model.pipelines):
@@ -159,6 +165,10 @@ def name_of(cmd: SimpleCommand) -> str:
     Lower case because macOS file systems are case-insensitive (``GIT`` runs git there).
     """
     name = cmd.name.lower()
+    if not name and cmd.argv and "$IFS" in cmd.argv[0].value.replace("{", ""):
+        # ``curl${IFS}http://x``: the name is the literal text before the first $IFS.
+        head = cmd.argv[0].value.split("$", 1)[0]
+        name = head.lower() if head and "`" not in head else ""
     if "/" in name:
         name = name.rpartition("/")[2] if name.startswith(("./", "/")) else name
     if name.endswith(".exe"):
@@ -253,7 +263,7 @@ SYSTEM_ROOTS = frozenset(
     }
 )  # fmt: skip
 SYSTEM_PREFIXES = ("/etc/", "/usr/", "/bin/", "/sbin/", "/lib/", "/lib64/", "/lib32/", "/boot/",
-                   "/var/lib/", "/private/etc/", "/System/", "/Library/", "/sys/", "/proc/")  # fmt: skip
+                   "/var/lib/", "/private/etc/", "/private/var/", "/System/", "/Library/", "/sys/", "/proc/")  # fmt: skip
 TEMP_DIRS = ("/tmp", "/var/tmp", "/private/tmp", "/dev/shm", "/private/var/folders", "/var/folders")
 HOME_PARENTS = ("/home", "/Users")
 
@@ -292,7 +302,12 @@ def _assigned(cmd: SimpleCommand, name: str) -> str | None:
 def place(word: Word, cmd: SimpleCommand, scope: Scope | None = None) -> tuple[Place, str]:
     """Classify where a path operand points (and return the normalised path)."""
     path = resolve(word, cmd, scope)
-    if path is None:
+    if (
+        path is None
+        or not word.literal
+        and path.startswith(("<", "{"))
+        and path.endswith((">", "}"))
+    ):
         return Place.DYNAMIC, word.value
     if (
         path in ("~", "~/", "~/*", "~/.*")

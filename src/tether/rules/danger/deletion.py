@@ -97,8 +97,8 @@ RULES = (
         code="DG104",
         name="find-delete",
         tier=Tier.ASK,
-        summary="find that deletes what it matches (-delete, -exec rm -r)",
-        why="`find -delete` and `find -exec rm -rf {}` delete every match at once; a wrong "
+        summary="find that deletes what it matches (-delete, -exec rm)",
+        why="`find -delete` and `find -exec rm {}` delete every match at once; a wrong "
         "predicate or start path removes far more than intended.",
         instead="Run the same find with -print first, show the list, then delete named paths.",
         match=(
@@ -111,7 +111,7 @@ RULES = (
             "find . -name '*.py' -print",
             "find . -name -delete -print",
             "find . -exec echo -delete \\;",
-            "find . -exec rm -f {} \\;",
+            "find . -exec cat {} +",
         ),
     ),
     Rule(
@@ -172,7 +172,8 @@ def _rm_flags(args: Iterable[Word]) -> tuple[bool, bool, list[Word]]:
 
 def _rm(cmd: SimpleCommand, scope: Scope, args: tuple[Word, ...], how: str) -> Iterator[Hit]:
     recursive, _force, operands = _rm_flags(args)
-    for word in operands:
+    fed = _fed_words(cmd, scope) if any(_is_xargs_input(w) for w in operands) else []
+    for word in [*operands, *fed]:
         where, path = place(word, cmd, scope)
         if recursive and where in HARDLINE_PLACES:
             yield Hit("DG101", f"{how} of {path} ({where.value})")
@@ -186,12 +187,23 @@ def _rm(cmd: SimpleCommand, scope: Scope, args: tuple[Word, ...], how: str) -> I
                 yield Hit("DG102", f"{how} of paths read from xargs input")
             else:
                 yield Hit("DG102", f"{how} of {path} ({where.value})")
-        elif not recursive and where in (Place.SYSTEM, Place.SYSTEM_ROOT):
+        elif not recursive and where in (Place.SYSTEM, Place.SYSTEM_ROOT, Place.ROOT):
             yield Hit("DG103", f"delete {path} ({where.value})")
 
 
 def _is_xargs_input(word: Word) -> bool:
-    return not word.literal and word.value.startswith("<")
+    return not word.literal and word.value.startswith(("<", "{"))
+
+
+def _fed_words(cmd: SimpleCommand, scope: Scope) -> list[Word]:
+    """Return the literal words an ``echo … | xargs rm`` pipeline feeds in (what we can see)."""
+    from tether.rules.danger.interp import literal_output
+
+    words: list[Word] = []
+    for up in scope.upstream(cmd)[:1]:
+        for text in literal_output(up):
+            words.extend(Word(t) for t in text.split()[:64])
+    return words
 
 
 def check_rm(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
@@ -287,7 +299,7 @@ def _find(cmd: SimpleCommand, scope: Scope, args: tuple[Word, ...]) -> Iterator[
         i += 1
     if not (deletes or recursive_exec):
         return
-    how = "find -delete" if deletes else "find -exec rm -r"
+    how = "find -delete" if deletes else "find -exec rm"
     for start in starts:
         where, path = place(start, cmd, scope)
         if where in HARDLINE_PLACES:
@@ -300,14 +312,12 @@ _WRAPPER_NAMES = frozenset({"sudo", "env", "command", "busybox", "nice", "nohup"
 
 
 def _is_recursive_rm(argv: list[Word]) -> bool:
+    """Return True when ``find -exec`` runs rm (any rm: it deletes every match, like -delete)."""
     while argv and argv[0].value.rpartition("/")[2] in _WRAPPER_NAMES:
         argv = argv[1:]
         while argv and argv[0].value.startswith("-"):
             argv = argv[1:]
-    if not argv or argv[0].value.rpartition("/")[2] != "rm":
-        return False
-    recursive, _force, _ops = _rm_flags(argv[1:])
-    return recursive
+    return bool(argv) and argv[0].value.rpartition("/")[2] in ("rm", "unlink", "shred")
 
 
 CHECKS = {"rm": check_rm, "unlink": check_rm, "find": check_rm, "busybox": check_rm, "mv": check_rm,

@@ -266,6 +266,11 @@ _EXTRA_VERBS: dict[str, frozenset[str]] = {
     "splunk": frozenset({"clean"}),
     "gitlab-runner": frozenset(),
     "fastly": frozenset({"activate"}),
+    "aws": frozenset(
+        {"put-secret-value", "update-secret", "unsubscribe", "create-invalidation", "rb"}
+    ),
+    "algolia": frozenset({"clear"}),
+    "gitlab-rake": frozenset({"gitlab:backup:restore", "gitlab:cleanup:orphan_job_artifact_files"}),
     "rpk": frozenset(),
 }
 _SERVICE_CLIS = frozenset({
@@ -274,9 +279,9 @@ _SERVICE_CLIS = frozenset({
     "algolia", "apigeecli", "flipt", "ldcli", "unleash", "split", "pd", "newrelic", "datadog-ci", "deck",
     "splunk", "gitlab-runner", "square", "rpk", "heroku", "fly", "flyctl", "vercel", "netlify", "doctl",
     "linode-cli", "hcloud", "railway", "supabase", "firebase", "s3cmd", "b2", "infisical", "akeyless",
-    "grafana-cli", "tsh", "consul", "nomad", "etcdctl", "scw", "oci", "ibmcloud", "aliyun", "kaf",
+    "grafana-cli", "tsh", "consul", "gitlab-rake", "nomad", "etcdctl", "scw", "oci", "ibmcloud", "aliyun", "kaf",
 })  # fmt: skip
-_DRY = ("--dry-run", "--dryrun", "-n", "--dry_run", "--whatif")
+_DRY = ("--dry-run", "--dryrun", "--dry_run", "--whatif")
 
 
 def check_service_cli(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
@@ -293,6 +298,18 @@ def check_service_cli(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
             "DG503",
             f"{name} {next(v for v in vals if v.startswith('--delete') or v in ('--remove', '--reset-offsets'))}",
         )
+        return
+    if name == "gitlab-rails" and any(
+        re.search(r"\.(?:destroy|delete)(?:_all)?\b", v) for v in vals
+    ):
+        yield Hit("DG503", "gitlab-rails runner deletes records")
+        return
+    if (
+        name == "aws"
+        and "change-resource-record-sets" in vals
+        and any('"DELETE"' in v for v in vals)
+    ):
+        yield Hit("DG503", "aws route53 change-resource-record-sets DELETE")
         return
     if name == "kafka-delete-records":
         yield Hit("DG503", name)
@@ -436,7 +453,7 @@ CHECKS = {
             "k3d",
         )
     },  # fmt: skip
-    **{n: check_service_cli for n in (*_SERVICE_CLIS, "java")},
+    **{n: check_service_cli for n in (*_SERVICE_CLIS, "java", "gitlab-rails")},
     **{n: check_http for n in ("curl", "wget", "http", "https", "xh")},
     **{n: check_publish for n in {p[0].rpartition("/")[2] for p in _PUBLISH}},
 }

@@ -89,6 +89,8 @@ def scan(code: str, cmd: SimpleCommand, scope: Scope, how: str) -> Iterator[Hit]
     """Yield hits for destructive calls found in one program text."""
     for m in _RECURSIVE_DELETE.finditer(code):
         literal = m.group(1) if m.group(1) is not None else m.group(2)
+        if literal is None and _is_temp_variable(code, m.group(3) or ""):
+            continue
         yield from _judge_path(literal, cmd, scope, how, recursive=True)
     for pattern in (_FILE_DELETE, _PATH_DELETE):
         for m in pattern.finditer(code):
@@ -108,6 +110,22 @@ def scan(code: str, cmd: SimpleCommand, scope: Scope, how: str) -> Iterator[Hit]
         yield Hit("DG305", f"{how} opens a socket and runs a shell over it")
     if _DECODE_EXEC.search(code):
         yield Hit("DG303", f"{how} executes a decoded payload")
+
+
+def _is_temp_variable(code: str, name: str) -> bool:
+    """Return True when ``name`` was assigned a fresh temporary directory in the same code."""
+    base = name.split(".")[0].split("[")[0]
+    if not base:
+        return False
+    pattern = re.escape(base) + r"\s*=\s*(?:tempfile\.)?(?:mkdtemp|TemporaryDirectory|gettempdir)\("
+    return (
+        re.search(pattern, code) is not None
+        or re.search(
+            r"with\s+(?:tempfile\.)?TemporaryDirectory\([^)]*\)\s+as\s+" + re.escape(base) + r"\b",
+            code,
+        )
+        is not None
+    )
 
 
 def _judge_path(

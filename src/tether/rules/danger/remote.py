@@ -171,7 +171,7 @@ def _decoding(cmd: SimpleCommand) -> bool:
     if name == "uudecode":
         return True
     if name == "tr":
-        return any("n-za-m" in v.lower() for v in vals)  # rot13
+        return True  # any character mapping feeding a shell is an obfuscation
     return False
 
 
@@ -193,6 +193,14 @@ def check_runner(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
                         yield Hit(hit.code, f"{name} runs piped text `{text[:60]}`: {hit.detail}")
     if name in SHELLS or name in ("source", ".", "eval"):
         yield from _dynamic_script(cmd, scope, name)
+        for r in cmd.redirects:
+            if (
+                r.op == "<"
+                and r.target is not None
+                and not r.target.literal
+                and r.target.value.startswith("<(")
+            ):
+                yield _fetch_or_eval(scope, f"{name} reads its script from {r.target.value[:40]}")
     if name in ("powershell", "pwsh") and any(
         w.value.lower().startswith(("-enc", "-e", "-ec"))
         and len(w.value) <= 15
@@ -343,8 +351,8 @@ def check_redirect_socket(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
 
 def check_dynamic_word(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     """Flag a command word assembled at run time (``$x``, ``$(echo rm)``)."""
-    if not cmd.argv or cmd.argv[0].literal:
-        return
+    if not cmd.argv or cmd.argv[0].literal or scope.model.errors:
+        return  # words recovered from a parse error are not commands anyone runs
     word = cmd.argv[0].value
     head, _, tail = word.rpartition("/")
     if (
@@ -397,7 +405,29 @@ def check_parallel(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
                 yield Hit(hit.code, f"parallel runs {hit.detail}")
 
 
+_SSH_VALUES = "bcDEeFIiJLlmOoPpQRSWw"
+
+
+def check_ssh(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
+    """Judge the command ``ssh host '…'`` runs on the remote machine (same rules, other host)."""
+    args = cmd.args
+    i = 0
+    while i < len(args) and args[i].value.startswith("-"):
+        v = args[i].value
+        i += 2 if v[-1:] in _SSH_VALUES and len(v) == 2 else 1
+    rest = args[i + 1 :]
+    if not rest:
+        return
+    if not all(w.literal for w in rest):
+        yield Hit("DG304", "ssh runs a remote command built at run time")
+        return
+    text = " ".join(w.value for w in rest)
+    for hit in scope.reparse(text):
+        yield Hit(hit.code, f"on the remote host: {hit.detail}")
+
+
 CHECKS = {
+    "ssh": check_ssh,
     "nc": check_sockets,
     "ncat": check_sockets,
     "netcat": check_sockets,

@@ -123,7 +123,7 @@ def is_secret_file(word: Word, cmd: SimpleCommand) -> bool:
     if is_env_file(word.value):
         return True
     path = resolve(word, cmd) or ""
-    if path in ("/etc/shadow", "/etc/gshadow", "/etc/sudoers"):
+    if path in ("/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/passwd"):
         return True
     rel = home_relative(path)
     if rel is None:

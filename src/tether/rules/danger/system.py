@@ -282,6 +282,10 @@ def check_system(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
             yield Hit("DG410", f"systemctl {verbs[0]} {' '.join(verbs[1:2])}")
     elif name == "service" and len(vals) >= 2 and vals[1] == "stop":
         yield Hit("DG410", f"service {vals[0]} stop")
+    elif name == "nginx" and any(
+        vals[i : i + 2] in (["-s", "stop"], ["-s", "quit"]) for i in range(len(vals))
+    ):
+        yield Hit("DG410", "nginx -s stop")
     elif name == "kill":
         yield from _kill(vals)
     elif name == "chmod":
@@ -406,7 +410,13 @@ def check_sudo(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     for args in candidates:
         for w in args:
             v = w.value
-            if v == "--stdin" or v.startswith("-") and not v.startswith("--") and "S" in v[1:]:
+            if (
+                len(v) >= 4
+                and "--stdin".startswith(v)
+                or v.startswith("-")
+                and not v.startswith("--")
+                and "S" in v[1:]
+            ):
                 yield Hit("DG408", "sudo -S reads the password from stdin")
                 return
 
@@ -439,6 +449,6 @@ def check_redirect_targets(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
 CHECKS = {n: check_system for n in (
     "mkfs", "mke2fs", "mkswap", "newfs", "mkdosfs", "mkntfs", "wipefs", "blkdiscard", "shred", "sgdisk", "sfdisk",
     "fdisk", "parted", "badblocks", "dd", "diskutil", "tee", *_POWER, "init", "telinit", "systemctl", "loginctl",
-    "service", "kill", "chmod", "chown", "chgrp", "crontab", "cp", "mv", "install", "ln", "scp", "sed", "perl",
+    "service", "nginx", "kill", "chmod", "chown", "chgrp", "crontab", "cp", "mv", "install", "ln", "scp", "sed", "perl",
     "ruby", "truncate")}  # fmt: skip
 GENERIC = (check_sudo, check_fork_bomb, check_redirect_targets)

@@ -72,10 +72,16 @@ RULES = (
         code="DG204",
         name="git-branch-force-delete",
         tier=Tier.ASK,
-        summary="git branch -D deletes a branch even when unmerged",
-        why="-D (or --delete --force) drops commits reachable only from that branch.",
+        summary="git branch -D / -f deletes or moves a branch even when unmerged",
+        why="-D (or --delete --force) and -f (move an existing branch) drop commits reachable "
+        "only from that branch.",
         instead="Use `git branch -d`, which refuses to delete unmerged work.",
-        match=("git branch -D feature", "git branch -Dv feature", "git branch --delete --force x"),
+        match=(
+            "git branch -D feature",
+            "git branch -Dv feature",
+            "git branch --delete --force x",
+            "git branch -f main HEAD~3",
+        ),
         not_match=("git branch -d feature", "git branch --delete feature", "git branch -a"),
     ),
     Rule(
@@ -176,7 +182,7 @@ def check_git(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
         return
     if sub == "reset":
         for v in vals:
-            if v in ("--hard", "--merge") or len(v) >= 4 and "--hard".startswith(v):
+            if v in ("--hard", "--merge") or len(v) >= 3 and "--hard".startswith(v):
                 yield Hit("DG201", f"git reset {v}")
                 return
     elif sub == "push":
@@ -231,8 +237,9 @@ def _push(args: tuple[Word, ...]) -> Iterator[Hit]:
     opts, operands = split_options(
         args, "o", frozenset({"--push-option", "--repo", "--receive-pack", "--exec"})
     )
-    lease = any(o.startswith("--force-with-lease") for o in opts)
-    if ("-f" in opts or "--force" in opts) and not lease:
+    lease = any(o.startswith(("--force-with-lease", "--force-if-includes")) for o in opts)
+    forced = "-f" in opts or any(o.split("=", 1)[0] in ("--force", "--forc", "--for") for o in opts)
+    if forced and not lease:
         yield Hit("DG202", "git push --force")
         return
     for o in ("--mirror", "--delete", "-d", "--prune"):
