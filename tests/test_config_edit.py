@@ -354,3 +354,42 @@ def test_set_creates_missing_directories_and_unset_of_missing_file(tmp_path: Pat
     edit = set_key(path, "loops.window", "5")
     assert edit.written and path.read_text() == "loops:\n  window: 5\n"
     assert not set_key(path, "loops.window", "5").written  # same value: file untouched
+
+
+# --- the hook path fails closed ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("loops:\n  hardstop: true\n", "unknown key 'loops.hardstop' (did you mean"),
+        ("loops:\n  window: [\n", "invalid YAML"),
+        ("approvals:\n  mode: yes\n", "approvals.mode: expected one of 'manual', 'off'"),
+    ],
+)
+def test_a_hook_with_a_broken_config_denies_with_the_error_in_the_reason(
+    env: Env, text: str, words: str
+) -> None:
+    project = env.repo / ".tether.yaml"
+    project.write_text(text, encoding="utf-8")
+    event = {
+        "session_id": "s1",
+        "cwd": str(env.repo),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "ls"},
+        "tool_use_id": "toolu_1",
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "tether", "hook", "claude-code"],
+        input=json.dumps(event),
+        cwd=env.repo,
+        env={**{k: v for k, v in os.environ.items() if not k.startswith("TETHER_")}, **env.vars},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    reply = json.loads(done.stdout)["hookSpecificOutput"]
+    assert reply["permissionDecision"] == "deny"
+    assert str(project) in reply["permissionDecisionReason"]
+    assert words in reply["permissionDecisionReason"]
