@@ -1,0 +1,162 @@
+"""Pydantic AI capability: every tool call of an ``Agent`` run through one Tether ``Guard``.
+
+    from pydantic_ai import Agent
+    from tether.integrations.pydantic_ai import TetherCapability
+
+    agent = Agent(model, tools=[...], capabilities=[TetherCapability()])
+
+``before_tool_execute`` asks the guard: a refused call (block, or an ask no one can answer)
+raises ``SkipToolExecution(reason)``, so the tool never runs and the model reads Tether's reason
+as the tool result. ``after_tool_execute`` records the result and appends any warning to what
+the model reads (a non-text result is rendered as JSON first). A tool that raises is recorded
+as a failure (for the repeated-failure detectors) and the error goes on as before, with the
+warning added to a ``ModelRetry``'s prompt. A halt
+raises :class:`tether.errors.HaltError` out of ``agent.run``. One Tether session per
+conversation (``ctx.conversation_id``) unless ``session_id`` is given. Requires the
+``pydantic-ai`` extra.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from pydantic_ai import RunContext, SkipToolExecution
+from pydantic_ai.capabilities import AbstractCapability, WrapToolExecuteHandler
+from pydantic_ai.exceptions import ToolRetryError
+from pydantic_ai.messages import ToolCallPart
+from pydantic_ai.tools import ToolDefinition
+
+from tether.errors import HaltError
+from tether.integrations._core import (
+    Checkpoint,
+    Verdict,
+    add_shell_tools,
+    build_guard,
+    output_text,
+    with_note,
+)
+from tether.model import ToolCall
+
+MAX_PENDING = 256  # calls whose result never came back are forgotten after this many more
+
+
+class TetherCapability(AbstractCapability[Any]):
+    """Guard every tool call of a Pydantic AI agent with one Tether ``Guard``."""
+
+    def __init__(
+        self,
+        guard: Any = None,
+        *,
+        config: Any = None,
+        store: Any = None,
+        session_id: str | None = None,
+        shell_tools: Mapping[str, str] | None = None,
+    ) -> None:
+        """Use ``guard``, or build an unattended one from ``config`` (loaded when None)."""
+        self.guard = build_guard(guard, config, store)
+        add_shell_tools(self.guard, shell_tools or {})
+        self.checkpoint = Checkpoint(self.guard, session_id)
+        self._fixed_session = session_id is not None
+        self._pending: dict[str, tuple[ToolCall, Verdict]] = {}
+        self._lock = threading.Lock()
+
+    async def before_tool_execute(
+        self,
+        ctx: RunContext[Any],
+        *,
+        call: ToolCallPart,
+        tool_def: ToolDefinition,
+        args: Any,
+    ) -> Any:
+        """Ask the guard; skip the tool with Tether's reason when the call is refused."""
+        tc = self._call(ctx, call, args)
+        verdict = await asyncio.to_thread(self.checkpoint.before, tc)
+        if verdict.halted:
+            raise HaltError(verdict.message, verdict.decision)
+        if verdict.refused:
+            raise SkipToolExecution(verdict.message)
+        with self._lock:
+            self._pending[tc.call_id] = (tc, verdict)
+            while len(self._pending) > MAX_PENDING:
+                del self._pending[next(iter(self._pending))]
+        return args
+
+    async def after_tool_execute(
+        self,
+        ctx: RunContext[Any],
+        *,
+        call: ToolCallPart,
+        tool_def: ToolDefinition,
+        args: Any,
+        result: Any,
+    ) -> Any:
+        """Record the result; append the guard's note for the model; halt when told to."""
+        pending = self._take(call)
+        if pending is None:
+            return result
+        tc, before = pending
+        after = await asyncio.to_thread(self.checkpoint.after, tc, result)
+        if after.halted:
+            raise HaltError(after.message, after.decision)
+        note = after if after.noted else before
+        if not note.noted:
+            return result
+        return with_note(output_text(result), note)
+
+    async def wrap_tool_execute(
+        self,
+        ctx: RunContext[Any],
+        *,
+        call: ToolCallPart,
+        tool_def: ToolDefinition,
+        args: Any,
+        handler: WrapToolExecuteHandler,
+    ) -> Any:
+        """Record a tool that raised (ModelRetry, ToolFailed or an error) as a failed call."""
+        try:
+            return await handler(args)
+        except SkipToolExecution:
+            raise
+        except Exception as exc:
+            pending = self._take(call)
+            if pending is None:
+                raise
+            retry = _retry_prompt(exc)
+            text = retry if retry is not None else f"{type(exc).__name__}: {exc}"
+            after = await asyncio.to_thread(self.checkpoint.after, pending[0], text, True)
+            if after.halted:
+                raise HaltError(after.message, after.decision) from exc
+            if after.noted and retry is not None and isinstance(exc, ToolRetryError):
+                # The retry prompt is what the model reads: the warning goes with it.
+                exc.tool_retry = replace(exc.tool_retry, content=with_note(retry, after))
+            raise
+
+    # -- translation -------------------------------------------------------------------------
+
+    def _call(self, ctx: RunContext[Any], call: ToolCallPart, args: Any) -> ToolCall:
+        session = None
+        if not self._fixed_session:
+            run = ctx.conversation_id or ctx.run_id
+            session = f"pydantic-ai:{run}" if run else None
+        return self.checkpoint.call(
+            call.tool_name, args if args is not None else call.args, call.tool_call_id,
+            session_id=session,
+        )  # fmt: skip
+
+    def _take(self, call: ToolCallPart) -> tuple[ToolCall, Verdict] | None:
+        with self._lock:
+            return self._pending.pop(call.tool_call_id, None)
+
+
+def _retry_prompt(exc: Exception) -> str | None:
+    """Return the text of the retry prompt a ``ModelRetry`` from the tool became, if any."""
+    part = exc.tool_retry if isinstance(exc, ToolRetryError) else None
+    content = getattr(part, "content", None)
+    return content if isinstance(content, str) else None
+
+
+__all__ = ["TetherCapability"]
