@@ -7,9 +7,12 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tether.cli._common import add_config_arguments
+
+if TYPE_CHECKING:
+    from tether.config.paths import Paths
 
 ACTIONS = "get KEY, set KEY VALUE, unset KEY, list, check [FILE], path or docs"
 
@@ -65,7 +68,7 @@ def run(args: argparse.Namespace, name: str) -> int:
     return handler(args)
 
 
-def _paths() -> Any:
+def _paths() -> Paths:
     from tether.config.paths import discover
 
     return discover(None, os.environ)
@@ -87,7 +90,7 @@ def _get(args: argparse.Namespace) -> int:
         print(json.dumps(value, ensure_ascii=False))
     elif args.key in KEYS:
         print(format_text(KEYS[args.key], value))
-    elif isinstance(value, dict) and args.key not in KEYS:
+    elif isinstance(value, dict):
         for key, item in _flatten(args.key, value):
             text = format_text(KEYS[key], item) if key in KEYS else json.dumps(item)
             print(f"{key} = {text}")
@@ -131,11 +134,11 @@ def _set(args: argparse.Namespace) -> int:
     shown = format_text(key, edit.value) if key else json.dumps(edit.value)
     verb = "set" if edit.written else "unchanged:"
     print(f"{verb} {args.key} = {shown} in {edit.path}")
-    _note_shadowing(args.key, edit.path)
+    _note_shadowing(args.key, (target, edit.path))
     return 0
 
 
-def _check_edit(paths: Any, target: Path, args: argparse.Namespace) -> None:
+def _check_edit(paths: Paths, target: Path, args: argparse.Namespace) -> None:
     """Refuse a value the merged config would reject (e.g. a warning after the hard stop)."""
     from tether.config import load_config
     from tether.config.constraints import check_edit
@@ -154,7 +157,7 @@ def _check_edit(paths: Any, target: Path, args: argparse.Namespace) -> None:
         raise ConfigProblems(problems)
 
 
-def _note_shadowing(dotted: str, written: Path) -> None:
+def _note_shadowing(dotted: str, written: tuple[Path, ...]) -> None:
     """Say so when a higher layer hides the value just written (it would look ignored)."""
     from tether.config import load_config
     from tether.config.edit import resolve
@@ -164,7 +167,7 @@ def _note_shadowing(dotted: str, written: Path) -> None:
         origin = load_config().origin(resolve(dotted)[0].path)
     except ConfigError:  # a broken other layer is reported by 'check'; the write succeeded
         return
-    if origin != "default" and not origin.endswith(f":{written}"):
+    if origin != "default" and origin.split(":", 1)[-1] not in {str(p) for p in written}:
         sys.stderr.write(
             f"note: {dotted} is overridden by {origin}; 'tether config list' shows what applies\n"
         )
