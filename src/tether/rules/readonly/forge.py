@@ -103,6 +103,9 @@ def _api(args: tuple[Word, ...]) -> Check:
     parsed = parse(_API, args)
     if isinstance(parsed, Check):
         return parsed
+    for header in parsed.values("-H", "--header"):
+        if "method-override" in header.lower():
+            return write(WRITE_OPTION, "gh api -H: a method-override header may change the method")
     for method in parsed.values("-X", "--method"):
         if method.upper() not in ("GET", "HEAD"):
             return write(WRITE_OPTION, f"gh api -X {method[:20]}: a {method[:20]} request writes")
@@ -139,6 +142,8 @@ def _gh(name: str, args: tuple[Word, ...]) -> Check:
     for w in args:
         if w.value in ("-w", "--web") or w.value.startswith("--web="):
             return write(WRITE_OPTION, f"gh {group} --web: opens a browser")
+        if group == "auth" and w.value in ("-t", "--show-token"):
+            return write(WRITE_OPTION, "gh auth status --show-token: prints the access token")
     return read("RO502", f"gh {group} only reads")
 
 

@@ -62,6 +62,11 @@ _DENY = {
     "--paginate": "forces a pager, which can run commands",
 }
 _EXACT_SAFE = frozenset({"--text", "--filter"})
+# Short options that run programs, scoped per subcommand (`git diff -O` is an order file).
+_SHORT_DENY = {
+    "grep": ("O", "opens a pager, which can run commands"),
+    "ls-remote": ("u", "runs a program on the remote side"),
+}
 
 _HISTORY = "log show diff shortlog whatchanged blame annotate grep range-diff cherry show-branch"
 _HISTORY += " diff-tree diff-index diff-files"
@@ -95,8 +100,10 @@ def _denied(args: list[str], sub: str) -> Check | None:
             for denied, why in _DENY.items():
                 if denied.startswith(name):
                     return write(WRITE_OPTION, f"git {sub} {denied}: {why}")
-        elif sub == "grep" and a.startswith("-") and "O" in a:
-            return write(WRITE_OPTION, f"git grep -O: {_DENY['--open-files-in-pager']}")
+        elif a.startswith("-") and sub in _SHORT_DENY:
+            letter, why = _SHORT_DENY[sub]
+            if letter in a:
+                return write(WRITE_OPTION, f"git {sub} -{letter}: {why}")
     return None
 
 
