@@ -188,8 +188,25 @@ def _peel(cmd: SimpleCommand) -> SimpleCommand | None:
     return _replace_argv(cmd, argv) if changed and argv else None
 
 
+# Options taking a value that a wrapper spec may not know; the value would be read as the command.
+_LEFTOVER_VALUES = {"env": ("-P", "-u", "-C", "-S"), "xargs": ("-J", "-R", "-S"), "sudo": ("-D",)}
+
+
+def _leftover(cmd: SimpleCommand) -> SimpleCommand | None:
+    """Drop a word left in command position by a peeled wrapper (``env -``, ``env -P dir``)."""
+    if not cmd.wrappers or not cmd.argv:
+        return None
+    last = cmd.wrappers[-1]
+    values = _LEFTOVER_VALUES.get(last.name, ())
+    if last.name == "env" and cmd.argv[0].value == "-":
+        return _replace_argv(cmd, cmd.argv[1:]) if len(cmd.argv) > 1 else None
+    if last.args and last.args[-1].value in values and len(cmd.argv) > 1:
+        return _replace_argv(cmd, cmd.argv[1:])
+    return None
+
+
 def _judge(cmd: SimpleCommand, scope: Scope) -> list[Hit]:
-    for fix in (_ifs_split, lambda c: _resolve_word(c, scope)):
+    for fix in (_leftover, _ifs_split, lambda c: _resolve_word(c, scope)):
         fixed = fix(cmd)
         if fixed is not None:
             scope.alias(fixed, cmd)

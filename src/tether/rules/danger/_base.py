@@ -136,11 +136,13 @@ def _track_cwd(commands: tuple[SimpleCommand, ...]) -> list[str | None]:
     cwd: str | None = "."
     for cmd in commands:
         out.append(cwd)
-        name = cmd.name
-        if name not in ("cd", "pushd"):
+        argv = cmd.argv
+        while argv and argv[0].literal and argv[0].value in ("builtin", "command"):
+            argv = argv[1:]
+        if not argv or argv[0].value not in ("cd", "pushd"):
             continue
         args = [
-            w for w in cmd.args if not (w.literal and w.value.startswith("-") and w.value != "-")
+            w for w in argv[1:] if not (w.literal and w.value.startswith("-") and w.value != "-")
         ]
         if not args:
             cwd = None

@@ -199,6 +199,8 @@ def check_git(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
             and ("-f" in opts or "--force" in opts)
         ):
             yield Hit("DG204", "git branch -D")
+        elif "-f" in opts or "--force" in opts:
+            yield Hit("DG204", "git branch --force moves an existing branch (its commits drop out)")
     elif sub == "checkout":
         yield from _checkout(args)
     elif sub == "restore":
