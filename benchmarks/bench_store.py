@@ -71,6 +71,48 @@ OPEN_CONFIGURED = (
     "s.update('bench', lambda st: {{'calls': (st or {{}}).get('calls', 0) + 1}}); s.close()"
 )
 
+# Inside a fresh process, after the imports every hook does anyway: what the store adds.
+INPROC = r"""
+import json, sys, time
+import tether.model
+from tether.config import load_config
+backend, target = sys.argv[1:3]
+t0 = time.perf_counter()
+if backend == "sqlite":
+    from tether.store.sqlite import SQLiteStore as Store
+    t1 = time.perf_counter()
+    s = Store(target)
+else:
+    from tether.store.redis_store import RedisStore as Store
+    t1 = time.perf_counter()
+    s = Store(target, key_prefix="bench-open:")
+t2 = time.perf_counter()
+s.update("bench", lambda st: {"calls": (st or {}).get("calls", 0) + 1})
+t3 = time.perf_counter()
+s.close()  # SQLite: the last connection to close checkpoints the WAL (fsyncs) and removes it
+t4 = time.perf_counter()
+print(json.dumps([(b - a) * 1000 for a, b in [(t0, t1), (t1, t2), (t2, t3), (t3, t4)]]))
+"""
+
+
+def in_process(
+    variants: list[tuple[str, str, str]], runs: int, env: dict[str, str]
+) -> list[list[float]]:
+    """Return median ms of (import, construct, first update, close) per variant, interleaved."""
+    samples: list[list[list[float]]] = [[] for _ in variants]
+    for run in range(runs):
+        for i, (_, backend, target) in enumerate(variants):
+            target = target.format(run=run)
+            out = subprocess.run(
+                [sys.executable, "-c", INPROC, backend, target],
+                check=True,
+                env=env,
+                capture_output=True,
+                text=True,
+            ).stdout
+            samples[i].append(json.loads(out))
+    return [[statistics.median(col) for col in zip(*rows, strict=True)] for rows in samples]
+
 
 def throughput(
     backend: str, target: str, prefix: str, writers: int, per_writer: int, shared: bool
@@ -206,6 +248,15 @@ def main() -> None:
                 ),
             ]
             measured = process_times([code for _, code in starts], runs, env)
+            variants = [
+                ("sqlite, existing file", "sqlite", db),
+                ("sqlite, new file (creates schema)", "sqlite", str(Path(tmp) / "new-{run}.db")),
+                ("redis (imports redis-py)", "redis", url),
+            ]
+            marginal = [
+                (label, *ms)
+                for (label, _, _), ms in zip(variants, in_process(variants, runs, env), strict=True)
+            ]
             timings = [
                 (label, p50, p95) for (label, _), (p50, p95) in zip(starts, measured, strict=True)
             ]
@@ -224,6 +275,12 @@ def main() -> None:
     print("|---|---|---|")
     for label, p50, p95 in timings:
         print(f"| {label} | {p50:.1f} | {p95:.1f} |")
+    print(f"\nadded to a fresh process after the hook's own imports, median ms of {runs} runs\n")
+    print("| store | import module | construct | first update (connects) | close | total |")
+    print("|---|---|---|---|---|---|")
+    for label, *ms in marginal:
+        cells = " | ".join(f"{m:.2f}" for m in ms)
+        print(f"| {label} | {cells} | {sum(ms):.2f} |")
 
 
 if __name__ == "__main__":
