@@ -105,6 +105,10 @@ class Handler(BaseHTTPRequestHandler):
 
     server: SidecarServer
     protocol_version = "HTTP/1.1"
+    # Headers and body go out in one write with Nagle off: otherwise a kept-alive client waits
+    # for its delayed ACK (about 40 ms) before the second segment of every reply.
+    disable_nagle_algorithm = True
+    wbufsize = -1
     timeout = IDLE_TIMEOUT
 
     def version_string(self) -> str:
@@ -270,7 +274,7 @@ class Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             self.send_header("Connection", "close")
         self.end_headers()
-        self.wfile.write(body)
+        self.wfile.write(body)  # buffered with the headers; handle_one_request() flushes once
 
 
 def serve_until_signal(server: SidecarServer, announce: IO[str] | None = None) -> int:
