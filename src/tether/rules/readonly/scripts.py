@@ -152,7 +152,11 @@ def awk_program_problem(program: str) -> str | None:
     if ">" not in code or not _AWK_PRINT.search(code):
         return None
     if "/" in program:
-        return "awk `print` with `>` may write a file"
+        # Regexes hide statement boundaries, but a redirect still comes after its `print`.
+        first = _AWK_PRINT.search(code)
+        if first and ">" in code[first.start() :]:
+            return "awk `print` followed by `>` may write a file"
+        return None
     for statement in re.split(r"[;{}\n]", code):
         if _AWK_PRINT.search(statement) and ">" in statement:
             return "awk `print … >` writes a file"
