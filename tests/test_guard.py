@@ -224,3 +224,19 @@ def test_subagent_stop_forgets_the_child() -> None:
 def test_the_default_store_is_in_memory(store: MemoryStore) -> None:
     assert isinstance(Guard().store, MemoryStore)
     assert Guard(store=store).store is store
+
+
+def test_a_wait_is_budgeted_by_the_seconds_it_sleeps() -> None:
+    """No timestamps (a replay): `sleep 120 && …` still counts 120 s per poll toward 3600 s."""
+    cfg = DEFAULT_CONFIG.with_values({"loops.hard_stop": True, "loops.poll.max_count": 1000})
+    g = Guard(cfg)
+    actions = []
+    for n in range(40):
+        call = ToolCall("s5", "Bash", {"command": "sleep 120 && gh run view 7"}, f"p{n}")
+        before = g.before_call(call)
+        actions.append(before.action)
+        if before.allowed:
+            g.after_call(ToolResult(call, "in progress", 0))
+    first_block = actions.index(Action.BLOCK) + 1
+    assert 30 <= first_block <= 32  # 3600 s / 120 s = 30 identical polls after the first
+    assert Action.WARN in actions[:first_block]

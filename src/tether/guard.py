@@ -22,7 +22,6 @@ from tether.loops.state import (
     P_BLOCKED,
     P_KIND,
     P_SIG,
-    P_TIME,
     P_TOOL,
     P_WARNED,
     State,
@@ -93,7 +92,7 @@ class Guard:
         """Decide whether ``call`` may run: approval for shell commands, then loop detectors."""
         prep = self._prepare(call, review=True)
         approval: Decision | None = prep.review.decision if prep.review is not None else None
-        now = call.time
+        now = call.time if call.time is not None else time.time()
         out: list[Decision] = []
 
         def update(state: State | None) -> State:
@@ -115,6 +114,7 @@ class Guard:
                 kind = kinds.POLL  # a long gap between identical calls is a wait
             if rec["kind"] != kind:
                 rec["kind"] = kind
+            rec["wait"] = prep.wait
             findings: list[Finding] = []
             for f in (
                 d.turn_calls(st["turn_calls"], s, before=True),
@@ -143,7 +143,7 @@ class Guard:
             return st
 
         self.store.update(call.session_id, update)
-        return out[0]
+        return out[-1]  # a store may retry the update: the last run is the one kept
 
     def after_call(self, result: ToolResult) -> Decision:
         """Record what came back; warn (or halt) when the call is part of a loop."""
@@ -167,10 +167,10 @@ class Guard:
                 p = prep[0]
                 st["seq"] += 1
                 st["calls"] += 1
-                sig, kind, tool, started = p.sig, p.kind, call.tool, call.time
+                sig, kind, tool = p.sig, p.kind, call.tool
                 wait = p.wait
             else:
-                sig, kind, tool, started = pend[P_SIG], pend[P_KIND], pend[P_TOOL], pend[P_TIME]
+                sig, kind, tool = pend[P_SIG], pend[P_KIND], pend[P_TOOL]
                 wait = None
             seq = st["seq"]
             cid = cid or f"#{seq}"
@@ -184,7 +184,10 @@ class Guard:
             window = st["window"]
             if kind == kinds.TOOL and (not window or window[-1][2] != sig):
                 rec["same"] = 0  # unknown tools count only consecutive identical calls
-            landed = _record_result(rec, res, failed, kind, cid, result.time or started, wait)
+            if wait is None:
+                wait = rec.get("wait")
+            when = result.time if result.time is not None else time.time()
+            landed = _record_result(rec, res, failed, kind, cid, when, wait)
             tools: dict[str, Any] = st["tools"]
             if failed:
                 streak = tools.setdefault(tool, [0, cid])
@@ -224,7 +227,7 @@ class Guard:
             return st
 
         self.store.update(call.session_id, update)
-        return out[0]
+        return out[-1]  # a store may retry the update: the last run is the one kept
 
     # -- turns, messages, sub-agents ---------------------------------------------------------
 
@@ -267,7 +270,7 @@ class Guard:
             return st
 
         self.store.update(session_id, update)
-        return out[0]
+        return out[-1]  # a store may retry the update: the last run is the one kept
 
     def subagent_start(self, session_id: str, agent_id: str) -> None:
         """Begin tracking a delegated child's progress."""
@@ -318,8 +321,7 @@ def _record_result(
     if rec["same"] > 0 and rec["res"] == res:
         rec["same"] += 1
         if kind == kinds.POLL:
-            slept = wait if wait is not None else _sleep_of(rec["preview"])
-            rec["poll_s"] += max(gap or 0.0, slept)
+            rec["poll_s"] += max(gap or 0.0, wait or 0.0)
     else:
         rec["same"] = 1
         rec["since"] = cid
@@ -332,11 +334,6 @@ def _record_result(
     if was_failing or kind == kinds.ACT:
         return True
     return kind in (kinds.WRITE, kinds.EXEC, kinds.TOOL) and new
-
-
-def _sleep_of(text: str) -> float:
-    seconds = kinds.wait_seconds(text)
-    return seconds or 0.0
 
 
 def _count(st: State, decision: Decision, *, counted_warning: bool = False) -> None:

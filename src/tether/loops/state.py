@@ -97,6 +97,7 @@ def new_record(tool: str, kind: str, preview: str) -> dict[str, Any]:
         "blocked": 0,  # times this exact call was refused since its streak began
         "poll_t0": None,  # time the stable poll streak began
         "poll_s": 0.0,  # seconds the streak waited, known from the trace or `sleep N`
+        "wait": None,  # seconds this call sleeps by itself (`sleep 30 && …`), if it does
         "last": 0,  # seq of the last use, for eviction
         "t": None,  # time of the last result
     }
