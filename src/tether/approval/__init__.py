@@ -1,17 +1,24 @@
-"""The approval policy (being built by the danger issue): until it lands every command is allowed.
+"""The approval policy: decide whether a shell command may run, ask a human, or is blocked.
 
 ``review(command, config, unattended=...)`` classifies a shell command (in-process, or in the
-isolated worker above the size threshold) and applies the approval mode, the user's allow/deny
-rules and the floors, returning the classification and one ``Decision``.
+isolated worker above ``approvals.isolation.threshold`` characters) and applies the approval
+mode, the user's allow/deny globs and the floors, returning the classification and one
+``Decision``. See ``tether.approval.policy`` for the order of the rules.
 """
 
 from __future__ import annotations
 
+import atexit
+import threading
 from dataclasses import dataclass
 from typing import Any
 
-from tether.classify import Classification, classify_command
-from tether.model import ALLOW, Decision
+from tether.approval.evaluate import evaluate
+from tether.approval.isolation import IsolatedClassifier
+from tether.approval.policy import WORKER_CODE, Policy, decide
+from tether.classify import Classification
+from tether.errors import WorkerError
+from tether.model import Action, Decision
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,9 +29,53 @@ class Review:
     decision: Decision
 
 
-def review(command: str, config: Any = None, *, unattended: bool = False) -> Review:
+_WORKER: IsolatedClassifier | None = None
+_WORKER_LOCK = threading.Lock()
+
+
+def isolated_classifier(policy: Policy) -> IsolatedClassifier:
+    """Return the process-wide worker (started lazily, kept for the life of the process)."""
+    global _WORKER
+    with _WORKER_LOCK:
+        if _WORKER is None or _WORKER.memory_mb != policy.memory_mb:
+            if _WORKER is not None:
+                _WORKER.close()
+            _WORKER = IsolatedClassifier(deadline=policy.deadline, memory_mb=policy.memory_mb)
+            atexit.register(_WORKER.close)
+        _WORKER.deadline = policy.deadline
+        return _WORKER
+
+
+def worker_block(command: str, error: WorkerError) -> Decision:
+    """Return the fail-closed decision for a command the worker could not classify."""
+    return Decision(
+        Action.BLOCK,
+        (WORKER_CODE,),
+        f"Blocked: this {len(command)}-character command could not be checked ({error}). Do not "
+        "retry it inline: write the script to a file with your file-writing tool and run that "
+        "file (e.g. `bash script.sh`).",
+        {"length": len(command), "error": str(error)},
+    )
+
+
+def review(
+    command: str,
+    config: Any = None,
+    *,
+    unattended: bool = False,
+    classifier: IsolatedClassifier | None = None,
+) -> Review:
     """Classify ``command`` and decide whether it may run."""
-    return Review(classify_command(command), ALLOW)
+    policy = Policy.from_config(config)
+    if len(command) > policy.threshold:
+        worker = classifier or isolated_classifier(policy)
+        try:
+            evaluation = worker.evaluate(command, policy)
+        except WorkerError as exc:
+            return Review(None, worker_block(command, exc))
+    else:
+        evaluation = evaluate(command, policy.deny)
+    return Review(evaluation.classification, decide(evaluation, policy, unattended=unattended))
 
 
-__all__ = ["Review", "review"]
+__all__ = ["IsolatedClassifier", "Policy", "Review", "review", "worker_block"]

@@ -19,7 +19,7 @@ from tether.shell.model import CommandModel, SimpleCommand, Word
 MAX_REPARSE_DEPTH = 3
 MAX_REPARSE_CHARS = 65_536
 # How many stages before a shell a pipe-to-shell check looks at (bounds 10,000-stage pipelines).
-MAX_UPSTREAM = 16
+MAX_UPSTREAM = 6
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +48,8 @@ class Scope:
     judge_fn: Callable[[SimpleCommand, Scope], list[Hit]] | None = None
     _cwd: list[str | None] | None = None
     _index: dict[int, int] | None = None
+    _pos: dict[int, int] | None = None
+    cache: dict[str, object] = field(default_factory=dict)
 
     def reparse(self, text: str) -> list[Hit]:
         """Parse ``text`` as a shell command and judge it (within depth and budget)."""
@@ -73,38 +75,43 @@ class Scope:
         assert self._index is not None
         self._index[id(derived)] = self._index.get(id(original), -1)
 
+    def _position(self, cmd: SimpleCommand) -> int:
+        """Return where ``cmd`` sits in its pipeline's index list (computed once per model)."""
+        if self._pos is None:
+            self._pos = {}
+            for indices in self.model.pipelines:
+                for pos, i in enumerate(indices):
+                    self._pos[i] = pos
+        return self._pos.get(self.index_of(cmd), -1)
+
+    def _neighbours(self, cmd: SimpleCommand, step: int) -> list[SimpleCommand]:
+        if cmd.pipeline < 0 or cmd.pipeline >= len(self.model.pipelines):
+            return []
+        indices = self.model.pipelines[cmd.pipeline]
+        pos = self._position(cmd)
+        if pos < 0:
+            pos = len(indices) if step < 0 else -1
+        found: list[SimpleCommand] = []
+        j = pos + step
+        # Bounded walk: a 10,000-stage pipeline costs MAX_UPSTREAM steps per command, not 10,000.
+        while (
+            0 <= j < len(indices) and len(found) < MAX_UPSTREAM and abs(j - pos) <= MAX_UPSTREAM * 4
+        ):
+            other = self.model.commands[indices[j]]
+            if (other.stage < cmd.stage) if step < 0 else (other.stage > cmd.stage):
+                found.append(other)
+            j += step
+        return found
+
     def upstream(self, cmd: SimpleCommand) -> list[SimpleCommand]:
         """Return the commands of earlier stages of ``cmd``'s pipeline, nearest first (capped)."""
-        if cmd.pipeline < 0 or cmd.stage == 0 or cmd.pipeline >= len(self.model.pipelines):
+        if cmd.stage == 0:
             return []
-        found: list[SimpleCommand] = []
-        indices = self.model.pipelines[cmd.pipeline]
-        mine = self.index_of(cmd)
-        # Walk backwards from this command: stages are in source order.
-        pos = indices.index(mine) if mine in indices else len(indices)
-        for i in reversed(indices[:pos]):
-            other = self.model.commands[i]
-            if other.stage < cmd.stage:
-                found.append(other)
-                if len(found) >= MAX_UPSTREAM:
-                    break
-        return found
+        return self._neighbours(cmd, -1)
 
     def downstream(self, cmd: SimpleCommand) -> list[SimpleCommand]:
         """Return the commands of later stages of ``cmd``'s pipeline, nearest first (capped)."""
-        if cmd.pipeline < 0 or cmd.pipeline >= len(self.model.pipelines):
-            return []
-        found: list[SimpleCommand] = []
-        indices = self.model.pipelines[cmd.pipeline]
-        mine = self.index_of(cmd)
-        pos = indices.index(mine) if mine in indices else len(indices)
-        for i in indices[pos + 1 :]:
-            other = self.model.commands[i]
-            if other.stage > cmd.stage:
-                found.append(other)
-                if len(found) >= MAX_UPSTREAM:
-                    break
-        return found
+        return self._neighbours(cmd, 1)
 
     def before(self, cmd: SimpleCommand) -> Iterator[SimpleCommand]:
         """Yield the commands that appear before ``cmd`` in the source, nearest first."""

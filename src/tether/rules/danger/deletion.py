@@ -39,6 +39,9 @@ RULES = (
             "rm -rf /tmp/../etc",
             "find / -delete",
             "bash -c 'rm -rf /usr'",
+            "x=rm; $x -rf /",
+            "$(echo rm) -rf /",
+            "rm${IFS}-rf${IFS}/",
         ),
         not_match=(
             'echo "rm -rf /"',

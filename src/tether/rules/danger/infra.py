@@ -319,6 +319,9 @@ def check_service_cli(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     if any(v in _DRY for v in vals):
         return
     positionals = [v for v in vals if not v.startswith("-")][:4]
+    if name in ("gh", "glab") and positionals[:1] == ["api"]:
+        yield from _api_method(name, cmd.args)
+        return
     extra = _EXTRA_VERBS.get(name, frozenset())
     for v in positionals:
         low = v.lower()

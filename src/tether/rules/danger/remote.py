@@ -102,8 +102,14 @@ RULES = (
         summary="The command to run is only known at run time",
         why="`$x -rf /` or `$(echo rm) -rf /` hides the program's name from every check.",
         instead="Spell the command name out literally.",
-        match=("x=rm; $x -rf /tmp/x", "$(echo rm) -rf /", "`echo rm` -rf /", "r$(true)m -rf x"),
-        not_match=("$VENV/bin/python -m pytest", "echo $x", "./run.sh"),
+        match=("${0/x/r}m -rf /", "$CMD -rf /srv", "r$(true)m -rf x", "$(get_tool) --purge"),
+        not_match=(
+            "$VENV/bin/python -m pytest",
+            "echo $x",
+            "./run.sh",
+            "cmd=ls; $cmd -la",
+            "$(echo ls) -la",
+        ),
     ),  # fmt: skip
     Rule(
         code="DG307",
@@ -305,14 +311,28 @@ def check_download_run(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     if not targets:
         return
     wanted = {_base(t) for t in targets if t}
-    for other in scope.before(cmd):
-        for produced in _produced_files(other):
-            if _base(produced) in wanted:
-                yield Hit(
-                    "DG302",
-                    f"{name_of(other)} wrote {produced}, then {name or cmd.argv[0].value} runs it",
-                )
-                return
+    mine = scope.index_of(cmd)
+    for index, producer, produced in _producers(scope):
+        if index < mine and _base(produced) in wanted:
+            yield Hit(
+                "DG302", f"{producer} wrote {produced}, then {name or cmd.argv[0].value} runs it"
+            )
+            return
+
+
+def _producers(scope: Scope) -> list[tuple[int, str, str]]:
+    """Return (index, program, file) for every file fetched or decoded in the model (once)."""
+    cached = scope.cache.get("producers")
+    if isinstance(cached, list):
+        return cached
+    found = [
+        (i, name_of(c), f)
+        for i, c in enumerate(scope.model.commands)
+        if name_of(c) in FETCHERS or name_of(c) in DECODERS
+        for f in _produced_files(c)
+    ]
+    scope.cache["producers"] = found
+    return found
 
 
 # --- reverse shells and dynamic command words -------------------------------------------------------

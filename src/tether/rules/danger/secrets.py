@@ -100,7 +100,9 @@ _RC_FILES = frozenset({".bashrc", ".bash_profile", ".bash_login", ".bash_logout"
                        ".zprofile", ".zshenv", ".zlogin", ".config/fish/config.fish", ".kshrc", ".cshrc",
                        ".tcshrc", ".inputrc", ".gitconfig"})  # fmt: skip
 _AGENT_DIRS = (".hermes/", ".claude/", ".codex/", ".gemini/", ".config/tether/", ".cursor/")
-_ENV_TEMPLATES = (".example", ".sample", ".template", ".dist", ".tmpl", ".defaults")
+_ENV_TEMPLATES = frozenset(
+    {"example", "sample", "template", "dist", "tmpl", "defaults", "bak", "orig", "backup", "old"}
+)
 
 
 def is_env_file(value: str) -> bool:
@@ -108,7 +110,10 @@ def is_env_file(value: str) -> bool:
     base = value.rstrip("\"'").rpartition("/")[2]
     if base == ".env":
         return True
-    return base.startswith(".env.") and not base.endswith(_ENV_TEMPLATES) and "#" not in base
+    parts = base.split(".")[2:]
+    return (
+        base.startswith(".env.") and "#" not in base and not any(p in _ENV_TEMPLATES for p in parts)
+    )
 
 
 def _home_rel(word: Word, cmd: SimpleCommand) -> str | None:
