@@ -36,8 +36,23 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
     )
 
 
+def examples(rule: Rule) -> tuple[tuple[str, ...], tuple[str, ...], str, str]:
+    """Return a rule's examples and counter-examples with the headings that explain them.
+
+    Reason rules (``RW…``: why a command is not read-only) keep theirs apart from
+    ``Rule.match``, whose meaning is "proven read-only by this rule".
+    """
+    from tether.rules.readonly import reason_examples
+
+    found = reason_examples(rule.code)
+    if found is not None:
+        return found[0], found[1], "Not read-only for this reason", "Not this reason"
+    return rule.match, rule.not_match, "Matches", "Does not match"
+
+
 def rule_json(rule: Rule) -> dict[str, Any]:
     """Return one rule as JSON-ready data."""
+    match, not_match, _, _ = examples(rule)
     return {
         "code": rule.code,
         "name": rule.name,
@@ -45,8 +60,8 @@ def rule_json(rule: Rule) -> dict[str, Any]:
         "summary": rule.summary,
         "why": rule.why,
         "instead": rule.instead,
-        "match": list(rule.match),
-        "not_match": list(rule.not_match),
+        "match": list(match),
+        "not_match": list(not_match),
     }
 
 
@@ -59,10 +74,11 @@ def render_rule(rule: Rule) -> str:
     """Return one rule as text, the way ``ruff rule`` prints an entry."""
     lines = [f"{rule.code} {rule.name} ({rule.tier.value})", "", rule.summary, ""]
     lines += [f"Why: {rule.why}", "", f"Instead: {rule.instead}"]
-    if rule.match:
-        lines += ["", "Matches:"] + [f"  {_example(m)}" for m in rule.match]
-    if rule.not_match:
-        lines += ["", "Does not match:"] + [f"  {_example(m)}" for m in rule.not_match]
+    match, not_match, yes, no = examples(rule)
+    if match:
+        lines += ["", f"{yes}:"] + [f"  {_example(m)}" for m in match]
+    if not_match:
+        lines += ["", f"{no}:"] + [f"  {_example(m)}" for m in not_match]
     return "\n".join(lines) + "\n"
 
 
@@ -82,10 +98,11 @@ def markdown(rules: list[Rule]) -> str:
     for r in rules:
         out += ["", f"## {r.code}", "", f"**`{r.name}`** ({r.tier.value}): {r.summary}", ""]
         out += [f"*Why:* {r.why}", "", f"*Instead:* {r.instead}"]
-        if r.match:
-            out += ["", "Matches: " + ", ".join(_md_code(m) for m in r.match)]
-        if r.not_match:
-            out += ["", "Does not match: " + ", ".join(_md_code(m) for m in r.not_match)]
+        match, not_match, yes, no = examples(r)
+        if match:
+            out += ["", f"{yes}: " + ", ".join(_md_code(m) for m in match)]
+        if not_match:
+            out += ["", f"{no}: " + ", ".join(_md_code(m) for m in not_match)]
     return "\n".join(out) + "\n"
 
 

@@ -35,4 +35,9 @@ def assess(model: CommandModel) -> ReadVerdict:
     return assess_model(model)
 
 
-__all__ = ["RULES", "assess"]
+def reason_examples(code: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """Return ``(examples, counter_examples)`` of an RW reason code, or None."""
+    return structural.REASON_EXAMPLES.get(code)
+
+
+__all__ = ["RULES", "assess", "reason_examples"]

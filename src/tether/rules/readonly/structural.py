@@ -3,11 +3,19 @@
 ``RW`` codes name the reason a command is *not* provably read-only (so a verdict's codes
 always say what decided); ``RO0xx`` codes name the redirects, wrappers and environment
 prefixes that a read-only command may carry.
+
+A ``Rule``'s ``match``/``not_match`` examples mean "proven read-only by this rule" (the
+shared runner in tests/test_rules.py checks them that way), which cannot hold for a reason a
+command is *not* read-only. So ``RW`` rules keep their examples in ``REASON_EXAMPLES``:
+commands that are not read-only with this code among their codes, and commands whose codes
+do not include it. tests/test_readonly_rules.py checks them; ``tether rules`` prints them.
 """
 
 from __future__ import annotations
 
 from tether.rules.base import Rule, Tier
+
+REASON_EXAMPLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
 
 
 def _rule(
@@ -19,6 +27,9 @@ def _rule(
     match: tuple[str, ...],
     not_match: tuple[str, ...] = (),
 ) -> Rule:
+    if code.startswith("RW"):
+        REASON_EXAMPLES[code] = (match, not_match)
+        return Rule(code, name, Tier.READ, summary, why, instead)
     return Rule(code, name, Tier.READ, summary, why, instead, match, not_match)
 
 
@@ -94,7 +105,7 @@ RULES: tuple[Rule, ...] = (
     ),
     _rule(
         "RW005",
-        "dynamic-command-word",
+        "dynamic-command-name",
         "A command word that expands at run time is not read-only.",
         "`$x -rf /` runs whatever `$x` holds; the program is unknown until it runs.",
         "Spell the command name literally.",
