@@ -1,0 +1,49 @@
+"""A small real MCP server (mcp 2.x ``MCPServer`` over stdio) for the guard-proxy tests.
+
+``run_command`` is shell-like (its schema names a ``command`` argument) but only echoes: nothing
+is ever executed, even if a dangerous command got through. ``read_file`` always returns the same
+text (the loop the guard must stop). Every call that really reaches this server is appended to
+the file named by ``MCP_UPSTREAM_LOG`` (so the test also sees the proxy pass its environment).
+"""
+
+from __future__ import annotations
+
+import os
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+
+server = MCPServer("tether-test-upstream")
+
+
+def reached(line: str) -> None:
+    """Record one call that reached this server."""
+    log = os.environ.get("MCP_UPSTREAM_LOG")
+    if log:
+        with open(log, "a", encoding="utf-8") as f:
+            f.write(line + "\n")
+
+
+@server.tool()
+def run_command(command: str) -> str:
+    """Run a shell command (this test server only echoes it)."""
+    reached(f"run_command {command}")
+    return f"ran: {command}"
+
+
+@server.tool()
+def read_file(path: str) -> str:
+    """Read a file (always the same contents)."""
+    reached(f"read_file {path}")
+    return "the same contents"
+
+
+@server.tool()
+def fail(reason: str) -> str:
+    """Fail with ``reason``."""
+    reached(f"fail {reason}")
+    raise ToolError(reason)
+
+
+if __name__ == "__main__":
+    server.run("stdio")
