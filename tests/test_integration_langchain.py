@@ -7,6 +7,8 @@ shown, so each test checks what the model actually read after Tether intervened.
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,6 +22,7 @@ from langchain_core.runnables import Runnable
 from langchain_core.tools import tool
 
 from tether.config import DEFAULT_CONFIG
+from tether.errors import StoreError
 from tether.integrations.langchain import TetherMiddleware
 
 FINAL = "done"
@@ -147,3 +150,48 @@ def test_without_the_middleware_the_same_loop_runs_to_the_end() -> None:
     agent = create_agent(model, tools=[shell, read_file])
     agent.invoke({"messages": [{"role": "user", "content": "go"}]})
     assert len(RAN) == 12
+
+
+class BrokenGuard:
+    """A guard whose store is unreachable: every decision raises, as a real StoreError would."""
+
+    def __init__(self) -> None:
+        from tether.guard import Guard
+
+        self.settings = Guard().settings
+
+    def before_call(self, call: Any) -> Any:
+        raise StoreError("state.db: database is locked (after 5.0 s)")
+
+    def after_call(self, result: Any) -> Any:
+        raise StoreError("state.db: database is locked (after 5.0 s)")
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_failing_guard_refuses_the_call_fail_closed(mode: str) -> None:
+    RAN.clear()
+    model = ScriptedChat(script=[("shell", {"command": "ls"})], seen=[])
+    agent = create_agent(model, tools=[shell], middleware=[TetherMiddleware(BrokenGuard())])
+    state = {"messages": [{"role": "user", "content": "go"}]}
+    out = agent.invoke(state) if mode == "sync" else asyncio.run(agent.ainvoke(state))
+    (reply,) = tool_messages(out["messages"])
+    assert RAN == []
+    assert reply.status == "error"
+    assert "fail closed" in reply.content and "database is locked" in reply.content
+
+
+def test_importing_tether_imports_no_framework() -> None:
+    """The integrations are optional extras: the core, CLI and hook path never import them."""
+    code = (
+        "import sys, tether, tether.guard, tether.integrations, tether.integrations._core, "
+        "tether.cli, tether.cli.mcp_proxy, tether.hosts.runner\n"
+        "from tether import ToolCall, classify_command\n"
+        "classify_command('ls -la')\n"
+        "names = ('langchain', 'langchain_core', 'langgraph', 'agents', 'pydantic_ai', 'mcp',"
+        " 'openai')\n"
+        "print(sorted(n for n in names if n in sys.modules))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert proc.stdout.strip() == "[]"
