@@ -319,3 +319,28 @@ def test_catalogue_codes_and_names_are_unique_and_well_formed() -> None:
 def test_a_failing_verdict_reason_names_the_command_and_code() -> None:
     v = readonly.assess(parse_command("ls && rm -rf /tmp/x"))
     assert "rm" in v.reason and "RW007" in v.reason
+
+
+@pytest.mark.parametrize(
+    ("source", "found"),
+    [
+        ("sed 's/a/*/' f", None),
+        ('sed "s/a/*/" f', None),
+        ("sed s/a/\\*/ f", None),
+        ("sed $'s/*/x/' f", None),
+        ("git log @{u}..", None),
+        ("gh api repos/{owner}/{repo}", None),
+        ("ls ${x}", None),
+        ("sed s/a/*/ f", "*"),
+        ("uniq *", "*"),
+        ("sort {-o,output} input", "{-o,output}"),
+        ("echo {1..3}", "{1..3}"),
+        ("cat f?.txt", "?"),
+        ("cat [ab].txt", "["),
+        ("sed $'a\\'' s/*/ f", "*"),
+    ],
+)
+def test_unquoted_glob_and_brace_scanner(source: str, found: str | None) -> None:
+    from tether.rules.readonly.engine import unquoted_expansion
+
+    assert unquoted_expansion(source) == found

@@ -108,7 +108,13 @@ def unquoted_expansion(text: str) -> str | None:
                 i += 2 if text[i] == "\\" else 1
             i += 1
             continue
-        if c == "$" and i + 1 < n and text[i + 1] in "?{'":
+        if c == "$" and i + 1 < n and text[i + 1] == "'":
+            i += 2  # $'…' (ANSI-C): backslash escapes a quote inside
+            while i < n and text[i] != "'":
+                i += 2 if text[i] == "\\" else 1
+            i += 1
+            continue
+        if c == "$" and i + 1 < n and text[i + 1] in "?{":
             i += 2
             continue
         if c in "*?[":
