@@ -42,15 +42,27 @@ def _event(name: str, session: str, n: int, cwd: Path) -> str:
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    "events", [("PostToolUse",), ("PreToolUse", "PostToolUse")], ids=["post-only", "pre-then-post"]
+    ("backend", "events"),
+    [
+        ("sqlite", ("PostToolUse",)),
+        ("sqlite", ("PreToolUse", "PostToolUse")),
+        ("redis", ("PostToolUse",)),
+    ],
+    ids=["sqlite-post-only", "sqlite-pre-then-post", "redis-post-only"],
 )
-def test_concurrent_hook_processes_lose_no_update(events: tuple[str, ...], tmp_path: Path) -> None:
+def test_concurrent_hook_processes_lose_no_update(
+    backend: str, events: tuple[str, ...], tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("TETHER_")}
     for name in ("XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
         (tmp_path / name).mkdir()
         env[name] = str(tmp_path / name)
     env["HOME"] = str(tmp_path)
     env["TETHER_HOOKS__DEADLINE"] = "60"  # a loaded 2-core machine must not turn into denies
+    if backend == "redis":
+        env["TETHER_STORE__BACKEND"] = "redis"
+        env["TETHER_STORE__URL"] = request.getfixturevalue("redis_server")
+        env["TETHER_STORE__KEY_PREFIX"] = f"hookconc-{tmp_path.name}:"
     project = tmp_path / "project"
     project.mkdir()
 
