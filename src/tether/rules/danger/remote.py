@@ -156,6 +156,8 @@ def _runs_stdin(cmd: SimpleCommand) -> bool:
     _opts, operands = split_options(cmd.args, "oO" if name in SHELLS else "")
     if name in SHELLS and any(o == "-c" for o in _opts):
         return False
+    if name in SHELLS and "-s" in _opts:
+        return True  # ``bash -s -- args``: the script comes from stdin, the words are $1…
     return not operands or operands[0].value in ("-", "/dev/stdin")
 
 
