@@ -230,3 +230,37 @@ def test_custom_command_is_registered_and_removed(dirs: tuple[Path, Path]) -> No
     assert data["hooks"]["BeforeTool"][0]["hooks"][0]["command"] == command
     cli("uninstall", "gemini", "--project", cwd=project, home=home)
     assert json.loads((project / FILES["gemini"]).read_text()) == {}
+
+
+def test_reinstall_refreshes_in_place_keeping_neighbours_and_matcher_edits() -> None:
+    first = merge({}, "claude-code", "/old/bin/tether hook claude-code", Path("s")).after
+    group = first["hooks"]["PreToolUse"][0]
+    group["matcher"] = "Bash"  # the user narrowed it
+    group["hooks"].append({"type": "http", "url": "http://127.0.0.1:8787/hook/claude-code"})
+    again = merge(first, "claude-code", "/new/bin/tether hook claude-code", Path("s"))
+    [group] = again.after["hooks"]["PreToolUse"]
+    assert group["matcher"] == "Bash"
+    assert group["hooks"][0]["command"] == "/new/bin/tether hook claude-code"
+    assert group["hooks"][1]["type"] == "http"
+    assert (
+        merge(again.after, "claude-code", "/new/bin/tether hook claude-code", Path("s")).changed
+        is False
+    )
+
+
+def test_duplicate_entries_collapse_to_one() -> None:
+    entry = {"type": "command", "command": "tether hook codex", "timeout": 30}
+    doubled = {
+        "hooks": {
+            "PreToolUse": [
+                {"matcher": ".*", "hooks": [entry]},
+                {"matcher": "Bash", "hooks": [{"type": "command", "command": "x"}, entry]},
+            ]
+        }
+    }
+    after = merge(doubled, "codex", "tether hook codex", Path("s")).after
+    groups = after["hooks"]["PreToolUse"]
+    assert groups == [
+        {"matcher": ".*", "hooks": [entry]},
+        {"matcher": "Bash", "hooks": [{"type": "command", "command": "x"}]},
+    ]

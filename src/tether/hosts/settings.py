@@ -166,8 +166,12 @@ def _strip(groups: list[Any], host: str) -> tuple[list[Any], bool]:
     return kept, removed
 
 
+def _is_ours(entry: object, host: str) -> bool:
+    return isinstance(entry, dict) and is_tether_command(entry.get("command"), host)
+
+
 def merge(settings: Mapping[str, Any], host: str, command: str, path: Path) -> Change:
-    """Return ``settings`` with Tether's entries for ``host`` added or refreshed."""
+    """Return ``settings`` with Tether's entries for ``host`` added or refreshed in place."""
     before = copy.deepcopy(dict(settings))
     after = copy.deepcopy(before)
     hooks = _hooks_table(after, path)
@@ -178,14 +182,40 @@ def merge(settings: Mapping[str, Any], host: str, command: str, path: Path) -> C
             raise InputError(
                 f"{path}: 'hooks.{event}' must be a list, found {type(groups).__name__}"
             )
-        group: dict[str, Any] = {} if matcher is None else {"matcher": matcher}
-        group["hooks"] = [handler(host, event, command)]
-        if group in groups and sum(1 for g in groups if _strip([g], host)[1]) == 1:
-            continue  # already installed exactly like this
-        kept, _ = _strip(groups, host)
-        hooks[event] = [*kept, group]
-        touched.append(event)
+        wanted = handler(host, event, command)
+        first = next(
+            (
+                (gi, hi)
+                for gi, g in enumerate(groups)
+                if isinstance(g, dict) and isinstance(g.get("hooks"), list)
+                for hi, h in enumerate(g["hooks"])
+                if _is_ours(h, host)
+            ),
+            None,
+        )
+        if first is None:
+            group: dict[str, Any] = {} if matcher is None else {"matcher": matcher}
+            hooks[event] = [*groups, {**group, "hooks": [wanted]}]
+            touched.append(event)
+            continue
+        # Refresh the first entry where it stands (a user's matcher edits and other handlers in
+        # its group stay), and drop any duplicates elsewhere.
+        gi, hi = first
+        old = groups[gi]["hooks"][hi]
+        groups[gi]["hooks"][hi] = _SENTINEL
+        kept, removed = _strip(groups, host)
+        for g in kept:
+            inner = g.get("hooks") if isinstance(g, dict) else None
+            if isinstance(inner, list) and _SENTINEL in inner:
+                inner[inner.index(_SENTINEL)] = wanted
+        hooks[event] = kept
+        if removed or old != wanted:
+            touched.append(event)
     return Change(path, before, after, tuple(touched))
+
+
+# Stands in for Tether's first entry while duplicates are stripped, so it keeps its place.
+_SENTINEL: dict[str, Any] = {"command": "\x00tether-placeholder"}
 
 
 def remove(settings: Mapping[str, Any], host: str, path: Path) -> Change:
