@@ -109,3 +109,15 @@ def test_jsonl_through_a_real_process_with_invalid_utf8() -> None:
 def test_jsonl_rejects_positional_commands(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["classify", "--jsonl", "ls"]) == 2
     assert "give no COMMAND" in capsys.readouterr().err
+
+
+def test_invalid_utf8_argument_gets_a_verdict_not_a_traceback() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "tether", "classify", "--json", b"ls \xff"],
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0 and b"Traceback" not in proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["read_only"] is False and data["codes"] == ["RW014"]

@@ -19,6 +19,11 @@ from typing import Any
 INVALID_INPUT = "RW014"
 
 EPILOG = """\
+Each COMMAND is one command line: quote it (tether classify 'ls -la').
+With --jsonl, a line that is not valid UTF-8 or JSON is reported on stderr with its number,
+still gets an object (read_only false, code RW014, an "error" field), and processing
+continues; the exit status is then 2.
+
 examples:
   tether classify 'ls -la' 'git diff > patch.txt'
   tether classify --json 'gh api repos/o/r/pulls/1/reviews 2>&1'
@@ -44,13 +49,22 @@ def verdict(command: str) -> dict[str, Any]:
     try:
         command.encode("utf-8")
     except UnicodeEncodeError:
-        return _invalid(command, "the command is not valid UTF-8")
+        return _invalid(_printable(command), "the command is not valid UTF-8")
     try:
         from tether.classify import classify_command
 
         return classify_command(command).to_json()
     except Exception as exc:  # fail closed: a crash is never a read-only verdict
         return _invalid(command, f"internal error while classifying: {type(exc).__name__}")
+
+
+def _printable(text: str) -> str:
+    """Return ``text`` with undecodable bytes (lone surrogates) replaced by U+FFFD."""
+    try:
+        raw = text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        raw = text.encode("utf-8", "replace")
+    return raw.decode("utf-8", "replace")
 
 
 def _invalid(command: str | None, why: str) -> dict[str, Any]:
