@@ -69,6 +69,13 @@ def shell(command: str) -> str:
 
 
 @tool
+def run_command(command: str) -> str:
+    """Run a command (not a built-in shell name: its `command` argument makes it one)."""
+    RAN.append(("run_command", command))
+    return f"ran: {command}"
+
+
+@tool
 def read_file(path: str) -> str:
     """Read a file."""
     RAN.append(("read_file", path))
@@ -84,7 +91,7 @@ def run(
     guard = TetherMiddleware(
         config=DEFAULT_CONFIG.with_values(config) if config else DEFAULT_CONFIG
     )
-    agent = create_agent(model, tools=[shell, read_file], middleware=[guard])
+    agent = create_agent(model, tools=[shell, run_command, read_file], middleware=[guard])
     state = {"messages": [{"role": "user", "content": "go"}]}
     out = agent.invoke(state) if mode == "sync" else asyncio.run(agent.ainvoke(state))
     messages: list[Any] = out["messages"]
@@ -109,15 +116,19 @@ def test_normal_call_passes_through_unchanged(mode: str) -> None:
 
 
 @pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("name", ["shell", "run_command"])
 @pytest.mark.parametrize(
     "command", ["rm -rf /", "sudo rm -rf /", "/bin/rm -rf / --no-preserve-root"]
 )
-def test_dangerous_command_is_refused_and_the_model_reads_why(mode: str, command: str) -> None:
-    messages, model = run([("shell", {"command": command}), ("shell", {"command": "pwd"})], mode)
+def test_dangerous_command_is_refused_and_the_model_reads_why(
+    mode: str, name: str, command: str
+) -> None:
+    script = [(name, {"command": command}), (name, {"command": "pwd"})]
+    messages, model = run(script, mode)
     refused, after = tool_messages(messages)
     assert refused.status == "error"
     assert "DG101" in refused.content and "Tether blocked this call" in refused.content
-    assert RAN == [("shell", "pwd")]  # the dangerous one never ran; the run went on
+    assert [(name, "pwd")] == RAN  # the dangerous one never ran; the run went on
     assert after.content == "ran: pwd"
     shown = [m for m in model.seen[1] if isinstance(m, ToolMessage)]
     assert shown and "DG101" in str(shown[-1].content)

@@ -87,6 +87,12 @@ def make_agent(
         return f"ran: {command}"
 
     @function_tool
+    def run_command(command: str) -> str:
+        """Run a command (its `command` argument makes it a shell tool)."""
+        ran.append(command)
+        return f"ran: {command}"
+
+    @function_tool
     def read_file(path: str) -> str:
         """Read a file."""
         ran.append(f"read {path}")
@@ -96,7 +102,9 @@ def make_agent(
         config=DEFAULT_CONFIG.with_values(config) if config else DEFAULT_CONFIG
     )
     model = ScriptedModel(script)
-    agent: Agent[Any] = Agent(name="ops", model=model, tools=tether.protect(shell, read_file))
+    agent: Agent[Any] = Agent(
+        name="ops", model=model, tools=tether.protect(shell, run_command, read_file)
+    )
     return agent, model, ran
 
 
@@ -120,9 +128,12 @@ def test_normal_call_passes_through_unchanged(mode: str) -> None:
 
 
 @pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("name", ["shell", "run_command"])
 @pytest.mark.parametrize("command", ["rm -rf /", "sudo rm -rf /", "command rm -rf /"])
-def test_dangerous_command_is_rejected_and_the_model_reads_why(mode: str, command: str) -> None:
-    script = [("shell", {"command": command}), ("shell", {"command": "pwd"})]
+def test_dangerous_command_is_rejected_and_the_model_reads_why(
+    mode: str, name: str, command: str
+) -> None:
+    script = [(name, {"command": command}), (name, {"command": "pwd"})]
     agent, model, ran = make_agent(script)
     result = run(agent, mode)
     assert result.final_output == FINAL  # reject_content: the run goes on

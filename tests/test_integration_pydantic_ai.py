@@ -69,6 +69,12 @@ def make_agent(
         return f"ran: {command}"
 
     @agent.tool_plain
+    def run_command(command: str) -> str:
+        """Run a command (its `command` argument makes it a shell tool)."""
+        ran.append(command)
+        return f"ran: {command}"
+
+    @agent.tool_plain
     def read_file(path: str) -> str:
         """Read a file."""
         ran.append(f"read {path}")
@@ -101,11 +107,12 @@ def test_normal_call_passes_through_unchanged(mode: str) -> None:
 
 
 @pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("name", ["shell", "run_command"])
 @pytest.mark.parametrize("command", ["rm -rf /", "sudo rm -rf /", "r''m -rf /"])
-def test_dangerous_command_is_skipped_and_the_model_reads_why(mode: str, command: str) -> None:
-    agent, script, ran = make_agent(
-        [("shell", {"command": command}), ("shell", {"command": "pwd"})]
-    )
+def test_dangerous_command_is_skipped_and_the_model_reads_why(
+    mode: str, name: str, command: str
+) -> None:
+    agent, script, ran = make_agent([(name, {"command": command}), (name, {"command": "pwd"})])
     assert run(agent, mode).output == FINAL
     assert ran == ["pwd"]
     refused, after = script.returns

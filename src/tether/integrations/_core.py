@@ -20,6 +20,8 @@ from typing import Any
 from tether.model import Action, Decision, ToolCall, ToolResult
 
 ERROR_CODE = "tether-error"
+# Arguments that, named in a tool's input schema, hold a shell command.
+COMMAND_ARGS: tuple[str, ...] = ("command", "cmd", "script")
 # Inside a framework run no one can answer a prompt: ask (and above) refuses the call.
 REFUSE_AT = Action.ASK
 
@@ -88,6 +90,40 @@ def add_shell_tools(guard: Any, shell: Mapping[str, str]) -> None:
     settings = guard.settings
     merged = {**dict(shell), **dict(settings.tools.shell)}  # config entries win
     guard.settings = replace(settings, tools=replace(settings.tools, shell=merged))
+
+
+def shell_argument(schema: Any) -> str | None:
+    """Return the argument of a tool input schema that holds a shell command, if any."""
+    props = schema.get("properties") if isinstance(schema, Mapping) else None
+    if not isinstance(props, Mapping):
+        return None
+    for key in COMMAND_ARGS:
+        spec = props.get(key)
+        if not isinstance(spec, Mapping):
+            continue
+        kind = spec.get("type")
+        kinds = kind if isinstance(kind, list) else [kind]
+        if any(k in (None, "string", "array") for k in kinds):
+            return key
+    return None
+
+
+def learn_shell_tools(guard: Any, schemas: Mapping[str, Any]) -> dict[str, str]:
+    """Treat tools whose input schema names a command argument as shells; return the new ones.
+
+    Tools the config (or the built-ins) already names as shells, reads or writes keep their
+    configured meaning: ``str_replace_editor``'s ``command`` is an editor verb, not a script.
+    """
+    known = guard.settings.tools
+    found: dict[str, str] = {}
+    for name, schema in schemas.items():
+        if name in known.shell or name in known.read or name in known.write:
+            continue
+        arg = shell_argument(schema)
+        if arg is not None:
+            found[name] = arg
+    add_shell_tools(guard, found)
+    return found
 
 
 def parse_args(raw: Any) -> dict[str, Any]:

@@ -25,7 +25,14 @@ from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
-from tether.integrations._core import Checkpoint, Verdict, add_shell_tools, build_guard, with_note
+from tether.integrations._core import (
+    Checkpoint,
+    Verdict,
+    add_shell_tools,
+    build_guard,
+    learn_shell_tools,
+    with_note,
+)
 from tether.model import ToolCall
 
 Result = ToolMessage | Command[Any]
@@ -58,6 +65,7 @@ class TetherMiddleware(AgentMiddleware[TetherState, Any, Any]):
         add_shell_tools(self.guard, shell_tools or {})
         self.checkpoint = Checkpoint(self.guard, session_id)
         self._fixed_session = session_id is not None
+        self._learned: set[str] = set()
 
     # -- tool calls --------------------------------------------------------------------------
 
@@ -127,8 +135,12 @@ class TetherMiddleware(AgentMiddleware[TetherState, Any, Any]):
 
     def _call(self, request: ToolCallRequest) -> ToolCall:
         tc = request.tool_call
+        name = str(tc.get("name") or "")
+        if name not in self._learned and request.tool is not None:
+            self._learned.add(name)  # a `command: str` argument makes it a shell tool
+            learn_shell_tools(self.guard, {name: {"properties": request.tool.args}})
         return self.checkpoint.call(
-            str(tc.get("name") or ""),
+            name,
             tc.get("args") or {},
             str(tc.get("id") or ""),
             session_id=None if self._fixed_session else _thread_id(request),

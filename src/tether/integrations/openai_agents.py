@@ -40,6 +40,7 @@ from tether.integrations._core import (
     Verdict,
     add_shell_tools,
     build_guard,
+    learn_shell_tools,
     output_text,
     with_note,
 )
@@ -68,6 +69,7 @@ class TetherGuardrails:
         self.checkpoint = Checkpoint(self.guard, session_id)
         self._pending: dict[str, tuple[ToolCall, Verdict]] = {}
         self._lock = threading.Lock()
+        self._learned: set[str] = set()
         self.input: ToolInputGuardrail[Any] = ToolInputGuardrail(
             guardrail_function=self._check_input, name="tether_input"
         )
@@ -83,14 +85,24 @@ class TetherGuardrails:
         """Attach both guardrails to each function tool (others are returned unchanged)."""
         for tool in tools:
             if isinstance(tool, FunctionTool):
+                self._learn(tool)
                 tool.tool_input_guardrails = [*(tool.tool_input_guardrails or ()), self.input]
                 tool.tool_output_guardrails = [*(tool.tool_output_guardrails or ()), self.output]
         return list(tools)
+
+    def _learn(self, tool: FunctionTool) -> None:
+        """Treat a tool whose schema has a ``command``/``cmd``/``script`` argument as a shell."""
+        self._learned.add(tool.name)
+        learn_shell_tools(self.guard, {tool.name: tool.params_json_schema})
 
     # -- the guardrail functions --------------------------------------------------------------
 
     async def _check_input(self, data: ToolInputGuardrailData) -> ToolGuardrailFunctionOutput:
         ctx = data.context
+        if ctx.tool_name not in self._learned:
+            for tool in getattr(data.agent, "tools", None) or ():
+                if isinstance(tool, FunctionTool) and tool.name == ctx.tool_name:
+                    self._learn(tool)
         call = self.checkpoint.call(ctx.tool_name, ctx.tool_arguments, ctx.tool_call_id)
         verdict = await asyncio.to_thread(self.checkpoint.before, call)
         info = verdict.decision.to_json()

@@ -36,6 +36,7 @@ from tether.integrations._core import (
     Verdict,
     add_shell_tools,
     build_guard,
+    learn_shell_tools,
     output_text,
     with_note,
 )
@@ -63,6 +64,7 @@ class TetherCapability(AbstractCapability[Any]):
         self._fixed_session = session_id is not None
         self._pending: dict[str, tuple[ToolCall, Verdict]] = {}
         self._lock = threading.Lock()
+        self._learned: set[str] = set()
 
     async def before_tool_execute(
         self,
@@ -73,6 +75,9 @@ class TetherCapability(AbstractCapability[Any]):
         args: Any,
     ) -> Any:
         """Ask the guard; skip the tool with Tether's reason when the call is refused."""
+        if tool_def.name not in self._learned:
+            self._learned.add(tool_def.name)  # a `command: str` argument makes it a shell tool
+            learn_shell_tools(self.guard, {tool_def.name: tool_def.parameters_json_schema})
         tc = self._call(ctx, call, args)
         verdict = await asyncio.to_thread(self.checkpoint.before, tc)
         if verdict.halted:

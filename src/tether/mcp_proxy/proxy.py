@@ -29,28 +29,19 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
-from tether.integrations._core import Checkpoint, Verdict, add_shell_tools, output_text, with_note
+from tether.integrations._core import (
+    COMMAND_ARGS,
+    Checkpoint,
+    Verdict,
+    learn_shell_tools,
+    output_text,
+    shell_argument,
+    with_note,
+)
 
-COMMAND_ARGS: tuple[str, ...] = ("command", "cmd", "script")
 NAME = "tether-mcp-proxy"
 
 Context = ServerRequestContext[dict[str, Any], Any]
-
-
-def shell_argument(schema: Any) -> str | None:
-    """Return the argument of a tool input schema that holds a shell command, if any."""
-    props = schema.get("properties") if isinstance(schema, Mapping) else None
-    if not isinstance(props, Mapping):
-        return None
-    for key in COMMAND_ARGS:
-        spec = props.get(key)
-        if not isinstance(spec, Mapping):
-            continue
-        kind = spec.get("type")
-        kinds = kind if isinstance(kind, list) else [kind]
-        if any(k in (None, "string", "array") for k in kinds):
-            return key
-    return None
 
 
 def result_text(result: types.CallToolResult) -> str:
@@ -81,16 +72,7 @@ class GuardedTools:
 
     def learn(self, tools: Iterable[types.Tool]) -> dict[str, str]:
         """Treat tools whose schema names a command argument as shells; return the new ones."""
-        known = self.guard.settings.tools
-        found: dict[str, str] = {}
-        for tool in tools:
-            if tool.name in known.shell or tool.name in known.read or tool.name in known.write:
-                continue  # config (and the built-ins) decide for tools they name
-            arg = shell_argument(tool.input_schema)
-            if arg is not None:
-                found[tool.name] = arg
-        add_shell_tools(self.guard, found)
-        return found
+        return learn_shell_tools(self.guard, {tool.name: tool.input_schema for tool in tools})
 
     async def call(
         self,
