@@ -40,7 +40,7 @@ RULES = (
         "`diff`, `cmp`, `comm` print differences; none of their options writes.",
         "Nothing to change.",
         ("diff a.py b.py", "diff -u old new", "cmp a b", "comm -12 a b"),
-        ("diff a b > patch.diff", "sdiff -o merged a b"),
+        ("diff a b > patch.diff", "sdiff -o merged a b", "diff3 --diff-program=x a b c"),
     ),
     rule(
         "RO103",
@@ -139,7 +139,14 @@ _FILE = Spec(
     "file",
     open=True,
     valued=opts("-m -f -F -e -P --magic-file --files-from --separator --exclude --parameter"),
-    writes={"-C": "compiles a magic file", "--compile": "compiles a magic file"},
+    writes={
+        "-C": "compiles a magic file",
+        "--compile": "compiles a magic file",
+        "-z": "may run external decompression programs",
+        "-Z": "may run external decompression programs",
+        "--uncompress": "may run external decompression programs",
+        "--uncompress-noreport": "may run external decompression programs",
+    },
 )
 _BASE64 = Spec(
     "base64",
@@ -184,7 +191,7 @@ ENTRIES: dict[str, Entry] = {
     **pure_entries(
         "RO101", "cat tac nl head tail wc rev od hexdump hd strings fold fmt expand unexpand pr"
     ),
-    **pure_entries("RO102", "diff diff3 cmp comm"),
+    **pure_entries("RO102", "diff cmp comm"),
     **pure_entries("RO103", "ls dir vdir du df lsblk"),
     **pure_entries("RO104", "stat readlink realpath basename dirname pathchk"),
     **pure_entries(

@@ -109,7 +109,7 @@ RULES = (
 
 # Readers that stay read-only whatever operands find appends ({} is a path).
 EXEC_READERS = opts(
-    "grep egrep fgrep zgrep cat head tail wc ls stat du nl md5sum sha1sum sha256sum basename "
+    "grep egrep fgrep cat head tail wc ls stat du nl md5sum sha1sum sha256sum basename "
     "dirname realpath readlink echo"
 )
 _RG = Spec(
@@ -236,7 +236,7 @@ def _find(name: str, args: tuple[Word, ...]) -> Check:
 
 
 ENTRIES: dict[str, Entry] = {
-    **pure_entries("RO201", "grep egrep fgrep zgrep"),
+    **pure_entries("RO201", "grep egrep fgrep"),
     **entries("RO202", "rg", _rg),
     **entries("RO203", "find", _find),
     **entries("RO204", "fd fdfind", _fd),
