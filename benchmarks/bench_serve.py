@@ -108,6 +108,19 @@ def curl_forward(body: bytes, port: int) -> float:
     return elapsed
 
 
+def fallback_check(port: int, env: dict[str, str], cwd: Path) -> float:
+    """Return the seconds the ``--http`` fallback handler takes while the service is up."""
+    from tether.serve.install import fallback_command
+
+    command = fallback_command(f"http://127.0.0.1:{port}", f"{TETHER} hook claude-code")
+    start = time.perf_counter()
+    proc = subprocess.run(command, shell=True, input=b"{}", capture_output=True, env=env, cwd=cwd)
+    elapsed = time.perf_counter() - start
+    if proc.returncode != 0 or proc.stdout:
+        raise SystemExit(f"the fallback ran the hook: {proc.stdout!r} {proc.stderr!r}")
+    return elapsed
+
+
 def post(conn: http.client.HTTPConnection, body: bytes) -> bytes:
     """Send one hook event on ``conn``; return the reply body."""
     conn.request("POST", "/hook/claude-code", body, {"Content-Type": "application/json"})
@@ -145,6 +158,7 @@ def latency(args: argparse.Namespace, env: dict[str, str], project: Path) -> Non
         ("PostToolUse `gh api …` -> `[]`", "PostToolUse", "gh api repos/o/r/pulls/1/reviews"),
     ]
     rows = []
+    checks: list[float] = []
     try:
         for label, event, command in events:
             samples: dict[str, list[float]] = {"hook": [], "keep": [], "new": [], "curl": []}
@@ -157,6 +171,7 @@ def latency(args: argparse.Namespace, env: dict[str, str], project: Path) -> Non
                     samples["hook"].append(hook_process(body, env, project))
                     if curl:
                         samples["curl"].append(curl_forward(body, port))
+                        checks.append(fallback_check(port, env, project))
                 samples["keep"].append(timed(partial(post, keep, body)))
                 samples["new"].append(timed(partial(fresh, port, body)))
             rows.append((label, samples))
@@ -176,6 +191,12 @@ def latency(args: argparse.Namespace, env: dict[str, str], project: Path) -> Non
             f"| {pct(s['new'], 50):.2f} / {pct(s['new'], 99):.2f} | {curl_cell} "
             f"| {pct(s['hook'], 50) / pct(s['keep'], 50):.0f}× |"
         )
+    if checks:
+        print(
+            f"\n`tether install claude-code --http` fallback handler while the service is up "
+            f"(`sh` + `curl /health`, runs beside the HTTP handler): p50 {pct(checks, 50):.1f} ms, "
+            f"p99 {pct(checks, 99):.1f} ms over {len(checks)} runs"
+        )
 
 
 def client(port: int, session: str, runs: int, project: Path, out: list[float]) -> None:
@@ -190,6 +211,33 @@ def client(port: int, session: str, runs: int, project: Path, out: list[float]) 
         mine.append(time.perf_counter() - start)
     conn.close()
     out.extend(mine)  # list.extend is atomic under the GIL
+
+
+def in_process(args: argparse.Namespace, env: dict[str, str], project: Path) -> None:
+    """Print the same events through ``Service.hook`` directly: the decision without HTTP."""
+    from tether.hosts import adapter
+    from tether.serve import Options, Service
+
+    claude = adapter("claude-code")
+    service = Service(Options(port=0), environ=env, cwd=project)
+    events = [("PreToolUse", "ls -la"), ("PreToolUse", "rm -rf /"), ("PostToolUse", "gh api x")]
+    samples: list[float] = []
+    inline: list[float] = []
+    try:
+        for n in range(args.http_runs):
+            for event, command in events:
+                body = payload(event, command, n, project, "in-process")
+                samples.append(timed(partial(service.hook, "claude-code", body)))
+                seen: dict[str, str | None] = {"event": None}
+                inline.append(timed(partial(service._answer, claude, body, seen)))
+    finally:
+        service.close()
+    print(
+        f"\nThe same events through `Service.hook` in-process (no HTTP): p50 "
+        f"{pct(samples, 50):.2f} ms, p99 {pct(samples, 99):.2f} ms; of which the deadline "
+        f"thread costs p50 {pct(samples, 50) - pct(inline, 50):.2f} ms "
+        f"(the decision alone: p50 {pct(inline, 50):.2f} ms, p99 {pct(inline, 99):.2f} ms)"
+    )
 
 
 def contention(args: argparse.Namespace, env: dict[str, str], project: Path) -> None:
@@ -246,6 +294,7 @@ def main() -> int:
             f"{args.http_runs} HTTP runs per event after 5 warm-up runs, interleaved\n"
         )
         latency(args, env, project)
+        in_process(args, env, project)
         contention(args, env, project)
     return 0
 
