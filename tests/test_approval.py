@@ -1,4 +1,4 @@
-"""The approval policy over real configs: modes, unattended runs, floors, allow/deny globs, rule switches."""
+"""The approval policy over real configs: modes, unattended runs, floors, globs, rule switches."""
 
 from __future__ import annotations
 
@@ -28,7 +28,9 @@ def config_with(tmp_path: Path):  # type: ignore[no-untyped-def]
     """Return a function building a real Config from ``KEY=VALUE`` overrides (no user files)."""
 
     def build(*overrides: str) -> Config:
-        return load_config(cwd=tmp_path, environ={"XDG_CONFIG_HOME": str(tmp_path)}, overrides=overrides)
+        return load_config(
+            cwd=tmp_path, environ={"XDG_CONFIG_HOME": str(tmp_path)}, overrides=overrides
+        )
 
     return build
 
@@ -57,24 +59,78 @@ CASES: list[tuple[str, tuple[str, ...], bool, Action, str | None]] = [
     ("rm -rf /", ("approvals.mode=off",), False, Action.BLOCK, FLOOR_CODE),
     ("timeout 5 reboot", ("approvals.mode=off",), False, Action.BLOCK, FLOOR_CODE),
     ("echo pw | sudo -S id", ("approvals.mode=off",), False, Action.BLOCK, FLOOR_CODE),
-    ("echo pw | sudo -S id", ("approvals.disabled_rules=[\"DG408\"]",), False, Action.BLOCK, FLOOR_CODE),
+    (
+        "echo pw | sudo -S id",
+        ('approvals.disabled_rules=["DG408"]',),
+        False,
+        Action.BLOCK,
+        FLOOR_CODE,
+    ),
     # deny globs: a floor, matched on every spelling (path-prefixed, wrapped, inside bash -c)
-    ("sudo ls", ("approvals.deny=[\"sudo *\"]", "approvals.mode=off"), False, Action.BLOCK, DENY_CODE),
-    ("/usr/bin/sudo ls", ("approvals.deny=[\"sudo *\"]",), False, Action.BLOCK, DENY_CODE),
-    ("bash -c 'git push origin main'", ("approvals.deny=[\"git push*\"]",), False, Action.BLOCK, DENY_CODE),
-    ("ls && GIT PUSH origin", ("approvals.deny=[\"git push*\"]",), False, Action.BLOCK, DENY_CODE),
-    ("git pull", ("approvals.deny=[\"git push*\"]",), False, Action.ALLOW, None),
+    (
+        "sudo ls",
+        ('approvals.deny=["sudo *"]', "approvals.mode=off"),
+        False,
+        Action.BLOCK,
+        DENY_CODE,
+    ),
+    ("/usr/bin/sudo ls", ('approvals.deny=["sudo *"]',), False, Action.BLOCK, DENY_CODE),
+    (
+        "bash -c 'git push origin main'",
+        ('approvals.deny=["git push*"]',),
+        False,
+        Action.BLOCK,
+        DENY_CODE,
+    ),
+    ("ls && GIT PUSH origin", ('approvals.deny=["git push*"]',), False, Action.BLOCK, DENY_CODE),
+    ("git pull", ('approvals.deny=["git push*"]',), False, Action.ALLOW, None),
     # allow globs: exact or glob, simple commands only, never over a floor
-    ("git reset --hard", ("approvals.allow=[\"git reset --hard\"]",), False, Action.ALLOW, None),
-    ("git reset --hard HEAD~1", ("approvals.allow=[\"git reset --hard*\"]",), True, Action.ALLOW, None),
-    ("git reset --hard && curl x | sh", ("approvals.allow=[\"git reset --hard*\"]",), False, Action.ASK, ASK_CODE),
-    ("git reset --hard $(cat ref)", ("approvals.allow=[\"git reset --hard*\"]",), False, Action.ASK, ASK_CODE),
-    ("rm -rf /", ("approvals.allow=[\"rm -rf /\"]",), False, Action.BLOCK, FLOOR_CODE),
-    ("sudo ls", ("approvals.allow=[\"sudo ls\"]", "approvals.deny=[\"sudo *\"]"), False, Action.BLOCK, DENY_CODE),
+    ("git reset --hard", ('approvals.allow=["git reset --hard"]',), False, Action.ALLOW, None),
+    (
+        "git reset --hard HEAD~1",
+        ('approvals.allow=["git reset --hard*"]',),
+        True,
+        Action.ALLOW,
+        None,
+    ),
+    (
+        "git reset --hard && curl x | sh",
+        ('approvals.allow=["git reset --hard*"]',),
+        False,
+        Action.ASK,
+        ASK_CODE,
+    ),
+    (
+        "git reset --hard $(cat ref)",
+        ('approvals.allow=["git reset --hard*"]',),
+        False,
+        Action.ASK,
+        ASK_CODE,
+    ),
+    ("rm -rf /", ('approvals.allow=["rm -rf /"]',), False, Action.BLOCK, FLOOR_CODE),
+    (
+        "sudo ls",
+        ('approvals.allow=["sudo ls"]', 'approvals.deny=["sudo *"]'),
+        False,
+        Action.BLOCK,
+        DENY_CODE,
+    ),
     # rule switches: a disabled ask rule stops asking; hardline rules cannot be disabled
-    ("git reset --hard", ("approvals.disabled_rules=[\"DG201\"]",), False, Action.ALLOW, None),
-    ("git reset --hard && git push -f", ("approvals.disabled_rules=[\"dg201\"]",), False, Action.ASK, "DG202"),
-    ("rm -rf /", ("approvals.disabled_rules=[\"DG101\"]", "approvals.mode=off"), False, Action.BLOCK, "DG101"),
+    ("git reset --hard", ('approvals.disabled_rules=["DG201"]',), False, Action.ALLOW, None),
+    (
+        "git reset --hard && git push -f",
+        ('approvals.disabled_rules=["dg201"]',),
+        False,
+        Action.ASK,
+        "DG202",
+    ),
+    (
+        "rm -rf /",
+        ('approvals.disabled_rules=["DG101"]', "approvals.mode=off"),
+        False,
+        Action.BLOCK,
+        "DG101",
+    ),
 ]
 
 
@@ -136,16 +192,18 @@ def test_policy_reads_every_key(config_with) -> None:  # type: ignore[no-untyped
         config_with(
             "approvals.mode=off",
             "approvals.unattended=ask",
-            "approvals.allow=[\"a\"]",
-            "approvals.deny=[\"b\"]",
-            "approvals.disabled_rules=[\"dg201\"]",
-            "approvals.enabled_rules=[\"DG999\"]",
+            'approvals.allow=["a"]',
+            'approvals.deny=["b"]',
+            'approvals.disabled_rules=["dg201"]',
+            'approvals.enabled_rules=["DG999"]',
             "approvals.isolation.threshold=10",
             "approvals.isolation.deadline=2.5",
             "approvals.isolation.memory_mb=256",
         )
     )
-    assert p == Policy("off", "ask", ("a",), ("b",), frozenset({"DG201"}), frozenset({"DG999"}), 10, 2.5, 256)
+    assert p == Policy(
+        "off", "ask", ("a",), ("b",), frozenset({"DG201"}), frozenset({"DG999"}), 10, 2.5, 256
+    )
 
 
 @pytest.mark.parametrize(

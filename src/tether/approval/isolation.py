@@ -11,6 +11,7 @@ or the command.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import selectors
@@ -91,7 +92,7 @@ class IsolatedClassifier:
         self._kill()
         # The package's parent directory as cwd lets ``-m`` find tether without PYTHONPATH.
         cwd = str(Path(__file__).resolve().parents[2])
-        self._proc = subprocess.Popen(  # noqa: S603 - fixed argv, no shell
+        self._proc = subprocess.Popen(
             [*self._argv, "--memory-mb", str(self.memory_mb)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -111,16 +112,12 @@ class IsolatedClassifier:
             return
         if proc.poll() is None:
             proc.kill()
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=2)
-        except subprocess.TimeoutExpired:  # pragma: no cover - kill -9 did not reap in 2 s
-            pass
         for stream in (proc.stdin, proc.stdout):
             if stream is not None:
-                try:
+                with contextlib.suppress(OSError):
                     stream.close()
-                except OSError:
-                    pass
 
     def _replace(self) -> None:
         self._kill()

@@ -21,7 +21,7 @@ def _limit_memory(megabytes: int) -> None:
     except ImportError:  # pragma: no cover - not on POSIX
         return
     limit = megabytes * 1024 * 1024
-    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
     if hard != resource.RLIM_INFINITY:
         limit = min(limit, hard)
     resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
@@ -60,7 +60,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         try:
             answer = handle(json.loads(line))
-        except Exception:  # noqa: BLE001 - any failure must end the worker, never half-answer
+        except Exception:
             return 2
         stdout.write(json.dumps(answer, separators=(",", ":")) + "\n")
         stdout.flush()

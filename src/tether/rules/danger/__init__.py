@@ -7,7 +7,7 @@ DG6xx secrets. Every check reads the parsed ``CommandModel`` only, never the raw
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 
 from tether.rules.base import NO_DANGER, Danger, DangerVerdict, Rule, Tier
 from tether.rules.danger import deletion, infra, remote, secrets, system, vcs
@@ -25,7 +25,7 @@ _BY_CODE = {r.code: r for r in RULES}
 _Check = Callable[[SimpleCommand, Scope], Iterable[Hit]]
 
 
-def _merge(*tables: dict[str, _Check]) -> dict[str, tuple[_Check, ...]]:
+def _merge(*tables: Mapping[str, _Check]) -> dict[str, tuple[_Check, ...]]:
     merged: dict[str, list[_Check]] = {}
     for table in tables:
         for name, check in table.items():

@@ -264,15 +264,62 @@ class Place(enum.Enum):
 
 SYSTEM_ROOTS = frozenset(
     {
-        "/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib32", "/lib64", "/libx32",
-        "/media", "/mnt", "/opt", "/proc", "/root", "/run", "/sbin", "/snap", "/srv", "/sys",
-        "/usr", "/var", "/Applications", "/Library", "/System", "/Users", "/Volumes",
-        "/private", "/usr/bin", "/usr/sbin", "/usr/lib", "/usr/lib64", "/usr/local",
-        "/usr/share", "/usr/include", "/var/lib", "/private/etc", "/private/var",
+        "/bin",
+        "/boot",
+        "/dev",
+        "/etc",
+        "/home",
+        "/lib",
+        "/lib32",
+        "/lib64",
+        "/libx32",
+        "/media",
+        "/mnt",
+        "/opt",
+        "/proc",
+        "/root",
+        "/run",
+        "/sbin",
+        "/snap",
+        "/srv",
+        "/sys",
+        "/usr",
+        "/var",
+        "/Applications",
+        "/Library",
+        "/System",
+        "/Users",
+        "/Volumes",
+        "/private",
+        "/usr/bin",
+        "/usr/sbin",
+        "/usr/lib",
+        "/usr/lib64",
+        "/usr/local",
+        "/usr/share",
+        "/usr/include",
+        "/var/lib",
+        "/private/etc",
+        "/private/var",
     }
-)  # fmt: skip
-SYSTEM_PREFIXES = ("/etc/", "/usr/", "/bin/", "/sbin/", "/lib/", "/lib64/", "/lib32/", "/boot/",
-                   "/var/lib/", "/private/etc/", "/private/var/", "/System/", "/Library/", "/sys/", "/proc/")  # fmt: skip
+)
+SYSTEM_PREFIXES = (
+    "/etc/",
+    "/usr/",
+    "/bin/",
+    "/sbin/",
+    "/lib/",
+    "/lib64/",
+    "/lib32/",
+    "/boot/",
+    "/var/lib/",
+    "/private/etc/",
+    "/private/var/",
+    "/System/",
+    "/Library/",
+    "/sys/",
+    "/proc/",
+)
 TEMP_DIRS = ("/tmp", "/var/tmp", "/private/tmp", "/dev/shm", "/private/var/folders", "/var/folders")
 HOME_PARENTS = ("/home", "/Users")
 
@@ -281,7 +328,7 @@ _HOME_SPELLINGS = ("${HOME}", "$HOME")
 
 
 def resolve(word: Word, cmd: SimpleCommand, scope: Scope | None = None) -> str | None:
-    """Return the path a word names, with ``$HOME`` as ``~`` and ``$TMPDIR`` resolved; None if dynamic."""
+    """Return the path a word names (``$HOME`` as ``~``, ``$TMPDIR`` resolved); None if dynamic."""
     v = word.value
     if "$" in v or "`" in v:
         for spelling in _HOME_SPELLINGS:
@@ -311,17 +358,12 @@ def _assigned(cmd: SimpleCommand, name: str) -> str | None:
 def place(word: Word, cmd: SimpleCommand, scope: Scope | None = None) -> tuple[Place, str]:
     """Classify where a path operand points (and return the normalised path)."""
     path = resolve(word, cmd, scope)
-    if (
-        path is None
-        or not word.literal
-        and path.startswith(("<", "{"))
-        and path.endswith((">", "}"))
+    if path is None or (
+        not word.literal and path.startswith(("<", "{")) and path.endswith((">", "}"))
     ):
         return Place.DYNAMIC, word.value
-    if (
-        path in ("~", "~/", "~/*", "~/.*")
-        or path.startswith("~/")
-        and posixpath.normpath(path[2:]) in (".", "*")
+    if path in ("~", "~/", "~/*", "~/.*") or (
+        path.startswith("~/") and posixpath.normpath(path[2:]) in (".", "*")
     ):
         return Place.HOME, path
     if path.startswith("~"):

@@ -249,10 +249,8 @@ def _windows_cmd(args: tuple[Word, ...]) -> Iterator[Hit]:
     words = [w.value.lower() for w in args]
     if not any(w in ("/c", "/k") for w in words):
         return
-    if (
-        any(w in ("del", "erase") for w in words)
-        or any(w in ("rd", "rmdir") for w in words)
-        and "/s" in words
+    if any(w in ("del", "erase") for w in words) or (
+        any(w in ("rd", "rmdir") for w in words) and "/s" in words
     ):
         yield Hit("DG107", "cmd " + " ".join(words[:3]))
 
@@ -323,6 +321,16 @@ def _is_recursive_rm(argv: list[Word]) -> bool:
     return bool(argv) and argv[0].value.rpartition("/")[2] in ("rm", "unlink", "shred")
 
 
-CHECKS = {"rm": check_rm, "unlink": check_rm, "find": check_rm, "busybox": check_rm, "mv": check_rm,
-          "rsync": check_rm, "cmd": check_rm, "cmd.exe": check_rm, "powershell": check_rm,
-          "pwsh": check_rm, "powershell.exe": check_rm}  # fmt: skip
+CHECKS = {
+    "rm": check_rm,
+    "unlink": check_rm,
+    "find": check_rm,
+    "busybox": check_rm,
+    "mv": check_rm,
+    "rsync": check_rm,
+    "cmd": check_rm,
+    "cmd.exe": check_rm,
+    "powershell": check_rm,
+    "pwsh": check_rm,
+    "powershell.exe": check_rm,
+}

@@ -33,12 +33,12 @@ RULES = (
             "echo 'DROP TABLE x' >> notes.md",
             "redis-cli GET key",
         ),
-    ),  # fmt: skip
+    ),
     Rule(
         code="DG502",
         name="infrastructure-teardown",
         tier=Tier.ASK,
-        summary="Destroy infrastructure: terraform destroy, kubectl delete, docker prune, helm uninstall",
+        summary="Destroy infrastructure: terraform destroy, kubectl delete, docker prune, helm",
         why="These remove running infrastructure, cluster objects or volumes, often shared and "
         "often in production; -auto-approve and --force skip the tool's own prompt.",
         instead="Show the plan first (`terraform plan -destroy`, `kubectl get …`), and let the "
@@ -62,12 +62,12 @@ RULES = (
             "docker compose down",
             "docker rm web",
         ),
-    ),  # fmt: skip
+    ),
     Rule(
         code="DG503",
         name="cloud-resource-delete",
         tier=Tier.ASK,
-        summary="A cloud, SaaS or backup CLI deleting resources (buckets, secrets, queues, backups)",
+        summary="A cloud, SaaS or backup CLI deleting resources (buckets, secrets, backups)",
         why="`aws s3 rm --recursive`, `gsutil rm -r`, `vault kv destroy`, `restic forget --prune` "
         "and their kind delete remote data that no local undo can restore.",
         instead="List what would be deleted first (ls/list/describe, --dry-run) and let the user "
@@ -94,7 +94,7 @@ RULES = (
             "gh repo view",
             "unleash features disable t",
         ),
-    ),  # fmt: skip
+    ),
     Rule(
         code="DG504",
         name="http-delete-request",
@@ -114,13 +114,13 @@ RULES = (
             "curl https://example.com",
             "http GET :7700/health",
         ),
-    ),  # fmt: skip
+    ),
     Rule(
         code="DG505",
         name="package-publish",
         tier=Tier.ASK,
         summary="Publish a package or release to a public registry",
-        why="A published version cannot be taken back cleanly; mirrors and users pick it up at once.",
+        why="A published version cannot be taken back cleanly; mirrors and users pick it up.",
         instead="Build and test locally (`npm pack`, `cargo package`), and let the user publish.",
         match=(
             "npm publish",
@@ -134,8 +134,26 @@ RULES = (
     ),
 )
 
-_SQL_CLIENTS = frozenset({"psql", "mysql", "mariadb", "sqlite3", "duckdb", "clickhouse-client", "clickhouse",
-                          "cockroach", "sqlcmd", "mongosh", "mongo", "snowsql", "bq", "pgcli", "mycli", "litecli"})  # fmt: skip
+_SQL_CLIENTS = frozenset(
+    {
+        "psql",
+        "mysql",
+        "mariadb",
+        "sqlite3",
+        "duckdb",
+        "clickhouse-client",
+        "clickhouse",
+        "cockroach",
+        "sqlcmd",
+        "mongosh",
+        "mongo",
+        "snowsql",
+        "bq",
+        "pgcli",
+        "mycli",
+        "litecli",
+    }
+)
 _SQL_DANGER = re.compile(
     r"\b(drop\s+(?:table|database|schema|index|view|collection|keyspace|user|role)\b|truncate\b"
     r"|delete\s+from\s+[\w.\"`\[\]]+\s*(?:;|$)|\.drop(?:Database)?\(\)|dropDatabase|\.deleteMany\(\s*\{\s*\}\s*\))",
@@ -191,7 +209,7 @@ def check_teardown(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     vals = [w.value for w in cmd.args]
     verbs = [v for v in vals if not v.startswith("-")]
     if name in ("terraform", "tofu", "terragrunt"):
-        if "destroy" in verbs[:2] or "apply" in verbs[:2] and "-destroy" in vals:
+        if "destroy" in verbs[:2] or ("apply" in verbs[:2] and "-destroy" in vals):
             yield Hit("DG502", f"{name} destroy")
         elif verbs[:2] == ["state", "rm"] or verbs[:2] == ["workspace", "delete"]:
             yield Hit("DG502", f"{name} {' '.join(verbs[:2])}")
@@ -214,7 +232,7 @@ def check_teardown(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
 def _docker(name: str, vals: list[str], verbs: list[str]) -> Iterator[Hit]:
     head = verbs[:2]
     force = any(
-        v in ("-f", "--force") or v.startswith("-") and not v.startswith("--") and "f" in v
+        v in ("-f", "--force") or (v.startswith("-") and not v.startswith("--") and "f" in v)
         for v in vals
     )
     if (
@@ -233,8 +251,27 @@ def _docker(name: str, vals: list[str], verbs: list[str]) -> Iterator[Hit]:
 
 # Service CLIs whose subcommand words name the action. A verb anywhere in the first positional
 # words (or an aws-style ``delete-thing`` operation) is a remote delete.
-_DELETE_VERBS = frozenset({"delete", "destroy", "rm", "rb", "remove", "purge", "prune", "drop", "del", "terminate",
-                           "deletefile", "rdelete", "repo-delete", "uninstall", "unregister", "forget", "rmdir"})  # fmt: skip
+_DELETE_VERBS = frozenset(
+    {
+        "delete",
+        "destroy",
+        "rm",
+        "rb",
+        "remove",
+        "purge",
+        "prune",
+        "drop",
+        "del",
+        "terminate",
+        "deletefile",
+        "rdelete",
+        "repo-delete",
+        "uninstall",
+        "unregister",
+        "forget",
+        "rmdir",
+    }
+)
 _EXTRA_VERBS: dict[str, frozenset[str]] = {
     "vault": frozenset({"destroy", "disable", "revoke"}),
     "borg": frozenset({"compact", "break-lock", "recreate"}),
@@ -251,7 +288,7 @@ _EXTRA_VERBS: dict[str, frozenset[str]] = {
             "delete_queue",
             "purge_queue",
         }
-    ),  # fmt: skip
+    ),
     "wrangler": frozenset({"rollback"}),
     "gh": frozenset({"archive"}),
     "glab": frozenset({"archive"}),
@@ -273,14 +310,72 @@ _EXTRA_VERBS: dict[str, frozenset[str]] = {
     "gitlab-rake": frozenset({"gitlab:backup:restore", "gitlab:cleanup:orphan_job_artifact_files"}),
     "rpk": frozenset(),
 }
-_SERVICE_CLIS = frozenset({
-    "aws", "gcloud", "gsutil", "az", "azcopy", "vault", "op", "doppler", "rclone", "restic", "borg", "velero",
-    "mc", "fastly", "circleci", "glab", "gh", "nats", "rabbitmqctl", "rabbitmqadmin", "wrangler", "stripe",
-    "algolia", "apigeecli", "flipt", "ldcli", "unleash", "split", "pd", "newrelic", "datadog-ci", "deck",
-    "splunk", "gitlab-runner", "square", "rpk", "heroku", "fly", "flyctl", "vercel", "netlify", "doctl",
-    "linode-cli", "hcloud", "railway", "supabase", "firebase", "s3cmd", "b2", "infisical", "akeyless",
-    "grafana-cli", "tsh", "consul", "gitlab-rake", "nomad", "etcdctl", "scw", "oci", "ibmcloud", "aliyun", "kaf",
-})  # fmt: skip
+_SERVICE_CLIS = frozenset(
+    {
+        "aws",
+        "gcloud",
+        "gsutil",
+        "az",
+        "azcopy",
+        "vault",
+        "op",
+        "doppler",
+        "rclone",
+        "restic",
+        "borg",
+        "velero",
+        "mc",
+        "fastly",
+        "circleci",
+        "glab",
+        "gh",
+        "nats",
+        "rabbitmqctl",
+        "rabbitmqadmin",
+        "wrangler",
+        "stripe",
+        "algolia",
+        "apigeecli",
+        "flipt",
+        "ldcli",
+        "unleash",
+        "split",
+        "pd",
+        "newrelic",
+        "datadog-ci",
+        "deck",
+        "splunk",
+        "gitlab-runner",
+        "square",
+        "rpk",
+        "heroku",
+        "fly",
+        "flyctl",
+        "vercel",
+        "netlify",
+        "doctl",
+        "linode-cli",
+        "hcloud",
+        "railway",
+        "supabase",
+        "firebase",
+        "s3cmd",
+        "b2",
+        "infisical",
+        "akeyless",
+        "grafana-cli",
+        "tsh",
+        "consul",
+        "gitlab-rake",
+        "nomad",
+        "etcdctl",
+        "scw",
+        "oci",
+        "ibmcloud",
+        "aliyun",
+        "kaf",
+    }
+)
 _DRY = ("--dry-run", "--dryrun", "--dry_run", "--whatif")
 
 
@@ -290,14 +385,12 @@ def check_service_cli(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     vals = [w.value for w in cmd.args]
     if name == "java" and any("jenkins-cli" in v for v in vals):
         name = "jenkins-cli"
-        vals = vals[[i for i, v in enumerate(vals) if "jenkins-cli" in v][0] + 1 :]
-    if name.startswith("kafka-") and any(
-        v in ("--delete", "--remove", "--delete-config", "--reset-offsets") for v in vals
-    ):
-        yield Hit(
-            "DG503",
-            f"{name} {next(v for v in vals if v.startswith('--delete') or v in ('--remove', '--reset-offsets'))}",
-        )
+        vals = vals[next(i for i, v in enumerate(vals) if "jenkins-cli" in v) + 1 :]
+    kafka_flags = [
+        v for v in vals if v in ("--delete", "--remove", "--delete-config", "--reset-offsets")
+    ]
+    if name.startswith("kafka-") and kafka_flags:
+        yield Hit("DG503", f"{name} {kafka_flags[0]}")
         return
     if name == "gitlab-rails" and any(
         re.search(r"\.(?:destroy|delete)(?:_all)?\b", v) for v in vals
@@ -401,12 +494,30 @@ def check_http(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
 
 
 _PUBLISH = {
-    ("npm", "publish"), ("pnpm", "publish"), ("yarn", "publish"), ("yarn", "npm"), ("cargo", "publish"),
-    ("poetry", "publish"), ("twine", "upload"), ("gem", "push"), ("mvn", "deploy"), ("gradle", "publish"),
-    ("./gradlew", "publish"), ("gradlew", "publish"), ("./mvnw", "deploy"), ("mvnw", "deploy"), ("uv", "publish"),
-    ("hatch", "publish"), ("flit", "publish"), ("dotnet", "nuget"), ("mvn", "release:perform"),
-    ("./mvnw", "release:perform"), ("bun", "publish"), ("jsr", "publish"), ("deno", "publish"),
-}  # fmt: skip
+    ("npm", "publish"),
+    ("pnpm", "publish"),
+    ("yarn", "publish"),
+    ("yarn", "npm"),
+    ("cargo", "publish"),
+    ("poetry", "publish"),
+    ("twine", "upload"),
+    ("gem", "push"),
+    ("mvn", "deploy"),
+    ("gradle", "publish"),
+    ("./gradlew", "publish"),
+    ("gradlew", "publish"),
+    ("./mvnw", "deploy"),
+    ("mvnw", "deploy"),
+    ("uv", "publish"),
+    ("hatch", "publish"),
+    ("flit", "publish"),
+    ("dotnet", "nuget"),
+    ("mvn", "release:perform"),
+    ("./mvnw", "release:perform"),
+    ("bun", "publish"),
+    ("jsr", "publish"),
+    ("deno", "publish"),
+}
 
 
 def check_publish(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
@@ -455,7 +566,7 @@ CHECKS = {
             "minikube",
             "k3d",
         )
-    },  # fmt: skip
+    },
     **{n: check_service_cli for n in (*_SERVICE_CLIS, "java", "gitlab-rails")},
     **{n: check_http for n in ("curl", "wget", "http", "https", "xh")},
     **{n: check_publish for n in {p[0].rpartition("/")[2] for p in _PUBLISH}},

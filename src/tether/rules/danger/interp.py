@@ -62,9 +62,8 @@ def interpreter_code(cmd: SimpleCommand) -> list[str]:
     flags = ("-c",) if is_python(name) else ("-e", "-E", "--eval", "-p", "--print", "-r", "eval")
     for i, word in enumerate(args):
         v = word.value
-        if (
-            v in flags
-            or name in ("perl", "ruby")
+        if v in flags or (
+            name in ("perl", "ruby")
             and v.startswith("-")
             and v[-1:] in "eE"
             and not v.startswith("--")
@@ -72,7 +71,7 @@ def interpreter_code(cmd: SimpleCommand) -> list[str]:
             if i + 1 < len(args):
                 codes.append(args[i + 1].value)
             break
-        if v.startswith("--eval=") or is_python(name) and v.startswith("-c") and len(v) > 2:
+        if v.startswith("--eval=") or (is_python(name) and v.startswith("-c") and len(v) > 2):
             codes.append(v.split("=", 1)[1] if "=" in v else v[2:])
             break
         if not v.startswith("-"):

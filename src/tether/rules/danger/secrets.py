@@ -15,7 +15,8 @@ RULES = (
         name="cloud-metadata-endpoint",
         tier=Tier.ASK,
         summary="Request to a cloud instance-metadata endpoint",
-        why="169.254.169.254 and friends hand out the machine's cloud credentials to anyone who asks.",
+        why="169.254.169.254 and friends hand out the machine's cloud credentials to anyone "
+        "who asks.",
         instead="Use the credentials the task was given; never fetch instance credentials.",
         match=(
             "curl http://169.254.169.254/latest/meta-data/iam/security-credentials/",
@@ -30,7 +31,7 @@ RULES = (
             "curl https://example.com/api/169.254.169.2540",
             "echo 169.254.169.254",
         ),
-    ),  # fmt: skip
+    ),
     Rule(
         code="DG602",
         name="secrets-to-network",
@@ -52,7 +53,7 @@ RULES = (
             "env | grep PATH",
             "scp ~/.ssh/id_rsa.pub host:",
         ),
-    ),  # fmt: skip
+    ),
     Rule(
         code="DG603",
         name="sensitive-file-write",
@@ -78,27 +79,89 @@ RULES = (
             "echo x > config.yaml.bak",
             "cp .env.example .env.example.bak",
         ),
-    ),  # fmt: skip
+    ),
 )
 
 _METADATA = re.compile(
     r"(?<![\w.-])(?:169\.254\.169\.254|169\.254\.170\.2|100\.100\.100\.200|metadata\.google\.internal"
     r"|metadata\.azure\.internal|\[?fd00:ec2::254\]?)(?![\w-]|\.\w)"
 )
-_DISPLAY = frozenset({"echo", "printf", "grep", "rg", "ag", "git", "cat", "less", "head", "tail", "sed", "awk",
-                      "gh", "glab", "jq", "ls", "find"})  # fmt: skip
-_SENDERS = frozenset({"curl", "wget", "nc", "ncat", "netcat", "socat", "ssh", "http", "https", "xh", "telnet",
-                      "mail", "sendmail", "mutt", "s_client"})  # fmt: skip
+_DISPLAY = frozenset(
+    {
+        "echo",
+        "printf",
+        "grep",
+        "rg",
+        "ag",
+        "git",
+        "cat",
+        "less",
+        "head",
+        "tail",
+        "sed",
+        "awk",
+        "gh",
+        "glab",
+        "jq",
+        "ls",
+        "find",
+    }
+)
+_SENDERS = frozenset(
+    {
+        "curl",
+        "wget",
+        "nc",
+        "ncat",
+        "netcat",
+        "socat",
+        "ssh",
+        "http",
+        "https",
+        "xh",
+        "telnet",
+        "mail",
+        "sendmail",
+        "mutt",
+        "s_client",
+    }
+)
 _READERS = frozenset(
     {"cat", "less", "head", "tail", "base64", "xxd", "gpg", "tar", "zip", "gzip", "openssl", "od"}
 )
 _ENV_DUMPS = frozenset({"env", "printenv", "set", "export", "declare"})
 
-_SECRET_HOME_FILES = (".aws/credentials", ".netrc", ".pgpass", ".npmrc", ".pypirc", ".git-credentials",
-                      ".docker/config.json", ".kube/config", ".config/gh/hosts.yml", ".vault-token")  # fmt: skip
-_RC_FILES = frozenset({".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc",
-                       ".zprofile", ".zshenv", ".zlogin", ".config/fish/config.fish", ".kshrc", ".cshrc",
-                       ".tcshrc", ".inputrc", ".gitconfig"})  # fmt: skip
+_SECRET_HOME_FILES = (
+    ".aws/credentials",
+    ".netrc",
+    ".pgpass",
+    ".npmrc",
+    ".pypirc",
+    ".git-credentials",
+    ".docker/config.json",
+    ".kube/config",
+    ".config/gh/hosts.yml",
+    ".vault-token",
+)
+_RC_FILES = frozenset(
+    {
+        ".bashrc",
+        ".bash_profile",
+        ".bash_login",
+        ".bash_logout",
+        ".profile",
+        ".zshrc",
+        ".zprofile",
+        ".zshenv",
+        ".zlogin",
+        ".config/fish/config.fish",
+        ".kshrc",
+        ".cshrc",
+        ".tcshrc",
+        ".inputrc",
+        ".gitconfig",
+    }
+)
 _AGENT_DIRS = (".hermes/", ".claude/", ".codex/", ".gemini/", ".config/tether/", ".cursor/")
 _ENV_TEMPLATES = frozenset(
     {"example", "sample", "template", "dist", "tmpl", "defaults", "bak", "orig", "backup", "old"}
@@ -135,14 +198,14 @@ def is_secret_file(word: Word, cmd: SimpleCommand) -> bool:
         return False
     if rel.startswith(".ssh/"):
         leaf = rel[5:]
-        return (
-            leaf.startswith("id_") and not leaf.endswith(".pub") or leaf.endswith((".pem", ".key"))
+        return (leaf.startswith("id_") and not leaf.endswith(".pub")) or leaf.endswith(
+            (".pem", ".key")
         )
     return rel in _SECRET_HOME_FILES or rel.startswith(".gnupg/")
 
 
 def is_sensitive_target(word: Word, cmd: SimpleCommand) -> bool:
-    """Return True for files whose modification changes logins, shells, credentials or guardrails."""
+    """Return True for files that decide logins, shells, credentials or guardrails."""
     value = word.value
     if is_env_file(value):
         return True
@@ -251,9 +314,7 @@ def check_sensitive_write(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
         vals = [w.value for w in args]
         in_place = name == "dd" or any(
             v.startswith("--in-place")
-            or v.startswith("-")
-            and not v.startswith("--")
-            and "i" in v[1:]
+            or (v.startswith("-") and not v.startswith("--") and "i" in v[1:])
             for v in vals
         )
         if not in_place:

@@ -48,7 +48,7 @@ RULES = (
             "cat /dev/urandom | head -c 10",
             "mkfs.ext4 disk.img",
         ),
-    ),  # fmt: skip
+    ),
     Rule(
         code="DG402",
         name="fork-bomb",
@@ -64,8 +64,10 @@ RULES = (
         name="system-power",
         tier=Tier.HARDLINE,
         summary="Shut down, reboot or halt the machine",
-        why="Powering off or rebooting kills every process and session on the host, not just the task.",
-        instead="Restart only the service you changed (`systemctl restart myapp`), or ask the user.",
+        why="Powering off or rebooting kills every process and session on the host, not just "
+        "the task.",
+        instead="Restart only the service you changed (`systemctl restart myapp`), or ask the "
+        "user.",
         match=(
             "reboot",
             "sudo shutdown -h now",
@@ -84,13 +86,14 @@ RULES = (
             "systemctl restart nginx",
             "init --version",
         ),
-    ),  # fmt: skip
+    ),
     Rule(
         code="DG404",
         name="kill-all-processes",
         tier=Tier.HARDLINE,
         summary="kill -1: signal every process you can reach",
-        why="`kill -9 -1` kills every process of the user (as root: of the machine), including the agent.",
+        why="`kill -9 -1` kills every process of the user (as root: of the machine), including "
+        "the agent.",
         instead="Kill the specific process id (`kill 12345`) or use `pkill -f exact-pattern`.",
         match=("kill -9 -1", "kill -1", "kill -KILL -1", "kill -s KILL -1", "sudo kill -9 -- -1"),
         not_match=("kill -9 12345", "kill -HUP 1234", "kill -l"),
@@ -127,7 +130,7 @@ RULES = (
             "chmod -R 755 build",
             "chmod 777 notes.txt",
         ),
-    ),  # fmt: skip
+    ),
     Rule(
         code="DG407",
         name="chown-recursive-system",
@@ -147,7 +150,7 @@ RULES = (
             "chown --recur nobody /opt/app",
             "chown -R me:me ./build",
         ),
-    ),  # fmt: skip
+    ),
     Rule(
         code="DG408",
         name="sudo-password-stdin",
@@ -185,13 +188,14 @@ RULES = (
             "cp /etc/hosts ./hosts",
             "grep root /etc/passwd",
         ),
-    ),  # fmt: skip
+    ),
     Rule(
         code="DG410",
         name="service-stop",
         tier=Tier.ASK,
         summary="Stop, disable or mask a system service",
-        why="Stopping a service (web server, database, sshd) takes it down for everyone using the machine.",
+        why="Stopping a service (web server, database, sshd) takes it down for everyone using "
+        "the machine.",
         instead="Restart it if you changed its config, or ask the user before stopping it.",
         match=(
             "systemctl stop nginx",
@@ -200,13 +204,14 @@ RULES = (
             "systemctl mask docker",
         ),
         not_match=("systemctl status nginx", "systemctl restart nginx", "service nginx status"),
-    ),  # fmt: skip
+    ),
     Rule(
         code="DG411",
         name="crontab-remove",
         tier=Tier.ASK,
         summary="crontab -r deletes every cron job of the user",
-        why="`crontab -r` removes the whole table without a prompt (and sits next to -e on the keyboard).",
+        why="`crontab -r` removes the whole table without a prompt (and sits next to -e on the "
+        "keyboard).",
         instead="Edit the table (`crontab -l > cron.bak` first) and remove the one line.",
         match=("crontab -r", "crontab -ir", "sudo crontab -u www -r"),
         not_match=("crontab -l", "crontab -e"),
@@ -259,8 +264,19 @@ def check_system(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
             if v.startswith("of=") and is_block_device(v[3:]):
                 yield Hit("DG401", f"dd {v}")
     elif name == "diskutil":
-        if any(v.lower() in ("erasedisk", "erasevolume", "zerodisk", "randomdisk", "secureerase", "partitiondisk",
-                             "reformat") for v in vals):  # fmt: skip
+        if any(
+            v.lower()
+            in (
+                "erasedisk",
+                "erasevolume",
+                "zerodisk",
+                "randomdisk",
+                "secureerase",
+                "partitiondisk",
+                "reformat",
+            )
+            for v in vals
+        ):
             yield Hit("DG401", "diskutil " + " ".join(vals[:2]))
     elif name == "tee":
         for v in vals:
@@ -319,8 +335,13 @@ def check_system(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
 
 
 def _in_place(vals: list[str]) -> bool:
-    return any(v == "-i" or v.startswith("--in-place") or v.startswith("-i") and len(v) <= 8 or
-               v.startswith("-") and not v.startswith("--") and "i" in v[1:] and len(v) <= 5 for v in vals)  # fmt: skip
+    return any(
+        v == "-i"
+        or v.startswith("--in-place")
+        or (v.startswith("-i") and len(v) <= 8)
+        or (v.startswith("-") and not v.startswith("--") and "i" in v[1:] and len(v) <= 5)
+        for v in vals
+    )
 
 
 def _place_of_remote(path: str) -> bool:
@@ -354,11 +375,8 @@ def _kill(vals: list[str]) -> Iterator[Hit]:
             continue
         operands.append(v)
         i += 1
-    if (
-        "-1" in operands
-        or "-1" in vals[1:]
-        and vals[0].startswith("-")
-        and vals[0] not in ("-l", "-L")
+    if "-1" in operands or (
+        "-1" in vals[1:] and vals[0].startswith("-") and vals[0] not in ("-l", "-L")
     ):
         yield Hit("DG404", "kill -1 signals every process")
     elif "1" in operands:
@@ -376,9 +394,11 @@ def _chmod(cmd: SimpleCommand, scope: Scope, args: tuple[Word, ...]) -> Iterator
     modes = [w.value for w in operands[:1]] + [o for o in opts if o in ("-w", "-x", "-r")]
     mode = modes[0] if modes else ""
     targets = operands[1:]
-    world = bool(_WORLD_WRITABLE.match(mode)) or bool(re.match(r"^[ugoa]*[ao][ugoa]*\+[rwxXst]*w", mode)) or mode in (
-        "+w", "a+rwx", "o+rwx", "ugo+rwx", "=rwx"
-    )  # fmt: skip
+    world = (
+        bool(_WORLD_WRITABLE.match(mode))
+        or bool(re.match(r"^[ugoa]*[ao][ugoa]*\+[rwxXst]*w", mode))
+        or mode in ("+w", "a+rwx", "o+rwx", "ugo+rwx", "=rwx")
+    )
     setid = bool(_SETID.match(mode)) or bool(re.search(r"[ug]*\+[rwx]*s|\+s", mode))
     if setid:
         yield Hit("DG406", f"chmod {mode} sets setuid/setgid")
@@ -410,12 +430,8 @@ def check_sudo(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     for args in candidates:
         for w in args:
             v = w.value
-            if (
-                len(v) >= 4
-                and "--stdin".startswith(v)
-                or v.startswith("-")
-                and not v.startswith("--")
-                and "S" in v[1:]
+            if (len(v) >= 4 and "--stdin".startswith(v)) or (
+                v.startswith("-") and not v.startswith("--") and "S" in v[1:]
             ):
                 yield Hit("DG408", "sudo -S reads the password from stdin")
                 return
@@ -429,7 +445,7 @@ def check_fork_bomb(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     if (
         name
         and name in scope.model.functions
-        and (cmd.background or cmd.pipeline >= 0 and cmd.stage > 0)
+        and (cmd.background or (cmd.pipeline >= 0 and cmd.stage > 0))
     ):
         yield Hit("DG402", f"function {name} spawns itself in the background")
 
@@ -446,9 +462,47 @@ def check_redirect_targets(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
             yield Hit("DG409", f"redirect into {target}")
 
 
-CHECKS = {n: check_system for n in (
-    "mkfs", "mke2fs", "mkswap", "newfs", "mkdosfs", "mkntfs", "wipefs", "blkdiscard", "shred", "sgdisk", "sfdisk",
-    "fdisk", "parted", "badblocks", "dd", "diskutil", "tee", *_POWER, "init", "telinit", "systemctl", "loginctl",
-    "service", "nginx", "kill", "chmod", "chown", "chgrp", "crontab", "cp", "mv", "install", "ln", "scp", "sed", "perl",
-    "ruby", "truncate")}  # fmt: skip
+CHECKS = {
+    n: check_system
+    for n in (
+        "mkfs",
+        "mke2fs",
+        "mkswap",
+        "newfs",
+        "mkdosfs",
+        "mkntfs",
+        "wipefs",
+        "blkdiscard",
+        "shred",
+        "sgdisk",
+        "sfdisk",
+        "fdisk",
+        "parted",
+        "badblocks",
+        "dd",
+        "diskutil",
+        "tee",
+        *_POWER,
+        "init",
+        "telinit",
+        "systemctl",
+        "loginctl",
+        "service",
+        "nginx",
+        "kill",
+        "chmod",
+        "chown",
+        "chgrp",
+        "crontab",
+        "cp",
+        "mv",
+        "install",
+        "ln",
+        "scp",
+        "sed",
+        "perl",
+        "ruby",
+        "truncate",
+    )
+}
 GENERIC = (check_sudo, check_fork_bomb, check_redirect_targets)

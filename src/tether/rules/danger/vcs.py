@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from tether.rules.base import Rule, Tier
-from tether.rules.danger._base import Hit, Scope, name_of, split_options
+from tether.rules.danger._base import Hit, Scope, split_options
 from tether.shell.model import SimpleCommand, Word
 
 _UNCOMMITTED = "Commit or stash first (`git stash push -m backup`), then show the user what "
@@ -33,7 +33,7 @@ RULES = (
             "echo git reset --hard",
             "digit reset --hard",
         ),
-    ),  # fmt: skip
+    ),
     Rule(
         code="DG202",
         name="git-push-force",
@@ -57,7 +57,7 @@ RULES = (
             "git push -f --force-with-lease",
             "git push --set-upstream origin feature",
         ),
-    ),  # fmt: skip
+    ),
     Rule(
         code="DG203",
         name="git-clean-force",
@@ -113,7 +113,7 @@ RULES = (
             "git checkout --track direct main",
             "git restore --help",
         ),
-    ),  # fmt: skip
+    ),
     Rule(
         code="DG206",
         name="git-stash-drop",
@@ -138,7 +138,7 @@ RULES = (
             "git gc --prune=now",
         ),
         not_match=("git reflog", "git gc", "git log --all"),
-    ),  # fmt: skip
+    ),
     Rule(
         code="DG208",
         name="git-worktree-remove-force",
@@ -151,8 +151,19 @@ RULES = (
     ),
 )
 
-_GIT_VALUE_OPTS = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env",
-                             "--super-prefix", "--exec-path", "--list-cmds"})  # fmt: skip
+_GIT_VALUE_OPTS = frozenset(
+    {
+        "-C",
+        "-c",
+        "--git-dir",
+        "--work-tree",
+        "--namespace",
+        "--config-env",
+        "--super-prefix",
+        "--exec-path",
+        "--list-cmds",
+    }
+)
 
 
 def git_subcommand(args: tuple[Word, ...]) -> tuple[str, tuple[Word, ...]]:
@@ -182,7 +193,7 @@ def check_git(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
         return
     if sub == "reset":
         for v in vals:
-            if v in ("--hard", "--merge") or len(v) >= 3 and "--hard".startswith(v):
+            if v in ("--hard", "--merge") or (len(v) >= 3 and "--hard".startswith(v)):
                 yield Hit("DG201", f"git reset {v}")
                 return
     elif sub == "push":
@@ -193,10 +204,8 @@ def check_git(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
             yield Hit("DG203", "git clean -f")
     elif sub == "branch":
         opts, _ = split_options(args)
-        if (
-            "-D" in opts
-            or ("-d" in opts or "--delete" in opts)
-            and ("-f" in opts or "--force" in opts)
+        if "-D" in opts or (
+            ("-d" in opts or "--delete" in opts) and ("-f" in opts or "--force" in opts)
         ):
             yield Hit("DG204", "git branch -D")
         elif "-f" in opts or "--force" in opts:
@@ -210,11 +219,9 @@ def check_git(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
         staged_only = ("-S" in opts or "--staged" in opts) and not (
             "-W" in opts or "--worktree" in opts
         )
-        if (
-            operands
-            and not staged_only
-            or "--pathspec-from-file" in {o.split("=")[0] for o in opts}
-        ):
+        if (operands and not staged_only) or "--pathspec-from-file" in {
+            o.split("=")[0] for o in opts
+        }:
             yield Hit("DG205", "git restore " + " ".join(vals[:3]))
     elif sub == "switch":
         opts, _ = split_options(args, "cC", frozenset({"--create", "--force-create"}))
@@ -260,8 +267,11 @@ def _push(args: tuple[Word, ...]) -> Iterator[Hit]:
 
 _CHECKOUT_VALUE_SHORT = "bBU"
 _CHECKOUT_VALUE_LONG = frozenset({"--orphan", "--unified", "--inter-hunk-context", "--conflict"})
-_CHECKOUT_OPTIONAL = {"--track": ("direct", "inherit"), "-t": ("direct", "inherit"),
-                      "--recurse-submodules": ("checkout", "on-demand", "yes", "no")}  # fmt: skip
+_CHECKOUT_OPTIONAL = {
+    "--track": ("direct", "inherit"),
+    "-t": ("direct", "inherit"),
+    "--recurse-submodules": ("checkout", "on-demand", "yes", "no"),
+}
 
 
 def _checkout(args: tuple[Word, ...]) -> Iterator[Hit]:
@@ -288,11 +298,11 @@ def _checkout(args: tuple[Word, ...]) -> Iterator[Hit]:
                 return
             if name in ("--orphan",):
                 creates = True
-            if name in _CHECKOUT_VALUE_LONG and "=" not in v:
+            takes_value = name in _CHECKOUT_VALUE_LONG
+            # ``--track direct`` / ``--recurse-submodules on-demand``: an optional known value.
+            optional = i < len(args) and args[i].value in _CHECKOUT_OPTIONAL.get(name, ())
+            if "=" not in v and (takes_value or optional):
                 i += 1
-            elif name in _CHECKOUT_OPTIONAL and "=" not in v and i < len(args):
-                if args[i].value in _CHECKOUT_OPTIONAL[name]:
-                    i += 1
             continue
         if v.startswith("-") and v != "-":
             letters = v[1:]
