@@ -250,3 +250,43 @@ def test_python_dash_m_runs_the_same_service(tmp_path: Path) -> None:
         proc.send_signal(signal.SIGTERM)
         proc.communicate(timeout=30)
     assert proc.returncode == 0
+
+
+# --- bodies the server cannot read -------------------------------------------------------------
+
+RAW_BODIES = [
+    (
+        "no Content-Length",
+        b"POST /hook/claude-code HTTP/1.1\r\nHost: x\r\n\r\n{}",
+        "Content-Length",
+    ),
+    (
+        "chunked",
+        b"POST /hook/claude-code HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+        b"2\r\n{}\r\n0\r\n\r\n",
+        "chunked",
+    ),
+    (
+        "cut short",
+        b'POST /hook/claude-code HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"a": 1}',
+        "ended after 8 of 100 bytes",
+    ),
+]
+
+
+@pytest.mark.parametrize(("label", "raw", "cause"), RAW_BODIES, ids=[r[0] for r in RAW_BODIES])
+def test_unreadable_hook_bodies_are_denied(
+    served: Served, label: str, raw: bytes, cause: str
+) -> None:
+    with socket.create_connection(("127.0.0.1", served.port), timeout=30) as sock:
+        sock.sendall(raw)
+        sock.shutdown(socket.SHUT_WR)  # the client is done sending: a short body stays short
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    assert answer.startswith(b"HTTP/1.1 200")
+    head, body = answer.split(b"\r\n\r\n", 1)
+    assert b"Connection: close" in head
+    out = json.loads(body)["hookSpecificOutput"]
+    assert out["permissionDecision"] == "deny"
+    assert cause in out["permissionDecisionReason"]
