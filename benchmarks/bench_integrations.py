@@ -1,0 +1,247 @@
+"""What Tether adds to a tool call in the framework integrations and through the MCP proxy.
+
+Run: ``.venv/bin/python benchmarks/bench_integrations.py`` (``--quick`` for a smoke run).
+Prints a Markdown table for docs/benchmarks.md.
+
+- MCP: a real client calls ``run_command`` (distinct ``echo N`` commands, so every call is
+  classified and none is a loop) on the upstream test server directly and through
+  ``tether mcp-proxy`` (SQLite store in a temporary directory), alternating the two sessions
+  call by call so machine load hits both alike; per-call round trip p50/p99.
+- Frameworks: a scripted model makes N distinct shell calls in one agent run, with and without
+  Tether (memory store); the table shows wall time per tool call of the whole run, so the
+  difference is Tether's cost inside that framework's loop.
+Timings are wall-clock on whatever machine runs this; compare runs on the same machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+UPSTREAM = ROOT / "tests" / "data" / "mcp_upstream.py"
+
+
+def pct(values: list[float], p: float) -> float:
+    """Return the p-th percentile (0-100) of ``values``."""
+    ordered = sorted(values)
+    k = min(len(ordered) - 1, max(0, round(p / 100 * (len(ordered) - 1))))
+    return ordered[k]
+
+
+# -- MCP ---------------------------------------------------------------------------------------
+
+
+@asynccontextmanager
+async def mcp_session(tmp: Path, proxy: bool) -> AsyncIterator[Any]:
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    args = [str(UPSTREAM)]
+    if proxy:
+        args = ["-m", "tether.mcp_proxy", "--", sys.executable, *args]
+    env = {**os.environ, "XDG_STATE_HOME": str(tmp / "state"), "XDG_CONFIG_HOME": str(tmp)}
+    params = StdioServerParameters(command=sys.executable, args=args, env=env, cwd=tmp)
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        yield session
+
+
+async def bench_mcp(n: int) -> dict[str, list[float]]:
+    times: dict[str, list[float]] = {"direct": [], "proxy": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        async with mcp_session(Path(tmp), False) as direct, mcp_session(Path(tmp), True) as proxy:
+            sessions = {"direct": direct, "proxy": proxy}
+            for i in range(n + 10):
+                for name, session in sessions.items():
+                    start = time.perf_counter()
+                    result = await session.call_tool("run_command", {"command": f"echo {i}"})
+                    elapsed = time.perf_counter() - start
+                    assert not result.is_error, result
+                    if i >= 10:  # warm-up: imports, first classification, SQLite file creation
+                        times[name].append(elapsed)
+    return times
+
+
+# -- frameworks --------------------------------------------------------------------------------
+
+
+def script(n: int) -> list[tuple[str, dict[str, Any]]]:
+    return [("shell", {"command": f"echo {i}"}) for i in range(n)]
+
+
+def run_langchain(n: int, guarded: bool) -> float:
+    from langchain.agents import create_agent
+    from langchain_core.language_models import BaseChatModel
+    from langchain_core.messages import AIMessage
+    from langchain_core.outputs import ChatGeneration, ChatResult
+    from langchain_core.tools import tool
+
+    from tether.config import DEFAULT_CONFIG
+    from tether.integrations.langchain import TetherMiddleware
+
+    calls = script(n)
+
+    class Scripted(BaseChatModel):
+        turn: int = 0
+
+        @property
+        def _llm_type(self) -> str:
+            return "scripted"
+
+        def bind_tools(self, tools: Any, **kwargs: Any) -> Any:
+            return self
+
+        def _generate(self, messages: Any, stop: Any = None, run_manager: Any = None,
+                      **kwargs: Any) -> ChatResult:  # fmt: skip
+            i = self.turn
+            self.turn += 1
+            if i < len(calls):
+                name, args = calls[i]
+                msg = AIMessage(
+                    content="", tool_calls=[{"name": name, "args": args, "id": f"c{i}"}]
+                )
+            else:
+                msg = AIMessage(content="done")
+            return ChatResult(generations=[ChatGeneration(message=msg)])
+
+    @tool
+    def shell(command: str) -> str:
+        """Run a shell command."""
+        return f"ran: {command}"
+
+    middleware = [TetherMiddleware(config=DEFAULT_CONFIG)] if guarded else []
+    agent = create_agent(Scripted(), tools=[shell], middleware=middleware)
+    start = time.perf_counter()
+    agent.invoke({"messages": [{"role": "user", "content": "go"}]}, {"recursion_limit": 4 * n + 10})
+    return time.perf_counter() - start
+
+
+def run_openai_agents(n: int, guarded: bool) -> float:
+    from agents import Agent, Model, ModelResponse, RunConfig, Runner, Usage, function_tool
+    from openai.types.responses import (
+        ResponseFunctionToolCall,
+        ResponseOutputMessage,
+        ResponseOutputText,
+    )
+
+    from tether.config import DEFAULT_CONFIG
+    from tether.integrations.openai_agents import TetherGuardrails
+
+    calls = script(n)
+
+    class Scripted(Model):
+        turn = 0
+
+        async def get_response(self, *args: Any, **kwargs: Any) -> Any:
+            i = self.turn
+            self.turn += 1
+            if i < len(calls):
+                name, a = calls[i]
+                item: Any = ResponseFunctionToolCall(
+                    type="function_call", name=name, arguments=json.dumps(a), call_id=f"c{i}"
+                )
+            else:
+                text = ResponseOutputText(type="output_text", text="done", annotations=[])
+                item = ResponseOutputMessage(
+                    type="message", id="m", role="assistant", status="completed", content=[text]
+                )
+            return ModelResponse(output=[item], usage=Usage(), response_id=None)
+
+        def stream_response(self, *args: Any, **kwargs: Any) -> Any:
+            raise NotImplementedError
+
+    @function_tool
+    def shell(command: str) -> str:
+        """Run a shell command."""
+        return f"ran: {command}"
+
+    tools: list[Any] = [shell]
+    if guarded:
+        tools = TetherGuardrails(config=DEFAULT_CONFIG).protect(shell)
+    agent: Agent[Any] = Agent(name="bench", model=Scripted(), tools=tools)
+    start = time.perf_counter()
+    Runner.run_sync(agent, "go", run_config=RunConfig(tracing_disabled=True), max_turns=n + 5)
+    return time.perf_counter() - start
+
+
+def run_pydantic_ai(n: int, guarded: bool) -> float:
+    from pydantic_ai import Agent
+    from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
+    from pydantic_ai.models.function import FunctionModel
+
+    from tether.config import DEFAULT_CONFIG
+    from tether.integrations.pydantic_ai import TetherCapability
+
+    calls = script(n)
+    turn = [0]
+
+    def model(messages: Any, info: Any) -> ModelResponse:
+        i = turn[0]
+        turn[0] += 1
+        if i < len(calls):
+            name, args = calls[i]
+            return ModelResponse(parts=[ToolCallPart(name, args, tool_call_id=f"c{i}")])
+        return ModelResponse(parts=[TextPart("done")])
+
+    caps = [TetherCapability(config=DEFAULT_CONFIG)] if guarded else []
+    agent: Agent[None, str] = Agent(FunctionModel(model), capabilities=caps)
+
+    @agent.tool_plain
+    def shell(command: str) -> str:
+        """Run a shell command."""
+        return f"ran: {command}"
+
+    start = time.perf_counter()
+    agent.run_sync("go")
+    return time.perf_counter() - start
+
+
+FRAMEWORKS = {
+    "LangChain 1.x (`invoke`)": run_langchain,
+    "OpenAI Agents SDK (`run_sync`)": run_openai_agents,
+    "Pydantic AI (`run_sync`)": run_pydantic_ai,
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="few calls, for a smoke run")
+    args = parser.parse_args()
+    n_mcp, n_fw, rounds = (20, 10, 1) if args.quick else (300, 50, 5)
+
+    print(f"Python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs\n")
+    times = asyncio.run(bench_mcp(n_mcp))
+    print(f"MCP tools/call round trip, {n_mcp} calls each, alternating:\n")
+    print("| path | p50 ms | p99 ms | mean ms |")
+    print("|---|---:|---:|---:|")
+    for name, values in times.items():
+        ms = [v * 1000 for v in values]
+        print(f"| {name} | {pct(ms, 50):.2f} | {pct(ms, 99):.2f} | {statistics.fmean(ms):.2f} |")
+    overhead = pct(times["proxy"], 50) - pct(times["direct"], 50)
+    print(f"\nproxy overhead at p50: {overhead * 1000:.2f} ms per call\n")
+
+    print(f"Framework runs: {n_fw} distinct shell calls per run, best of {rounds} runs:\n")
+    print("| framework | without Tether ms/call | with Tether ms/call | added ms/call |")
+    print("|---|---:|---:|---:|")
+    for label, fn in FRAMEWORKS.items():
+        fn(3, True)  # warm-up: imports and first classification
+        fn(3, False)
+        bare = min(fn(n_fw, False) for _ in range(rounds)) / n_fw * 1000
+        guarded = min(fn(n_fw, True) for _ in range(rounds)) / n_fw * 1000
+        print(f"| {label} | {bare:.2f} | {guarded:.2f} | {guarded - bare:.2f} |")
+
+
+if __name__ == "__main__":
+    main()
