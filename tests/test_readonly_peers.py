@@ -24,18 +24,27 @@ PEERS = (
     "commands_agentguard_eval",
     "hermes_commands",
 )
+# Peers whose dangerous/hardline labels are also checked: none of those may be read-only.
+DANGER_PEERS = (
+    *PEERS,
+    "commands_claude_code_safety_net",
+    "commands_dcg",
+    "commands_hermes_agent",
+)
 DIVERGENCES = ROOT / "tests" / "data" / "readonly_divergences.jsonl"
 
 Key = tuple[str, str, str]  # (peer, label, command)
+LOUD = ("dangerous", "hardline")
 
 
 def _vectors() -> dict[Key, bool]:
     assert CORPUS.is_dir(), f"peer corpus missing: expected {CORPUS} (../shared/corpus)"
     out: dict[Key, bool] = {}
-    for peer in PEERS:
+    for peer in DANGER_PEERS:
+        labels = ("read", "write", "dangerous", "hardline") if peer in PEERS else LOUD
         for line in (CORPUS / "peers" / f"{peer}.jsonl").read_text(encoding="utf-8").splitlines():
             row = json.loads(line)
-            if row["expect"] in ("read", "write"):
+            if row["expect"] in labels:
                 key = (peer, row["expect"], row["command"])
                 if key not in out:
                     out[key] = readonly.assess(parse_command(row["command"])).read_only
@@ -47,7 +56,8 @@ def _divergences() -> dict[Key, str]:
     for n, line in enumerate(DIVERGENCES.read_text(encoding="utf-8").splitlines(), start=1):
         row = json.loads(line)
         assert set(row) == {"command", "peer", "label", "reason"}, f"line {n}: {sorted(row)}"
-        assert row["peer"] in PEERS and row["label"] in ("read", "write"), f"line {n}"
+        assert row["peer"] in DANGER_PEERS, f"line {n}: unknown peer"
+        assert row["label"] in ("read", "write", *LOUD), f"line {n}: unknown label"
         assert len(row["reason"]) >= 20, f"line {n}: give a real reason"
         key = (row["peer"], row["label"], row["command"])
         assert key not in out, f"line {n}: duplicate divergence"
@@ -77,6 +87,13 @@ def test_every_missed_peer_read_is_listed(
 ) -> None:
     misses = [k for k, ro in vectors.items() if k[1] == "read" and not ro and k not in divergences]
     assert misses == []
+
+
+def test_no_peer_dangerous_command_is_read_only_unless_listed(
+    vectors: dict[Key, bool], divergences: dict[Key, str]
+) -> None:
+    leaks = [k for k, ro in vectors.items() if k[1] in LOUD and ro and k not in divergences]
+    assert leaks == []
 
 
 def test_read_recall_is_at_least_95_percent(vectors: dict[Key, bool]) -> None:

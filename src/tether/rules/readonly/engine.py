@@ -177,7 +177,7 @@ def _wrapper(w: Wrapper) -> Check | None:
     return write("RW011", f"{w.name}: this wrapper is not proven read-only")
 
 
-def _command(cmd: SimpleCommand) -> list[Check]:
+def _command(cmd: SimpleCommand, functions: tuple[str, ...] = ()) -> list[Check]:
     """Return the checks of one simple command (all read-only, or ending in the failure)."""
     checks: list[Check] = []
     for a in cmd.assignments:
@@ -203,6 +203,8 @@ def _command(cmd: SimpleCommand) -> list[Check]:
     if not head.literal:
         return [write("RW005", f"the command word '{head.value[:40]}' expands at run time")]
     name = cmd.name
+    if name in functions:
+        return [write("RW015", f"{name}: calls a function defined here, which may recurse")]
     if "/" in name:
         return [write("RW006", f"'{name[:60]}' is not a system executable")]
     if name in _TESTS and ("$(" in cmd.text or "`" in cmd.text):
@@ -271,7 +273,7 @@ def assess_model(model: CommandModel) -> ReadVerdict:
     failures: list[str] = []
     fail_codes: list[str] = []
     for cmd in model.commands:
-        checks = _command(cmd)
+        checks = _command(cmd, model.functions)
         last = checks[-1]
         if not last.read_only:
             if last.code not in fail_codes:

@@ -203,6 +203,16 @@ RULES: tuple[Rule, ...] = (
         ("ls",),
     ),
     _rule(
+        "RW015",
+        "function-call",
+        "Calling a function defined in the same command is not read-only.",
+        "The name no longer means the catalogue's command, and a function built only of reads "
+        "can still recurse without end: `:(){ :|:& };:` is a fork bomb of `:` calls.",
+        "Run the commands directly instead of through a function.",
+        (":(){ :|:& };:", "ls() { ls; }; ls", "f() { cat x; }; f"),
+        ("f() { cat x; }",),
+    ),
+    _rule(
         "RW020",
         "write-option",
         "An option that writes a file or runs a program makes a command not read-only.",
