@@ -13,6 +13,7 @@ import sqlite3
 import subprocess
 import sys
 import threading
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -433,4 +434,78 @@ def test_concurrent_events_of_one_session_lose_no_update(tmp_path: Path, lock: s
         row = sqlite3.connect(sc.state_db).execute("SELECT state FROM sessions WHERE id = 'busy'")
         assert json.loads(row.fetchone()[0])["calls"] == 200
     finally:
+        sc.server.stop()
+
+
+# --- a Redis store, as a fleet would use ---------------------------------------------------------
+
+
+def test_a_redis_backed_sidecar_shares_state_with_hook_processes(
+    tmp_path: Path, redis_server: str
+) -> None:
+    prefix = f"tether-serve-{tmp_path.name}:"
+    redis_env = {
+        "TETHER_STORE__BACKEND": "redis",
+        "TETHER_STORE__URL": redis_server,
+        "TETHER_STORE__KEY_PREFIX": prefix,
+    }
+    sc = start(tmp_path / "serve", **redis_env)
+    try:
+        health = request(f"{sc.url}/health").json()
+        assert health["store"]["backend"] == "redis"
+        hook_env = {**sandbox_env(tmp_path / "hook"), **redis_env}
+        # One session, events alternating between the service and hook processes: one history.
+        for n in range(3):
+            via = hook_http if n % 2 == 0 else None
+            text = shell_event("claude-code", "fleet", "gh api repos/o/r", sc.project, n)
+            done = shell_event("claude-code", "fleet", "gh api repos/o/r", sc.project, n, "[]")
+            for payload in (text, done):
+                if via is not None:
+                    via(sc, "claude-code", payload)
+                else:
+                    hook_process("claude-code", payload, hook_env, sc.project)
+        shown = subprocess.run(
+            [str(TETHER), "session", "show", "fleet", "--json"],
+            capture_output=True,
+            text=True,
+            env=hook_env,
+            timeout=60,
+        )
+        assert shown.returncode == 0, shown.stderr
+        assert json.loads(shown.stdout)["state"]["calls"] == 3
+    finally:
+        sc.server.stop()
+
+
+def test_connections_beyond_the_cap_are_closed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import socket
+
+    from tether.serve import server as server_module
+
+    monkeypatch.setattr(server_module, "MAX_CONNECTIONS", 2)
+    sc = start(tmp_path)
+    host, port = "127.0.0.1", sc.server.server_port
+    held = [socket.create_connection((host, port), timeout=10) for _ in range(2)]
+    try:
+        # Both held connections are tracked once their handler threads start.
+        for conn in held:
+            conn.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+            assert conn.recv(65536).startswith(b"HTTP/1.1 200")
+        with socket.create_connection((host, port), timeout=10) as extra:
+            extra.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+            assert extra.recv(65536) == b""  # closed without an answer
+        held.pop().close()
+        for _ in range(100):  # the closed connection's thread notices and untracks it
+            with socket.create_connection((host, port), timeout=10) as again:
+                again.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                if again.recv(65536).startswith(b"HTTP/1.1 200"):
+                    break
+            time.sleep(0.05)
+        else:
+            pytest.fail("a connection slot never came free")
+    finally:
+        for conn in held:
+            conn.close()
         sc.server.stop()

@@ -39,6 +39,7 @@ from tether.serve.service import DeadlineExceeded, Service, failure_decision
 HOOK_PREFIX = "/hook/"
 API_ROUTES = ("/v1/before_call", "/v1/after_call", "/v1/classify")
 IDLE_TIMEOUT = 120.0  # seconds an idle keep-alive connection may stay open
+MAX_CONNECTIONS = 512  # open connections; more are closed at once (one thread each)
 JSON = "application/json"
 
 
@@ -74,6 +75,11 @@ class SidecarServer(ThreadingHTTPServer):
         host = self.server_name
         shown = f"[{host}]" if ":" in host else host
         return f"http://{shown}:{self.server_port}"
+
+    def verify_request(self, request: Any, client_address: Any) -> bool:
+        """Refuse a connection beyond MAX_CONNECTIONS (each one holds a thread)."""
+        with self._conn_lock:
+            return len(self._connections) < MAX_CONNECTIONS
 
     def track(self, conn: socket.socket, busy: bool | None) -> None:
         """Record a connection as busy or idle (None: it is gone)."""

@@ -163,6 +163,7 @@ class Service:
         from tether.cli.classify import verdict
 
         text = api.command(data)
+        self._count("requests")
         result: dict[str, Any] = self.within(lambda: verdict(text))
         return result
 
