@@ -24,6 +24,7 @@ from langchain_core.tools import tool
 from tether.config import DEFAULT_CONFIG
 from tether.errors import StoreError
 from tether.integrations.langchain import TetherMiddleware
+from tether.model import Action, Decision
 
 FINAL = "done"
 
@@ -206,3 +207,50 @@ def test_importing_tether_imports_no_framework() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     )
     assert proc.stdout.strip() == "[]"
+
+
+class HaltingGuard:
+    """A guard that halts every call: drives the parallel-halt path deterministically."""
+
+    def __init__(self) -> None:
+        from tether.guard import Guard
+
+        self.settings = Guard().settings
+
+    def before_call(self, call: Any) -> Decision:
+        return Decision(Action.HALT, ("TL208",), "Tether halted the agent: stop now.")
+
+    def after_call(self, result: Any) -> Decision:
+        return Decision()
+
+
+class ParallelChat(ScriptedChat):
+    """Asks for two tool calls at once, every turn."""
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        turn = len(self.seen)
+        self.seen.append(list(messages))
+        calls = [
+            {"name": "read_file", "args": {"path": p}, "id": f"c{turn}{p}"} for p in ("a", "b")
+        ]
+        return ChatResult(generations=[ChatGeneration(message=AIMessage("", tool_calls=calls))])
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_parallel_calls_halting_in_one_step_end_the_run_once(mode: str) -> None:
+    RAN.clear()
+    model = ParallelChat(script=[], seen=[])
+    agent = create_agent(model, tools=[read_file], middleware=[TetherMiddleware(HaltingGuard())])
+    state = {"messages": [{"role": "user", "content": "go"}]}
+    out = agent.invoke(state) if mode == "sync" else asyncio.run(agent.ainvoke(state))
+    replies = tool_messages(out["messages"])
+    assert [r.status for r in replies] == ["error", "error"]
+    assert RAN == [] and len(model.seen) == 1
+    last = out["messages"][-1]
+    assert isinstance(last, AIMessage) and "stop now" in str(last.content)

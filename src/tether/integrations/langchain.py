@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, NotRequired
+from typing import Annotated, Any, NotRequired
 
 from langchain.agents.middleware import AgentMiddleware, AgentState, hook_config
 from langchain.agents.middleware.types import ToolCallRequest
@@ -39,10 +39,15 @@ Result = ToolMessage | Command[Any]
 HALT_KEY = "tether_halt"
 
 
+def _latest(old: str | None, new: str | None) -> str | None:
+    """Reduce halt writes: parallel tool calls may each halt in the same step."""
+    return new
+
+
 class TetherState(AgentState[Any]):
     """The agent state plus the halt message Tether leaves for ``before_model``."""
 
-    tether_halt: NotRequired[str | None]
+    tether_halt: NotRequired[Annotated[str | None, _latest]]
 
 
 class TetherMiddleware(AgentMiddleware[TetherState, Any, Any]):
