@@ -22,8 +22,9 @@ RULES = (
         "RO501",
         "gh-api-get",
         "`gh api ENDPOINT` is read-only while the method stays GET.",
-        "`-f/-F/--field/--raw-field/--input` send a body and switch the method to POST; "
-        "`-X/--method` other than GET/HEAD changes state; the `graphql` endpoint POSTs "
+        "`-f/-F/--field/--raw-field` switch the method to POST unless `-X GET` keeps it (then "
+        "they are query parameters; `-F k=@file` would send a local file), `--input` sends a "
+        "body, `-X/--method` other than GET/HEAD changes state; the `graphql` endpoint POSTs "
         "(mutations included). Here `-f` is a field, not grep's pattern file: write flags "
         "are scoped per command.",
         "Use GET endpoints, or ask for approval for the write.",
@@ -32,6 +33,7 @@ RULES = (
             "gh api repos/o/r/issues --paginate --jq '.[]'",
             "gh api -X GET repos/o/r",
             "cd ~/repo && gh api repos/o/r/pulls/1/reviews 2>&1",
+            "gh api -X GET search/issues -f q=repo:o/r",
         ),
         (
             "gh api -f key=value repos/o/r",
@@ -39,6 +41,7 @@ RULES = (
             "gh api --method=DELETE repos/o/r",
             "gh api repos/o/r --input body.json",
             "gh api graphql -F query=@q.graphql",
+            "gh api -X GET x -F body=@secret.txt",
         ),
     ),
     rule(
@@ -88,15 +91,13 @@ _READ_VERBS: dict[str, frozenset[str]] = {
 _API = Spec(
     "gh api",
     flags=opts("--paginate --slurp -i --include --silent --verbose"),
-    valued=opts("-X --method -H --header -q --jq -t --template --cache --hostname -p --preview"),
-    writes={
-        "-f": "sends a field and switches the method to POST",
-        "-F": "sends a field and switches the method to POST",
-        "--field": "sends a field and switches the method to POST",
-        "--raw-field": "sends a field and switches the method to POST",
-        "--input": "sends a request body and switches the method to POST",
-    },
+    valued=opts(
+        "-X --method -H --header -q --jq -t --template --cache --hostname -p --preview "
+        "-f -F --field --raw-field"
+    ),
+    writes={"--input": "sends a request body and switches the method to POST"},
 )
+_FIELDS = ("-f", "-F", "--field", "--raw-field")
 
 
 def _api(args: tuple[Word, ...]) -> Check:
@@ -106,9 +107,16 @@ def _api(args: tuple[Word, ...]) -> Check:
     for header in parsed.values("-H", "--header"):
         if "method-override" in header.lower():
             return write(WRITE_OPTION, "gh api -H: a method-override header may change the method")
-    for method in parsed.values("-X", "--method"):
+    methods = parsed.values("-X", "--method")
+    for method in methods:
         if method.upper() not in ("GET", "HEAD"):
             return write(WRITE_OPTION, f"gh api -X {method[:20]}: a {method[:20]} request writes")
+    fields = [(o, v) for o, v in parsed.options if o in _FIELDS]
+    if fields and not methods:
+        return write(WRITE_OPTION, f"gh api {fields[0][0]}: a field switches the method to POST")
+    for option, value in fields:
+        if option in ("-F", "--field") and "=@" in (value or ""):
+            return write(WRITE_OPTION, f"gh api {option} NAME=@FILE: sends a local file's contents")
     if len(parsed.operands) != 1:
         return write(WRITE_OPTION, "gh api: expected exactly one endpoint")
     if parsed.operands[0].strip("/") == "graphql":
