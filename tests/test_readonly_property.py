@@ -97,3 +97,75 @@ def test_reads_composed_stay_read_only(parts: list[str], ops: list[str], kind: i
     text = _wrap(kind, text)
     verdict = readonly.assess(parse_command(text))
     assert verdict.read_only, (text, verdict)
+
+
+_WORDS = st.sampled_from(
+    [
+        "sed",
+        "awk",
+        "find",
+        "git",
+        "gh",
+        "api",
+        "sort",
+        "uniq",
+        "rg",
+        "tree",
+        "xargs",
+        "-n",
+        "-i",
+        "-e",
+        "-f",
+        "-X",
+        "-o",
+        "--",
+        "-exec",
+        "{}",
+        ";",
+        "+",
+        "'s/a/b/w x'",
+        "'p;w'",
+        "'{print > \"x\"}'",
+        "1,5p",
+        "branch",
+        "config",
+        "status",
+        "GET",
+        "-c",
+        "|",
+        "&&",
+        ";",
+        ">",
+        "2>&1",
+        "<<<",
+        "$x",
+        "*",
+        "{a,b}",
+        "\\",
+        "'",
+        '"',
+        "(",
+        ")",
+        "for",
+        "in",
+        "do",
+        "done",
+        "((",
+        "[[",
+        "]]",
+        "$(",
+        "`",
+        "\n",
+        "=",
+        "x=1",
+    ]
+)
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(_WORDS, max_size=14), st.text(max_size=40))
+def test_any_token_soup_gets_a_verdict_without_raising(words: list[str], noise: str) -> None:
+    text = " ".join(words) + noise
+    verdict = readonly.assess(parse_command(text))
+    assert isinstance(verdict.read_only, bool) and verdict.reason
+    assert verdict.codes or not verdict.read_only
