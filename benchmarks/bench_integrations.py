@@ -7,9 +7,9 @@ Prints a Markdown table for docs/benchmarks.md.
   classified and none is a loop) on the upstream test server directly and through
   ``tether mcp-proxy`` (SQLite store in a temporary directory), alternating the two sessions
   call by call so machine load hits both alike; per-call round trip p50/p99.
-- Frameworks: a scripted model makes N distinct shell calls in one agent run, with and without
-  Tether (memory store); the table shows wall time per tool call of the whole run, so the
-  difference is Tether's cost inside that framework's loop.
+- Frameworks: a scripted model makes N distinct shell calls in one agent run: bare, with a
+  no-op hook of the same kind (the framework's own cost of having a hook), and with Tether
+  (memory store); wall time per tool call of the whole run.
 Timings are wall-clock on whatever machine runs this; compare runs on the same machine.
 """
 
@@ -81,8 +81,9 @@ def script(n: int) -> list[tuple[str, dict[str, Any]]]:
     return [("shell", {"command": f"echo {i}"}) for i in range(n)]
 
 
-def run_langchain(n: int, guarded: bool) -> float:
+def run_langchain(n: int, mode: str) -> float:
     from langchain.agents import create_agent
+    from langchain.agents.middleware import AgentMiddleware
     from langchain_core.language_models import BaseChatModel
     from langchain_core.messages import AIMessage
     from langchain_core.outputs import ChatGeneration, ChatResult
@@ -121,15 +122,34 @@ def run_langchain(n: int, guarded: bool) -> float:
         """Run a shell command."""
         return f"ran: {command}"
 
-    middleware = [TetherMiddleware(config=DEFAULT_CONFIG)] if guarded else []
+    class Noop(AgentMiddleware):  # the cost of having any tool-call middleware
+        def wrap_tool_call(self, request: Any, handler: Any) -> Any:
+            return handler(request)
+
+    middleware: list[Any] = {
+        "bare": [],
+        "noop": [Noop()],
+        "tether": [TetherMiddleware(config=DEFAULT_CONFIG)],
+    }[mode]
     agent = create_agent(Scripted(), tools=[shell], middleware=middleware)
     start = time.perf_counter()
     agent.invoke({"messages": [{"role": "user", "content": "go"}]}, {"recursion_limit": 4 * n + 10})
     return time.perf_counter() - start
 
 
-def run_openai_agents(n: int, guarded: bool) -> float:
-    from agents import Agent, Model, ModelResponse, RunConfig, Runner, Usage, function_tool
+def run_openai_agents(n: int, mode: str) -> float:
+    from agents import (
+        Agent,
+        Model,
+        ModelResponse,
+        RunConfig,
+        Runner,
+        ToolGuardrailFunctionOutput,
+        ToolInputGuardrail,
+        ToolOutputGuardrail,
+        Usage,
+        function_tool,
+    )
     from openai.types.responses import (
         ResponseFunctionToolCall,
         ResponseOutputMessage,
@@ -168,18 +188,27 @@ def run_openai_agents(n: int, guarded: bool) -> float:
         return f"ran: {command}"
 
     tools: list[Any] = [shell]
-    if guarded:
+    if mode == "tether":
         tools = TetherGuardrails(config=DEFAULT_CONFIG).protect(shell)
+    elif mode == "noop":
+        shell.tool_input_guardrails = [
+            ToolInputGuardrail(guardrail_function=lambda d: ToolGuardrailFunctionOutput.allow())
+        ]
+        shell.tool_output_guardrails = [
+            ToolOutputGuardrail(guardrail_function=lambda d: ToolGuardrailFunctionOutput.allow())
+        ]
     agent: Agent[Any] = Agent(name="bench", model=Scripted(), tools=tools)
     start = time.perf_counter()
     Runner.run_sync(agent, "go", run_config=RunConfig(tracing_disabled=True), max_turns=n + 5)
     return time.perf_counter() - start
 
 
-def run_pydantic_ai(n: int, guarded: bool) -> float:
+def run_pydantic_ai(n: int, mode: str) -> float:
     from pydantic_ai import Agent
+    from pydantic_ai.capabilities import AbstractCapability
     from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
     from pydantic_ai.models.function import FunctionModel
+    from pydantic_ai.usage import UsageLimits
 
     from tether.config import DEFAULT_CONFIG
     from tether.integrations.pydantic_ai import TetherCapability
@@ -195,7 +224,16 @@ def run_pydantic_ai(n: int, guarded: bool) -> float:
             return ModelResponse(parts=[ToolCallPart(name, args, tool_call_id=f"c{i}")])
         return ModelResponse(parts=[TextPart("done")])
 
-    caps = [TetherCapability(config=DEFAULT_CONFIG)] if guarded else []
+    class Noop(AbstractCapability[Any]):
+        async def before_tool_execute(self, ctx: Any, *, call: Any, tool_def: Any,
+                                      args: Any) -> Any:  # fmt: skip
+            return args
+
+    caps: list[Any] = {
+        "bare": [],
+        "noop": [Noop()],
+        "tether": [TetherCapability(config=DEFAULT_CONFIG)],
+    }[mode]
     agent: Agent[None, str] = Agent(FunctionModel(model), capabilities=caps)
 
     @agent.tool_plain
@@ -204,7 +242,7 @@ def run_pydantic_ai(n: int, guarded: bool) -> float:
         return f"ran: {command}"
 
     start = time.perf_counter()
-    agent.run_sync("go")
+    agent.run_sync("go", usage_limits=UsageLimits(request_limit=n + 10))
     return time.perf_counter() - start
 
 
@@ -232,15 +270,20 @@ def main() -> None:
     overhead = pct(times["proxy"], 50) - pct(times["direct"], 50)
     print(f"\nproxy overhead at p50: {overhead * 1000:.2f} ms per call\n")
 
-    print(f"Framework runs: {n_fw} distinct shell calls per run, best of {rounds} runs:\n")
-    print("| framework | without Tether ms/call | with Tether ms/call | added ms/call |")
-    print("|---|---:|---:|---:|")
+    print(f"Framework runs: {n_fw} distinct shell calls per run, best of {rounds} runs, ms per")
+    print("tool call of the whole run: bare, with a no-op hook of the same kind, with Tether:\n")
+    print("| framework | bare | no-op hook | Tether | Tether minus no-op |")
+    print("|---|---:|---:|---:|---:|")
     for label, fn in FRAMEWORKS.items():
-        fn(3, True)  # warm-up: imports and first classification
-        fn(3, False)
-        bare = min(fn(n_fw, False) for _ in range(rounds)) / n_fw * 1000
-        guarded = min(fn(n_fw, True) for _ in range(rounds)) / n_fw * 1000
-        print(f"| {label} | {bare:.2f} | {guarded:.2f} | {guarded - bare:.2f} |")
+        ms: dict[str, float] = {}
+        for mode in ("bare", "noop", "tether"):
+            fn(3, mode)  # warm-up: imports and first classification
+        for mode in ("bare", "noop", "tether"):
+            ms[mode] = min(fn(n_fw, mode) for _ in range(rounds)) / n_fw * 1000
+        print(
+            f"| {label} | {ms['bare']:.2f} | {ms['noop']:.2f} | {ms['tether']:.2f} | "
+            f"{ms['tether'] - ms['noop']:.2f} |"
+        )
 
 
 if __name__ == "__main__":
