@@ -191,3 +191,16 @@ def test_without_guardrails_the_same_loop_runs_to_the_end() -> None:
     )
     assert run(agent, "sync").final_output == FINAL
     assert len(ran) == 12
+
+
+def test_protecting_a_tool_twice_attaches_each_guardrail_once() -> None:
+    @function_tool(tool_input_guardrails=[], tool_output_guardrails=[])
+    def shell(command: str) -> str:
+        """Run a shell command."""
+        return command
+
+    tether = TetherGuardrails(config=DEFAULT_CONFIG)
+    tether.protect(shell)
+    tether.protect(shell)
+    assert shell.tool_input_guardrails == [tether.input]
+    assert shell.tool_output_guardrails == [tether.output]

@@ -84,10 +84,14 @@ class TetherGuardrails:
     def protect(self, *tools: Any) -> list[Any]:
         """Attach both guardrails to each function tool (others are returned unchanged)."""
         for tool in tools:
-            if isinstance(tool, FunctionTool):
-                self._learn(tool)
-                tool.tool_input_guardrails = [*(tool.tool_input_guardrails or ()), self.input]
-                tool.tool_output_guardrails = [*(tool.tool_output_guardrails or ()), self.output]
+            if not isinstance(tool, FunctionTool):
+                continue
+            self._learn(tool)
+            inputs, outputs = tool.tool_input_guardrails or [], tool.tool_output_guardrails or []
+            if self.input not in inputs:  # protecting a tool twice must not check it twice
+                tool.tool_input_guardrails = [*inputs, self.input]
+            if self.output not in outputs:
+                tool.tool_output_guardrails = [*outputs, self.output]
         return list(tools)
 
     def _learn(self, tool: FunctionTool) -> None:
