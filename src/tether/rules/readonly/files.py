@@ -104,7 +104,7 @@ RULES = (
         "`xxd IN OUT` (and `xxd -r IN OUT`) writes OUT.",
         "Drop the second operand.",
         ("xxd f.bin", "xxd -l 64 f.bin", "xxd -r -p hex.txt"),
-        ("xxd in.bin out.hex",),
+        ("xxd in.bin out.hex", "xxd -C in.bin out.h"),
     ),
     rule(
         "RO110",
@@ -154,7 +154,9 @@ _BASE64 = Spec(
     valued=opts("-w -b -i --wrap --break --input"),
     writes={"-o": "writes a file", "--output": "writes a file"},
 )
-_XXD = Spec("xxd", open=True, valued=opts("-c -g -l -s -o -n -C -R"), numeric=False)
+# Only the options that really take a value: treating a flag (`-C`) as valued would swallow
+# the input operand and hide the output one (`xxd -C in out`).
+_XXD = Spec("xxd", open=True, valued=opts("-c -g -l -s -o -n -R"))
 _TEE = Spec(
     "tee", flags=opts("-a -i -p --append --ignore-interrupts"), optional=opts("--output-error")
 )

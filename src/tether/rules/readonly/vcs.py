@@ -147,7 +147,12 @@ def _branch(args: tuple[Word, ...]) -> Check:
 
 
 def _tag(args: tuple[Word, ...]) -> Check:
-    words = [w for w in args if not (w.literal and w.value[:2] == "-n" and w.value[2:].isdigit())]
+    # `-n` / `-n<num>` print annotation lines; the count can only be attached.
+    words = [
+        w
+        for w in args
+        if not (w.literal and w.value[:2] == "-n" and (w.value == "-n" or w.value[2:].isdigit()))
+    ]
     parsed = parse(_TAG, tuple(words))
     if isinstance(parsed, Check):
         return write(WRITE_SUBCOMMAND, f"git tag: {parsed.reason.split(': ', 1)[-1]}")
