@@ -254,3 +254,27 @@ def test_parallel_calls_halting_in_one_step_end_the_run_once(mode: str) -> None:
     assert RAN == [] and len(model.seen) == 1
     last = out["messages"][-1]
     assert isinstance(last, AIMessage) and "stop now" in str(last.content)
+
+
+def test_each_langgraph_thread_is_its_own_session() -> None:
+    """With a checkpointer, the thread_id keys Tether's session: one thread's loop is its own."""
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    RAN.clear()
+    middleware = TetherMiddleware(config=DEFAULT_CONFIG.with_values({"loops.hard_stop": True}))
+    model = ScriptedChat(script=[("read_file", {"path": "notes.txt"})] * 6, seen=[])
+    agent = create_agent(
+        model, tools=[read_file], middleware=[middleware], checkpointer=InMemorySaver()
+    )
+    looped = agent.invoke(
+        {"messages": [{"role": "user", "content": "go"}]}, {"configurable": {"thread_id": "a"}}
+    )
+    assert tool_messages(looped["messages"])[-1].status == "error"  # the sixth read: refused
+    model.script = [("read_file", {"path": "notes.txt"})]
+    model.seen = []
+    fresh = agent.invoke(
+        {"messages": [{"role": "user", "content": "go"}]}, {"configurable": {"thread_id": "b"}}
+    )
+    (reply,) = tool_messages(fresh["messages"])
+    assert reply.status == "success" and reply.content == "the same contents"
+    assert len(RAN) == 6
