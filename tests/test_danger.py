@@ -224,3 +224,19 @@ def test_pathological_inputs_get_a_verdict(command: str) -> None:
     v = assess(parse_command(command))
     assert v.level in (NONE, ASK, HARD)
     assert v.level is not HARD, "nothing here deletes, formats or powers off anything"
+
+
+def test_every_family_module_is_registered() -> None:
+    import importlib
+    import pkgutil
+
+    import tether.rules.danger as pkg
+
+    codes = {r.code for r in RULES}
+    for info in pkgutil.iter_modules(pkg.__path__):
+        module = importlib.import_module(f"tether.rules.danger.{info.name}")
+        for rule in getattr(module, "RULES", ()):
+            assert rule.code in codes, (
+                f"{info.name}.{rule.code} is not in tether.rules.danger.RULES"
+            )
+            assert rule.code.startswith("DG")

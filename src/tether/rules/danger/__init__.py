@@ -10,13 +10,33 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 
 from tether.rules.base import NO_DANGER, Danger, DangerVerdict, Rule, Tier
-from tether.rules.danger import deletion, infra, remote, secrets, system, vcs
+from tether.rules.danger import (
+    cloud,
+    deletion,
+    hidden,
+    infra,
+    privilege,
+    remote,
+    secrets,
+    system,
+    vcs,
+)
 from tether.rules.danger._base import Budget, Hit, Scope, name_of
 from tether.shell.model import CommandModel, SimpleCommand, Word
 
 RULES: tuple[Rule, ...] = tuple(
     sorted(
-        (*deletion.RULES, *vcs.RULES, *remote.RULES, *system.RULES, *infra.RULES, *secrets.RULES),
+        (
+            *deletion.RULES,
+            *vcs.RULES,
+            *remote.RULES,
+            *hidden.RULES,
+            *system.RULES,
+            *privilege.RULES,
+            *infra.RULES,
+            *cloud.RULES,
+            *secrets.RULES,
+        ),
         key=lambda r: r.code,
     )
 )
@@ -36,10 +56,23 @@ def _merge(*tables: Mapping[str, _Check]) -> dict[str, tuple[_Check, ...]]:
 
 
 _BY_NAME = _merge(
-    deletion.CHECKS, vcs.CHECKS, remote.CHECKS, system.CHECKS, infra.CHECKS, secrets.CHECKS
+    deletion.CHECKS,
+    vcs.CHECKS,
+    hidden.CHECKS,
+    system.CHECKS,
+    privilege.CHECKS,
+    infra.CHECKS,
+    cloud.CHECKS,
+    secrets.CHECKS,
 )
-_GENERIC: tuple[_Check, ...] = (*remote.GENERIC, *system.GENERIC, *secrets.GENERIC)
-_PREFIXES: tuple[tuple[str, _Check], ...] = (("mkfs", system.check_system), *infra.PREFIXES)
+_GENERIC: tuple[_Check, ...] = (
+    *remote.GENERIC,
+    *hidden.GENERIC,
+    *system.GENERIC,
+    *privilege.GENERIC,
+    *secrets.GENERIC,
+)
+_PREFIXES: tuple[tuple[str, _Check], ...] = (("mkfs", system.check_machine), *cloud.PREFIXES)
 
 
 def _checks_for(name: str) -> tuple[_Check, ...]:

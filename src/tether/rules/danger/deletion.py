@@ -5,16 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from tether.rules.base import Rule, Tier
-from tether.rules.danger._base import (
-    HARDLINE_PLACES,
-    Hit,
-    Place,
-    Scope,
-    has_long,
-    name_of,
-    place,
-    split_options,
-)
+from tether.rules.danger._base import Hit, Scope, has_long, name_of, split_options
+from tether.rules.danger.paths import HARDLINE_PLACES, Place, place
 from tether.shell.model import SimpleCommand, Word
 
 RULES = (

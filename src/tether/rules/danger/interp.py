@@ -12,7 +12,8 @@ import re
 import shlex
 from collections.abc import Iterator
 
-from tether.rules.danger._base import HARDLINE_PLACES, Hit, Place, Scope, is_python, name_of, place
+from tether.rules.danger._base import Hit, Scope, is_python, name_of
+from tether.rules.danger.paths import HARDLINE_PLACES, Place, place
 from tether.shell.model import SimpleCommand, Word
 
 _STR = r"""(?:'([^'\\\n]{0,4096})'|"([^"\\\n]{0,4096})")"""

@@ -6,7 +6,8 @@ import re
 from collections.abc import Iterator
 
 from tether.rules.base import Rule, Tier
-from tether.rules.danger._base import Hit, Scope, home_relative, name_of, resolve, split_options
+from tether.rules.danger._base import Hit, Scope, name_of, split_options
+from tether.rules.danger.paths import home_relative, resolve
 from tether.shell.model import SimpleCommand, Word
 
 RULES = (

@@ -1,0 +1,315 @@
+"""DG5xx (remote data): cloud, SaaS, secrets and backup CLIs deleting resources; HTTP DELETEs."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from tether.rules.base import Rule, Tier
+from tether.rules.danger._base import Hit, Scope, name_of
+from tether.shell.model import SimpleCommand, Word
+
+RULES = (
+    Rule(
+        code="DG503",
+        name="cloud-resource-delete",
+        tier=Tier.ASK,
+        summary="A cloud, SaaS or backup CLI deleting resources (buckets, secrets, backups)",
+        why="`aws s3 rm --recursive`, `gsutil rm -r`, `vault kv destroy`, `restic forget --prune` "
+        "and their kind delete remote data that no local undo can restore.",
+        instead="List what would be deleted first (ls/list/describe, --dry-run) and let the user "
+        "run the delete.",
+        match=(
+            "aws s3 rm s3://bucket --recursive",
+            "aws ec2 terminate-instances --instance-ids i-1",
+            "gsutil -m rm -r gs://bucket",
+            "gcloud storage rm gs://b/f",
+            "vault kv destroy -versions=1 secret/x",
+            "restic forget --keep-last 1 --prune",
+            "rclone purge remote:bucket",
+            "gh repo delete owner/repo",
+            "doppler secrets delete API_KEY",
+            "az storage account delete -n acct",
+        ),
+        not_match=(
+            "aws s3 ls",
+            "aws s3 cp f s3://b/",
+            "gsutil ls gs://b",
+            "vault kv get secret/x",
+            "restic snapshots",
+            "rclone sync /src remote:b --dry-run",
+            "gh repo view",
+            "unleash features disable t",
+        ),
+    ),
+    Rule(
+        code="DG504",
+        name="http-delete-request",
+        tier=Tier.ASK,
+        summary="An HTTP DELETE (or delete endpoint) sent to an API",
+        why="A DELETE against a live API removes remote data (indices, projects, users) at once.",
+        instead="GET the resource first, show it, and let the user send the delete.",
+        match=(
+            "curl -X DELETE http://localhost:9200/my-index",
+            "curl --request DELETE https://api.x/v1/p/1",
+            "http DELETE :9200/idx",
+            "gh api -X DELETE /repos/o/r",
+            "curl -X POST http://localhost:9200/i/_delete_by_query",
+        ),
+        not_match=(
+            "curl -X GET http://localhost:9200/_cat/indices",
+            "curl https://example.com",
+            "http GET :7700/health",
+        ),
+    ),
+)
+
+# Service CLIs whose subcommand words name the action. A verb anywhere in the first positional
+# words (or an aws-style ``delete-thing`` operation) is a remote delete.
+_DELETE_VERBS = frozenset(
+    {
+        "delete",
+        "destroy",
+        "rm",
+        "rb",
+        "remove",
+        "purge",
+        "prune",
+        "drop",
+        "del",
+        "terminate",
+        "deletefile",
+        "rdelete",
+        "repo-delete",
+        "uninstall",
+        "unregister",
+        "forget",
+        "rmdir",
+    }
+)
+_EXTRA_VERBS: dict[str, frozenset[str]] = {
+    "vault": frozenset({"destroy", "disable", "revoke"}),
+    "borg": frozenset({"compact", "break-lock", "recreate"}),
+    "restic": frozenset(),
+    "rclone": frozenset({"cleanup", "dedupe", "move", "moveto"}),
+    "rabbitmqctl": frozenset(
+        {
+            "reset",
+            "force_reset",
+            "delete_user",
+            "delete_vhost",
+            "clear_permissions",
+            "forget_cluster_node",
+            "delete_queue",
+            "purge_queue",
+        }
+    ),
+    "wrangler": frozenset({"rollback"}),
+    "gh": frozenset({"archive"}),
+    "glab": frozenset({"archive"}),
+    "ldcli": frozenset({"archive"}),
+    "unleash": frozenset({"archive"}),
+    "split": frozenset({"kill"}),
+    "deck": frozenset({"reset", "sync"}),
+    "stripe": frozenset({"roll"}),
+    "mc": frozenset({"disable", "unset"}),
+    "gcloud": frozenset({"undeploy"}),
+    "az": frozenset({"untag"}),
+    "splunk": frozenset({"clean"}),
+    "gitlab-runner": frozenset(),
+    "fastly": frozenset({"activate"}),
+    "aws": frozenset(
+        {"put-secret-value", "update-secret", "unsubscribe", "create-invalidation", "rb"}
+    ),
+    "algolia": frozenset({"clear"}),
+    "gitlab-rake": frozenset({"gitlab:backup:restore", "gitlab:cleanup:orphan_job_artifact_files"}),
+    "rpk": frozenset(),
+}
+_SERVICE_CLIS = frozenset(
+    {
+        "aws",
+        "gcloud",
+        "gsutil",
+        "az",
+        "azcopy",
+        "vault",
+        "op",
+        "doppler",
+        "rclone",
+        "restic",
+        "borg",
+        "velero",
+        "mc",
+        "fastly",
+        "circleci",
+        "glab",
+        "gh",
+        "nats",
+        "rabbitmqctl",
+        "rabbitmqadmin",
+        "wrangler",
+        "stripe",
+        "algolia",
+        "apigeecli",
+        "flipt",
+        "ldcli",
+        "unleash",
+        "split",
+        "pd",
+        "newrelic",
+        "datadog-ci",
+        "deck",
+        "splunk",
+        "gitlab-runner",
+        "square",
+        "rpk",
+        "heroku",
+        "fly",
+        "flyctl",
+        "vercel",
+        "netlify",
+        "doctl",
+        "linode-cli",
+        "hcloud",
+        "railway",
+        "supabase",
+        "firebase",
+        "s3cmd",
+        "b2",
+        "infisical",
+        "akeyless",
+        "grafana-cli",
+        "tsh",
+        "consul",
+        "gitlab-rake",
+        "nomad",
+        "etcdctl",
+        "scw",
+        "oci",
+        "ibmcloud",
+        "aliyun",
+        "kaf",
+    }
+)
+_DRY = ("--dry-run", "--dryrun", "--dry_run", "--whatif")
+
+
+def check_service_cli(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
+    """Flag delete verbs in cloud, SaaS, secrets and backup CLIs."""
+    name = name_of(cmd)
+    vals = [w.value for w in cmd.args]
+    if name == "java" and any("jenkins-cli" in v for v in vals):
+        name = "jenkins-cli"
+        vals = vals[next(i for i, v in enumerate(vals) if "jenkins-cli" in v) + 1 :]
+    kafka_flags = [
+        v for v in vals if v in ("--delete", "--remove", "--delete-config", "--reset-offsets")
+    ]
+    if name.startswith("kafka-") and kafka_flags:
+        yield Hit("DG503", f"{name} {kafka_flags[0]}")
+        return
+    if name == "gitlab-rails" and any(
+        re.search(r"\.(?:destroy|delete)(?:_all)?\b", v) for v in vals
+    ):
+        yield Hit("DG503", "gitlab-rails runner deletes records")
+        return
+    if (
+        name == "aws"
+        and "change-resource-record-sets" in vals
+        and any('"DELETE"' in v for v in vals)
+    ):
+        yield Hit("DG503", "aws route53 change-resource-record-sets DELETE")
+        return
+    if name == "kafka-delete-records":
+        yield Hit("DG503", name)
+        return
+    if name not in _SERVICE_CLIS and name != "jenkins-cli":
+        return
+    if any(v in _DRY for v in vals):
+        return
+    positionals = [v for v in vals if not v.startswith("-")][:4]
+    if name in ("gh", "glab") and positionals[:1] == ["api"]:
+        yield from _api_method(name, cmd.args)
+        return
+    extra = _EXTRA_VERBS.get(name, frozenset())
+    for v in positionals:
+        low = v.lower()
+        if (
+            low in _DELETE_VERBS
+            or low in extra
+            or re.match(
+                r"^(?:batch-)?(?:delete|terminate|deregister|purge|destroy|remove)[-_]", low
+            )
+        ):
+            yield Hit("DG503", f"{name} {' '.join(positionals[:3])}")
+            return
+    if name == "aws" and positionals[:2] == ["s3", "sync"] and "--delete" in vals:
+        yield Hit("DG503", "aws s3 sync --delete")
+    elif name == "gsutil" and "rsync" in positionals and any(v in ("-d",) for v in vals):
+        yield Hit("DG503", "gsutil rsync -d")
+    elif name == "rclone" and positionals[:1] == ["sync"]:
+        yield Hit("DG503", "rclone sync deletes destination files missing from the source")
+    elif (
+        name == "azcopy"
+        and positionals[:1] == ["sync"]
+        and any(v.startswith("--delete-destination") for v in vals)
+    ):
+        yield Hit("DG503", "azcopy sync --delete-destination")
+    elif name == "mc" and positionals[:1] == ["mirror"] and "--remove" in vals:
+        yield Hit("DG503", "mc mirror --remove")
+    elif name in ("gh", "glab") and positionals[:1] == ["api"]:
+        yield from _api_method(name, cmd.args)
+    elif name == "restic" and positionals[:1] == ["unlock"] and "--remove-all" in vals:
+        yield Hit("DG503", "restic unlock --remove-all")
+    elif name == "restic" and positionals[:1] == ["key"] and "remove" in positionals:
+        yield Hit("DG503", "restic key remove")
+    elif name == "restic" and positionals[:1] == ["cache"] and "--cleanup" in vals:
+        yield Hit("DG503", "restic cache --cleanup")
+
+
+def _api_method(name: str, args: tuple[Word, ...]) -> Iterator[Hit]:
+    vals = [w.value for w in args]
+    for i, v in enumerate(vals):
+        method = ""
+        if v in ("-X", "--method", "--request") and i + 1 < len(vals):
+            method = vals[i + 1]
+        elif v.startswith(("-X", "--method=", "--request=")) and len(v) > 2:
+            method = v.split("=", 1)[1] if "=" in v else v[2:]
+        if method.upper() == "DELETE":
+            yield Hit("DG504", f"{name} DELETE request")
+            return
+
+
+_DELETE_PATH = re.compile(
+    r"(?:_delete_by_query|/doDelete\b|delete_series|delete-batch|/_close\b|_cluster/settings)"
+)
+
+
+def check_http(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
+    """Flag HTTP clients sending DELETE (or hitting well-known delete endpoints)."""
+    name = name_of(cmd)
+    vals = [w.value for w in cmd.args]
+    if name in ("curl", "wget"):
+        yield from _api_method(name, cmd.args)
+        if any(v.upper() == "--METHOD=DELETE" for v in vals):
+            yield Hit("DG504", f"{name} DELETE request")
+            return
+    elif name in ("http", "https", "xh"):
+        if any(v.upper() == "DELETE" for v in vals[:3]):
+            yield Hit("DG504", f"{name} DELETE request")
+            return
+    else:
+        return
+    for v in vals:
+        if ("://" in v or v.startswith((":", "localhost", "127."))) and _DELETE_PATH.search(v):
+            yield Hit("DG504", f"{name} {v[:60]}")
+            return
+        if "mutation" in v and re.search(r"\bdelete\w*\s*\(", v, re.I):
+            yield Hit("DG504", f"{name} GraphQL delete mutation")
+            return
+
+
+CHECKS = {
+    **{n: check_service_cli for n in (*_SERVICE_CLIS, "java", "gitlab-rails")},
+    **{n: check_http for n in ("curl", "wget", "http", "https", "xh")},
+}
+PREFIXES = (("kafka-", check_service_cli),)

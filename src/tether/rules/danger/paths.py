@@ -1,0 +1,203 @@
+"""Where a path operand points: the root, a system directory, a home, temp, or the workspace."""
+
+from __future__ import annotations
+
+import enum
+import posixpath
+from typing import TYPE_CHECKING
+
+from tether.shell.model import SimpleCommand, Word
+
+if TYPE_CHECKING:
+    from tether.rules.danger._base import Scope
+
+
+class Place(enum.Enum):
+    """Where a path points, from the worst to the most harmless."""
+
+    ROOT = "the root directory"
+    SYSTEM_ROOT = "a system directory"
+    HOME = "a home directory"
+    SYSTEM = "a file under a system directory"
+    OUTSIDE = "a path outside the workspace"
+    DYNAMIC = "a path only known at run time"
+    WORKSPACE_ALL = "the whole working directory"
+    TEMP = "a temporary directory"
+    WORKSPACE = "a path inside the workspace"
+
+
+SYSTEM_ROOTS = frozenset(
+    {
+        "/bin",
+        "/boot",
+        "/dev",
+        "/etc",
+        "/home",
+        "/lib",
+        "/lib32",
+        "/lib64",
+        "/libx32",
+        "/media",
+        "/mnt",
+        "/opt",
+        "/proc",
+        "/root",
+        "/run",
+        "/sbin",
+        "/snap",
+        "/srv",
+        "/sys",
+        "/usr",
+        "/var",
+        "/Applications",
+        "/Library",
+        "/System",
+        "/Users",
+        "/Volumes",
+        "/private",
+        "/usr/bin",
+        "/usr/sbin",
+        "/usr/lib",
+        "/usr/lib64",
+        "/usr/local",
+        "/usr/share",
+        "/usr/include",
+        "/var/lib",
+        "/private/etc",
+        "/private/var",
+    }
+)
+
+
+SYSTEM_PREFIXES = (
+    "/etc/",
+    "/usr/",
+    "/bin/",
+    "/sbin/",
+    "/lib/",
+    "/lib64/",
+    "/lib32/",
+    "/boot/",
+    "/var/lib/",
+    "/private/etc/",
+    "/private/var/",
+    "/System/",
+    "/Library/",
+    "/sys/",
+    "/proc/",
+)
+
+
+TEMP_DIRS = ("/tmp", "/var/tmp", "/private/tmp", "/dev/shm", "/private/var/folders", "/var/folders")
+
+
+HOME_PARENTS = ("/home", "/Users")
+
+
+_TMPDIR_SPELLINGS = ("${TMPDIR:-/tmp}", "${TMPDIR}", "$TMPDIR")
+
+
+_HOME_SPELLINGS = ("${HOME}", "$HOME")
+
+
+def resolve(word: Word, cmd: SimpleCommand, scope: Scope | None = None) -> str | None:
+    """Return the path a word names (``$HOME`` as ``~``, ``$TMPDIR`` resolved); None if dynamic."""
+    v = word.value
+    if "$" in v or "`" in v:
+        for spelling in _HOME_SPELLINGS:
+            if v.startswith(spelling):
+                v = "~" + v[len(spelling) :]
+        for spelling in _TMPDIR_SPELLINGS:
+            if v.startswith(spelling):
+                assigned = _assigned(cmd, "TMPDIR")
+                if assigned is None:
+                    v = "/tmp" + v[len(spelling) :]
+                elif assigned == "" or "$" in assigned or "`" in assigned:
+                    return None
+                else:
+                    v = assigned + v[len(spelling) :]
+        if "$" in v or "`" in v:
+            return None
+    return v
+
+
+def _assigned(cmd: SimpleCommand, name: str) -> str | None:
+    for a in cmd.assignments:
+        if a.name == name:
+            return a.value.value
+    return None
+
+
+def place(word: Word, cmd: SimpleCommand, scope: Scope | None = None) -> tuple[Place, str]:
+    """Classify where a path operand points (and return the normalised path)."""
+    path = resolve(word, cmd, scope)
+    if path is None or (
+        not word.literal and path.startswith(("<", "{")) and path.endswith((">", "}"))
+    ):
+        return Place.DYNAMIC, word.value
+    if path in ("~", "~/", "~/*", "~/.*") or (
+        path.startswith("~/") and posixpath.normpath(path[2:]) in (".", "*")
+    ):
+        return Place.HOME, path
+    if path.startswith("~"):
+        head = path.split("/", 1)[0]
+        rest = path[len(head) :].strip("/")
+        if head != "~" and rest in ("", "*"):
+            return Place.HOME, path
+        return Place.OUTSIDE, path
+    if not path.startswith("/"):
+        cwd = scope.cwd(cmd) if scope is not None else "."
+        if cwd is None:
+            return Place.OUTSIDE, path
+        if cwd != ".":
+            path = posixpath.join(cwd, path)
+    if not path.startswith("/"):
+        norm = posixpath.normpath(path)
+        if norm == ".." or norm.startswith("../"):
+            return Place.OUTSIDE, norm
+        if norm in (".", "*", ".*", "./*") or path in ("*", ".*", "./*", "./.*"):
+            return Place.WORKSPACE_ALL, norm
+        return Place.WORKSPACE, norm
+    return _place_absolute(path)
+
+
+def _place_absolute(path: str) -> tuple[Place, str]:
+    glob_all = path.endswith("/*") or path.endswith("/.*")
+    base = path[: path.rfind("/")] if glob_all else path
+    norm = posixpath.normpath(base) if base else "/"
+    if norm.startswith("//"):
+        norm = "/" + norm.lstrip("/")
+    if norm == "/":
+        return Place.ROOT, path
+    if norm in SYSTEM_ROOTS:
+        return Place.SYSTEM_ROOT, norm
+    parent, _, leaf = norm.rpartition("/")
+    if parent in HOME_PARENTS and leaf and "*" not in leaf:
+        return Place.HOME, norm
+    for temp in TEMP_DIRS:
+        if norm == temp or norm.startswith(temp + "/"):
+            return Place.TEMP, norm
+    if any((norm + "/").startswith(p) for p in SYSTEM_PREFIXES):
+        return Place.SYSTEM, norm
+    return Place.OUTSIDE, norm
+
+
+HARDLINE_PLACES = frozenset({Place.ROOT, Place.SYSTEM_ROOT, Place.HOME})
+
+
+def is_home_path(path: str) -> bool:
+    """Return True when ``path`` (already resolved) is inside a home directory."""
+    return path.startswith("~") or any(path.startswith(p + "/") for p in HOME_PARENTS)
+
+
+def home_relative(path: str) -> str | None:
+    """Return ``path`` relative to a home directory (``~/.ssh/x`` -> ``.ssh/x``), else None."""
+    if path.startswith("~/"):
+        return path[2:]
+    for parent in HOME_PARENTS:
+        if path.startswith(parent + "/"):
+            parts = path.split("/", 3)
+            return parts[3] if len(parts) > 3 else ""
+    if path.startswith("/root/"):
+        return path[6:]
+    return None
