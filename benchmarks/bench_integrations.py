@@ -44,13 +44,13 @@ def pct(values: list[float], p: float) -> float:
 
 
 @asynccontextmanager
-async def mcp_session(tmp: Path, proxy: bool) -> AsyncIterator[Any]:
+async def mcp_session(tmp: Path, proxy: bool, *extra: str) -> AsyncIterator[Any]:
     from mcp.client.session import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
     args = [str(UPSTREAM)]
     if proxy:
-        args = ["-m", "tether.mcp_proxy", "--", sys.executable, *args]
+        args = ["-m", "tether.mcp_proxy", *extra, "--", sys.executable, *args]
     env = {**os.environ, "XDG_STATE_HOME": str(tmp / "state"), "XDG_CONFIG_HOME": str(tmp)}
     params = StdioServerParameters(command=sys.executable, args=args, env=env, cwd=tmp)
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
@@ -59,10 +59,20 @@ async def mcp_session(tmp: Path, proxy: bool) -> AsyncIterator[Any]:
 
 
 async def bench_mcp(n: int) -> dict[str, list[float]]:
-    times: dict[str, list[float]] = {"direct": [], "proxy": []}
+    times: dict[str, list[float]] = {
+        "direct": [],
+        "proxy, SQLite store": [],
+        "proxy, memory store": [],
+    }
+    memory = ("--set", "store.backend=memory")
     with tempfile.TemporaryDirectory() as tmp:
-        async with mcp_session(Path(tmp), False) as direct, mcp_session(Path(tmp), True) as proxy:
-            sessions = {"direct": direct, "proxy": proxy}
+        t = Path(tmp)
+        async with (
+            mcp_session(t, False) as direct,
+            mcp_session(t, True) as sqlite,
+            mcp_session(t, True, *memory) as mem,
+        ):
+            sessions = dict(zip(times, (direct, sqlite, mem), strict=True))
             for i in range(n + 10):
                 for name, session in sessions.items():
                     start = time.perf_counter()
@@ -71,6 +81,23 @@ async def bench_mcp(n: int) -> dict[str, list[float]]:
                     assert not result.is_error, result
                     if i >= 10:  # warm-up: imports, first classification, SQLite file creation
                         times[name].append(elapsed)
+    return times
+
+
+def bench_checkpoint(n: int) -> list[float]:
+    """What every in-process integration adds per call: translate, before_call, after_call."""
+    from tether.config import DEFAULT_CONFIG
+    from tether.integrations._core import Checkpoint, build_guard
+
+    checkpoint = Checkpoint(build_guard(config=DEFAULT_CONFIG))
+    times: list[float] = []
+    for i in range(n + 20):
+        start = time.perf_counter()
+        call = checkpoint.call("shell", {"command": f"echo {i}"}, f"c{i}")
+        checkpoint.before(call)
+        checkpoint.after(call, f"{i}\n")
+        if i >= 20:
+            times.append(time.perf_counter() - start)
     return times
 
 
@@ -267,19 +294,26 @@ def main() -> None:
     for name, values in times.items():
         ms = [v * 1000 for v in values]
         print(f"| {name} | {pct(ms, 50):.2f} | {pct(ms, 99):.2f} | {statistics.fmean(ms):.2f} |")
-    overhead = pct(times["proxy"], 50) - pct(times["direct"], 50)
-    print(f"\nproxy overhead at p50: {overhead * 1000:.2f} ms per call\n")
+    overhead = pct(times["proxy, SQLite store"], 50) - pct(times["direct"], 50)
+    print(f"\nproxy overhead at p50 (SQLite store): {overhead * 1000:.2f} ms per call\n")
+
+    us = [v * 1e6 for v in bench_checkpoint(n_mcp * 10)]
+    print("In-process guard step (translate + before_call + after_call, memory store, distinct")
+    print(f"shell commands), {len(us)} calls: p50 {pct(us, 50):.0f} us, p99 {pct(us, 99):.0f} us\n")
 
     print(f"Framework runs: {n_fw} distinct shell calls per run, best of {rounds} runs, ms per")
     print("tool call of the whole run: bare, with a no-op hook of the same kind, with Tether:\n")
     print("| framework | bare | no-op hook | Tether | Tether minus no-op |")
     print("|---|---:|---:|---:|---:|")
+    modes = ("bare", "noop", "tether")
     for label, fn in FRAMEWORKS.items():
-        ms: dict[str, float] = {}
-        for mode in ("bare", "noop", "tether"):
+        for mode in modes:
             fn(3, mode)  # warm-up: imports and first classification
-        for mode in ("bare", "noop", "tether"):
-            ms[mode] = min(fn(n_fw, mode) for _ in range(rounds)) / n_fw * 1000
+        runs: dict[str, list[float]] = {mode: [] for mode in modes}
+        for _ in range(rounds):  # interleaved, so load changes hit every mode alike
+            for mode in modes:
+                runs[mode].append(fn(n_fw, mode) / n_fw * 1000)
+        ms = {mode: min(values) for mode, values in runs.items()}
         print(
             f"| {label} | {ms['bare']:.2f} | {ms['noop']:.2f} | {ms['tether']:.2f} | "
             f"{ms['tether'] - ms['noop']:.2f} |"
