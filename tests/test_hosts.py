@@ -15,7 +15,7 @@ import pytest
 
 from tether.errors import InputError
 from tether.hosts import HOSTS, adapter
-from tether.hosts.events import HookEvent, Reply
+from tether.hosts.events import HookEvent, Reply, reason
 from tether.model import Action, Decision
 
 DATA = Path(__file__).resolve().parent / "data" / "hosts"
@@ -205,3 +205,20 @@ def test_each_host_reads_the_pre_call_reply_as_intended(host: str, action: Actio
 )
 def test_replies_a_host_ignores_read_as_fail_open(host: str, reply: Reply) -> None:
     assert adapter(host).verdict(reply) == "fail-open"
+
+
+@pytest.mark.parametrize(
+    ("message", "codes", "expected"),
+    [
+        ("Do something else.", ("TL1",), "Tether blocked this call [TL1]: Do something else."),
+        ("", (), "Tether blocked this call: this call is not allowed."),
+        ("Tether loop guard: stop [TL1].", ("TL1",), "Tether loop guard: stop [TL1]."),
+        (
+            "Tether loop guard: stop.",
+            ("TL1",),
+            "Tether blocked this call [TL1]: Tether loop guard: stop.",
+        ),
+    ],
+)
+def test_reason_says_everything_once(message: str, codes: tuple[str, ...], expected: str) -> None:
+    assert reason(Decision(Action.BLOCK, codes, message)) == expected

@@ -56,12 +56,14 @@ EMPTY = json_reply({})
 
 def reason(decision: Decision) -> str:
     """Return the one message the model (or user) reads for ``decision``."""
-    codes = ", ".join(decision.codes)
+    message = decision.message.strip()
+    missing = [c for c in decision.codes if c not in message]
+    if message.startswith("Tether") and not missing:
+        return message  # the guard already wrote a complete, self-describing message
     head = _HEAD[decision.action]
-    if codes:
-        head += f" [{codes}]"
-    message = decision.message.strip() or _DEFAULT_MESSAGE[decision.action]
-    return f"{head}: {message}"
+    if decision.codes:
+        head += f" [{', '.join(decision.codes)}]"
+    return f"{head}: {message or _DEFAULT_MESSAGE[decision.action]}"
 
 
 _HEAD = {
