@@ -148,7 +148,8 @@ def _gh(name: str, args: tuple[Word, ...]) -> Check:
         if not verb_ok:
             return write(WRITE_SUBCOMMAND, f"gh {group} {verb[:40]}: not a read-only verb")
     for w in args:
-        if w.value in ("-w", "--web") or w.value.startswith("--web="):
+        bundle = w.value[1:] if w.value[:1] == "-" and w.value[1:2] != "-" else ""
+        if "w" in bundle or w.value == "--web" or w.value.startswith("--web="):
             return write(WRITE_OPTION, f"gh {group} --web: opens a browser")
         if group == "auth" and w.value in ("-t", "--show-token"):
             return write(WRITE_OPTION, "gh auth status --show-token: prints the access token")

@@ -113,7 +113,7 @@ _HOSTNAME = Spec(
 )
 _DATE = Spec(
     "date",
-    flags=opts("-u --utc --universal -R --rfc-email -j -n --debug --help --version"),
+    flags=opts("-u --utc --universal -R --rfc-email -j -n -I --debug --help --version"),
     valued=opts("-d --date -f --file -r --reference -v -z"),
     optional=opts("--iso-8601 --rfc-3339 --resolution"),
     writes={"-s": "sets the system clock", "--set": "sets the system clock"},
