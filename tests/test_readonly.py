@@ -72,6 +72,9 @@ READS = [
     ("git stash list", "RO408"),
     ("git worktree list", "RO409"),
     ("git reflog -5", "RO410"),
+    ("git tag -n", "RO405"),
+    ("gh api -X GET search/issues -f q=repo:o/r", "RO501"),
+    ("find . -name '*.py' -exec grep -l foo {} +", "RO205"),
     # forge
     ("gh api repos/o/r/pulls/1/reviews 2>&1", "RO501"),
     ("gh api -X GET repos/o/r", "RO501"),
@@ -188,6 +191,7 @@ WRITES = [
     ("file -C -m magic", "RW020"),
     ("base64 -ob64.txt", "RW020"),
     ("xxd in.bin out.hex", "RW022"),
+    ("xxd -C in.bin out.h", "RW022"),
     ("tee out.txt", "RW022"),
     # search
     ("rg --pre cat x", "RW020"),
@@ -264,6 +268,11 @@ WRITES = [
     ("gh api graphql", "RW020"),
     ("gh pr merge 1", "RW023"),
     ("gh pr view 1 --web", "RW020"),
+    ("gh pr view -cw 1", "RW020"),
+    ("gh api -X GET x -F body=@secret.txt", "RW020"),
+    ("gh auth status --show-token", "RW020"),
+    ("git ls-remote -u x origin", "RW020"),
+    (":(){ :|:& };:", "RW015"),
     ("gh extension-thing", "RW024"),
     # system
     ("printf -v PATH /tmp", "RW020"),
