@@ -42,6 +42,7 @@ _ARITHMETIC = re.compile(r"(?<!\$)\(\(")
 # substitution the shell itself left quoted.
 _TESTS = frozenset({"test", "[", "[["})
 _NETWORK_FILES = ("/dev/tcp/", "/dev/udp/")
+_MAX_REASONS = 12  # a read-only verdict lists at most this many distinct reasons
 _NULL_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
 _WRITE_OPS = frozenset({">", ">>", "&>", "&>>", ">|", ">&"})
 _DUP_OPS = frozenset({">&", "<&"})
@@ -268,24 +269,26 @@ def assess_model(model: CommandModel) -> ReadVerdict:
                 )
     if "((" in source and _ARITHMETIC.search(source):
         return ReadVerdict(False, ("RW009",), "an arithmetic command (( … )) assigns variables")
-    codes: list[str] = []
-    reasons: list[str] = []
-    failures: list[str] = []
-    fail_codes: list[str] = []
+    # Dicts keep first-seen order with O(1) membership: inputs hold up to 50,000 commands.
+    codes: dict[str, None] = {}
+    reasons: dict[str, None] = {}
+    fail_codes: dict[str, None] = {}
+    first_failure = ""
+    failures = 0
     for cmd in model.commands:
         checks = _command(cmd, model.functions)
         last = checks[-1]
         if not last.read_only:
-            if last.code not in fail_codes:
-                fail_codes.append(last.code)
-            failures.append(f"`{_shown(cmd)}`: {last.reason} ({last.code})")
+            fail_codes[last.code] = None
+            if not failures:
+                first_failure = f"`{_shown(cmd)}`: {last.reason} ({last.code})"
+            failures += 1
             continue
         for c in checks:
-            if c.code not in codes:
-                codes.append(c.code)
-            if c.reason not in reasons:
-                reasons.append(c.reason)
+            codes[c.code] = None
+            if len(reasons) < _MAX_REASONS:
+                reasons[c.reason] = None
     if failures:
-        more = f" (and {len(failures) - 1} more)" if len(failures) > 1 else ""
-        return ReadVerdict(False, tuple(fail_codes), failures[0] + more)
+        more = f" (and {failures - 1} more)" if failures > 1 else ""
+        return ReadVerdict(False, tuple(fail_codes), first_failure + more)
     return ReadVerdict(True, tuple(codes), "read-only: " + "; ".join(reasons))
