@@ -264,3 +264,18 @@ def test_duplicate_entries_collapse_to_one() -> None:
         {"matcher": ".*", "hooks": [entry]},
         {"matcher": "Bash", "hooks": [{"type": "command", "command": "x"}]},
     ]
+
+
+def test_a_symlinked_settings_file_is_written_through(dirs: tuple[Path, Path]) -> None:
+    project, home = dirs
+    dotfiles = home / "dotfiles" / "claude.json"
+    dotfiles.parent.mkdir()
+    dotfiles.write_text('{"model": "opus"}')
+    link = project / ".claude" / "settings.json"
+    link.parent.mkdir()
+    link.symlink_to(dotfiles)
+    proc = cli("install", "claude-code", "--project", cwd=project, home=home)
+    assert proc.returncode == 0, proc.stderr
+    assert link.is_symlink()
+    data = json.loads(dotfiles.read_text())
+    assert data["model"] == "opus" and "PreToolUse" in data["hooks"]

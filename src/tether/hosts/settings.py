@@ -259,7 +259,8 @@ def installed_commands(settings: Mapping[str, Any], host: str) -> dict[str, list
 
 def write_settings(change: Change) -> Path | None:
     """Write ``change.after`` atomically, after a timestamped backup; return the backup path."""
-    path = change.path
+    # A symlinked settings file (dotfiles) is written through, not replaced by a regular file.
+    path = change.path.resolve() if change.path.is_symlink() else change.path
     backup: Path | None = None
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.exists():
