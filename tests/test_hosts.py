@@ -213,10 +213,11 @@ def test_replies_a_host_ignores_read_as_fail_open(host: str, reply: Reply) -> No
         ("Do something else.", ("TL1",), "Tether blocked this call [TL1]: Do something else."),
         ("", (), "Tether blocked this call: this call is not allowed."),
         ("Tether loop guard: stop [TL1].", ("TL1",), "Tether loop guard: stop [TL1]."),
+        ("Tether loop guard: stop.", ("TL1",), "Tether loop guard: stop. [TL1]"),
         (
-            "Tether loop guard: stop.",
-            ("TL1",),
-            "Tether blocked this call [TL1]: Tether loop guard: stop.",
+            "Tether blocked this call: DG101 …",
+            ("TA104", "DG101"),
+            "Tether blocked this call: DG101 … [TA104]",
         ),
     ],
 )

@@ -58,8 +58,8 @@ def reason(decision: Decision) -> str:
     """Return the one message the model (or user) reads for ``decision``."""
     message = decision.message.strip()
     missing = [c for c in decision.codes if c not in message]
-    if message.startswith("Tether") and not missing:
-        return message  # the guard already wrote a complete, self-describing message
+    if message.startswith("Tether"):  # the guard already wrote a self-describing message
+        return f"{message} [{', '.join(missing)}]" if missing else message
     head = _HEAD[decision.action]
     if decision.codes:
         head += f" [{', '.join(decision.codes)}]"
