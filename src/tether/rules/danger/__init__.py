@@ -22,6 +22,7 @@ from tether.rules.danger import (
     vcs,
 )
 from tether.rules.danger._base import Budget, Hit, Scope, name_of
+from tether.rules.danger.interp import check_interpreter, is_interpreter
 from tether.shell.model import CommandModel, SimpleCommand, Word
 
 RULES: tuple[Rule, ...] = tuple(
@@ -65,13 +66,47 @@ _BY_NAME = _merge(
     cloud.CHECKS,
     secrets.CHECKS,
 )
-_GENERIC: tuple[_Check, ...] = (
-    *remote.GENERIC,
-    *hidden.GENERIC,
-    *system.GENERIC,
-    *privilege.GENERIC,
-    *secrets.GENERIC,
+# Checks that are not tied to one command name, grouped by what makes them relevant, so the
+# common case (a plain command: literal name, no redirects, no wrappers) runs only two of them.
+_ALWAYS: tuple[_Check, ...] = (secrets.check_metadata,)
+_ON_REDIRECTS: tuple[_Check, ...] = (
+    hidden.check_redirect_socket,
+    system.check_device_redirects,
+    privilege.check_system_redirects,
+    secrets.check_sensitive_write,
 )
+_ON_RUNNERS: tuple[_Check, ...] = (
+    remote.check_runner,
+    remote.check_download_run,
+    check_interpreter,
+)
+_WRITERS = frozenset({"tee", "cp", "mv", "install", "ln", "rsync", "sed", "perl", "ruby", "dd"})
+
+
+def _generic_for(cmd: SimpleCommand, name: str) -> tuple[_Check, ...]:
+    checks: tuple[_Check, ...] = _ALWAYS
+    if cmd.redirects:
+        checks += _ON_REDIRECTS
+    elif name in _WRITERS:
+        checks += (secrets.check_sensitive_write,)
+    first = cmd.argv[0].value if cmd.argv else ""
+    if (
+        remote.is_runner(name)
+        or is_interpreter(name)
+        or name in ("chmod", "powershell", "pwsh", "eval")
+    ):
+        checks += _ON_RUNNERS
+    elif "/" in first:
+        checks += (remote.check_download_run,)
+    if cmd.argv and not cmd.argv[0].literal:
+        checks += (hidden.check_dynamic_word,)
+    if cmd.in_function:
+        checks += (system.check_fork_bomb,)
+    if cmd.wrappers or name == "sudo":
+        checks += (privilege.check_sudo,)
+    return checks
+
+
 _PREFIXES: tuple[tuple[str, _Check], ...] = (("mkfs", system.check_machine), *cloud.PREFIXES)
 
 
@@ -245,7 +280,8 @@ def _judge(cmd: SimpleCommand, scope: Scope) -> list[Hit]:
             scope.alias(fixed, cmd)
             cmd = fixed
     hits: list[Hit] = []
-    for check in (*_checks_for(name_of(cmd)), *_GENERIC):
+    name = name_of(cmd)
+    for check in (*_checks_for(name), *_generic_for(cmd, name)):
         hits.extend(check(cmd, scope))
     inner = _peel(cmd)
     if inner is not None:

@@ -7,6 +7,7 @@ text, so quoted prose such as ``git commit -m "rm -rf /"`` cannot trigger it.
 
 from __future__ import annotations
 
+import functools
 import posixpath
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -168,14 +169,24 @@ def _track_cwd(commands: tuple[SimpleCommand, ...]) -> list[str | None]:
 
 
 def name_of(cmd: SimpleCommand) -> str:
-    """Return the command name, lower-cased, with a Windows ``.exe`` and a Python version dropped.
+    """Return the command name, lower-cased, with a Windows ``.exe`` dropped.
 
     Lower case because macOS file systems are case-insensitive (``GIT`` runs git there).
     """
-    name = cmd.name.lower()
-    if not name and cmd.argv and "$IFS" in cmd.argv[0].value.replace("{", ""):
+    if not cmd.argv:
+        return ""
+    first = cmd.argv[0]
+    return _word_name(first.value, first.literal)
+
+
+@functools.lru_cache(maxsize=4096)
+def _word_name(value: str, literal: bool) -> str:
+    # Every check asks for the name; cached on the first word's text.
+    word = Word(value, literal)
+    name = SimpleCommand((word,)).name.lower()
+    if not name and "$IFS" in word.value.replace("{", ""):
         # ``curl${IFS}http://x``: the name is the literal text before the first $IFS.
-        head = cmd.argv[0].value.split("$", 1)[0]
+        head = word.value.split("$", 1)[0]
         name = head.lower() if head and "`" not in head else ""
     if "/" in name:
         name = name.rpartition("/")[2] if name.startswith(("./", "/")) else name

@@ -163,4 +163,3 @@ CHECKS = {
     "socat": check_sockets,
     "parallel": check_parallel,
 }
-GENERIC = (check_redirect_socket, check_dynamic_word)

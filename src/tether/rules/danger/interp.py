@@ -49,14 +49,15 @@ _DECODE_EXEC = re.compile(
 INTERPRETERS = ("node", "nodejs", "bun", "deno", "perl", "ruby", "php", "osascript")
 
 
-def _is_interpreter(name: str) -> bool:
+def is_interpreter(name: str) -> bool:
+    """Return True for Python, node, perl, ruby, php and other inline-code interpreters."""
     return is_python(name) or name in INTERPRETERS
 
 
 def interpreter_code(cmd: SimpleCommand) -> list[str]:
     """Return the program texts an interpreter command runs inline (``-c``, ``-e``, heredoc)."""
     name = name_of(cmd)
-    if not _is_interpreter(name):
+    if not is_interpreter(name):
         return []
     codes: list[str] = []
     args = cmd.args
@@ -154,10 +155,11 @@ def check_interpreter(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     name = name_of(cmd)
     for code in interpreter_code(cmd):
         yield from scan(code, cmd, scope, f"{name} code")
-    if cmd.stage > 0 and _is_interpreter(name) and _reads_stdin(cmd):
+    if cmd.stage > 0 and is_interpreter(name) and _reads_stdin(cmd):
         for up in scope.upstream(cmd):
-            for text in _literal_output(up):
-                yield from scan(text, cmd, scope, f"{name} code from stdin")
+            if name_of(up) in ("echo", "printf", "cat"):
+                for text in _literal_output(up):
+                    yield from scan(text, cmd, scope, f"{name} code from stdin")
 
 
 def _reads_stdin(cmd: SimpleCommand) -> bool:

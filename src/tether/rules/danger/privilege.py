@@ -272,4 +272,3 @@ CHECKS = {
         "truncate",
     )
 }
-GENERIC = (check_sudo, check_system_redirects)

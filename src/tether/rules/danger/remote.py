@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from tether.rules.base import Rule, Tier
 from tether.rules.danger._base import Hit, Scope, is_python, name_of, split_options
-from tether.rules.danger.interp import INTERPRETERS, check_interpreter, literal_output
+from tether.rules.danger.interp import INTERPRETERS, literal_output
 from tether.shell.model import SimpleCommand
 
 RULES = (
@@ -196,10 +196,10 @@ def check_runner(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
             if up_name in FETCHERS or up_name in SOCKETS:
                 yield Hit("DG301", f"{up_name} output piped into {name}")
                 break
-            if _decoding(up):
+            if up_name in DECODERS and _decoding(up):
                 yield Hit("DG303", f"{up_name} decoded data piped into {name}")
                 break
-            if name in SHELLS:
+            if name in SHELLS and up_name in ("echo", "printf", "cat"):
                 for text in literal_output(up):
                     for hit in scope.reparse(text):
                         yield Hit(hit.code, f"{name} runs piped text `{text[:60]}`: {hit.detail}")
@@ -340,6 +340,3 @@ def _producers(scope: Scope) -> list[tuple[int, str, str]]:
 
 
 # --- reverse shells and dynamic command words ----------------------------------------------
-
-
-GENERIC = (check_runner, check_download_run, check_interpreter)

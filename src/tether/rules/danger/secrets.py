@@ -87,6 +87,7 @@ _METADATA = re.compile(
     r"(?<![\w.-])(?:169\.254\.169\.254|169\.254\.170\.2|100\.100\.100\.200|metadata\.google\.internal"
     r"|metadata\.azure\.internal|\[?fd00:ec2::254\]?)(?![\w-]|\.\w)"
 )
+_METADATA_KEYS = ("169.254.1", "100.100.100.200", "metadata.", "fd00:ec2")
 _DISPLAY = frozenset(
     {
         "echo",
@@ -226,6 +227,9 @@ def is_sensitive_target(word: Word, cmd: SimpleCommand) -> bool:
 
 def check_metadata(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     """Flag cloud metadata hosts in the arguments of commands that can reach the network."""
+    joined = " ".join(w.value for w in cmd.args)
+    if not any(key in joined for key in _METADATA_KEYS):
+        return
     name = name_of(cmd)
     if name in _DISPLAY:
         return
@@ -330,4 +334,3 @@ def check_sensitive_write(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
 
 
 CHECKS = {n: check_exfiltration for n in (*_SENDERS, "scp", "rsync", "sftp")}
-GENERIC = (check_metadata, check_sensitive_write)

@@ -243,4 +243,3 @@ CHECKS = {
         "kill",
     )
 }
-GENERIC = (check_fork_bomb, check_device_redirects)
