@@ -9,7 +9,9 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from tether.classify import Classification, classify_command
+    from tether.config import Config, load_config
     from tether.errors import ConfigError, InputError, StoreError, TetherError, WorkerError
+    from tether.guard import Guard
     from tether.model import Action, Decision, Finding, ToolCall, ToolResult
     from tether.shell import CommandModel, parse_command
 
@@ -17,9 +19,11 @@ _EXPORTS = {
     "Action": "tether.model",
     "Classification": "tether.classify",
     "CommandModel": "tether.shell",
+    "Config": "tether.config",
     "ConfigError": "tether.errors",
     "Decision": "tether.model",
     "Finding": "tether.model",
+    "Guard": "tether.guard",
     "InputError": "tether.errors",
     "StoreError": "tether.errors",
     "TetherError": "tether.errors",
@@ -27,6 +31,7 @@ _EXPORTS = {
     "ToolResult": "tether.model",
     "WorkerError": "tether.errors",
     "classify_command": "tether.classify",
+    "load_config": "tether.config",
     "parse_command": "tether.shell",
 }
 
@@ -34,9 +39,11 @@ __all__ = [
     "Action",
     "Classification",
     "CommandModel",
+    "Config",
     "ConfigError",
     "Decision",
     "Finding",
+    "Guard",
     "InputError",
     "StoreError",
     "TetherError",
@@ -44,6 +51,7 @@ __all__ = [
     "ToolResult",
     "WorkerError",
     "classify_command",
+    "load_config",
     "parse_command",
 ]
 
