@@ -280,6 +280,7 @@ WRITES = [
     ("date 010100002020", "RW022"),
     ("hostname newname", "RW022"),
     ("set -- a b", "RW021"),
+    ("set -k; cat LD_PRELOAD=/tmp/evil.so", "RW020"),
     ("command rm x", "RW007"),
     ("env -S 'rm x'", "RW021"),
     # packages

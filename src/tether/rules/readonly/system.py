@@ -82,7 +82,7 @@ RULES = (
             "set -euo pipefail",
             "cd -",
         ),
-        ("set -- a b; rm $1",),
+        ("set -- a b; rm $1", "set -k; ls PATH=/tmp", "set -o keyword"),
     ),
     rule(
         "RO605",
@@ -124,6 +124,7 @@ _ENV = Spec(
     valued=opts("-u --unset"),
 )
 _SET_OPTION = re.compile(r"[-+][a-zA-Z]+")
+_KEYWORD = "turns later `cmd NAME=value` words into environment assignments (PATH, LD_PRELOAD)"
 
 
 def _printf(name: str, args: tuple[Word, ...]) -> Check:
@@ -158,9 +159,13 @@ def _set(name: str, args: tuple[Word, ...]) -> Check:
             return write(DYNAMIC_ARGUMENT, f"set: '{w.value[:60]}' expands at run time")
         if expect_name:
             expect_name = False
+            if w.value == "keyword":
+                return write(WRITE_OPTION, f"set -o keyword: {_KEYWORD}")
             continue
         if not _SET_OPTION.fullmatch(w.value):
             return write(UNKNOWN_OPTION, f"set {w.value[:40]}: sets positional parameters")
+        if "k" in w.value:
+            return write(WRITE_OPTION, f"set -k: {_KEYWORD}")
         expect_name = w.value.endswith("o")  # `-o NAME`, `-euo pipefail`
     return read("RO604", "set only changes shell options")
 
