@@ -139,7 +139,7 @@ def main() -> int:
         review(c)
     per = (time.perf_counter() - t0) / len(short) * 1e6
     print(
-        f"`review()` (parse, both catalogues, policy) over {len(short):,} real commands: {per:.0f} µs mean"
+        f"`review()` (parse, catalogues, policy), {len(short):,} real commands: {per:.0f} µs mean"
     )
     return 0
 

@@ -124,13 +124,6 @@ CASES: list[tuple[str, tuple[str, ...], bool, Action, str | None]] = [
         Action.ASK,
         "DG202",
     ),
-    (
-        "rm -rf /",
-        ('approvals.disabled_rules=["DG101"]', "approvals.mode=off"),
-        False,
-        Action.BLOCK,
-        "DG101",
-    ),
 ]
 
 
@@ -155,6 +148,21 @@ def test_policy_table(
     if d.action is not Action.ALLOW:
         assert d.message, "a non-allow decision always tells the model what to do"
         assert d.evidence, "and carries its evidence"
+
+
+def test_hardline_rules_cannot_be_disabled() -> None:
+    # The config refuses such a setting; the policy holds the floor even if handed one.
+    policy = Policy(mode="off", disabled_rules=frozenset({"DG101", "DG403"}))
+    for command in ("rm -rf /", "sudo reboot"):
+        d = review(command, policy).decision
+        assert d.action is Action.BLOCK and d.codes[0] == FLOOR_CODE, d
+
+
+def test_config_refuses_to_disable_a_hardline_rule(config_with) -> None:  # type: ignore[no-untyped-def]
+    from tether.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="hardline"):
+        config_with('approvals.disabled_rules=["DG101"]')
 
 
 def test_ask_message_says_what_to_do_instead(config_with) -> None:  # type: ignore[no-untyped-def]
@@ -195,14 +203,14 @@ def test_policy_reads_every_key(config_with) -> None:  # type: ignore[no-untyped
             'approvals.allow=["a"]',
             'approvals.deny=["b"]',
             'approvals.disabled_rules=["dg201"]',
-            'approvals.enabled_rules=["DG999"]',
+            'approvals.enabled_rules=["DG202"]',
             "approvals.isolation.threshold=10",
             "approvals.isolation.deadline=2.5",
             "approvals.isolation.memory_mb=256",
         )
     )
     assert p == Policy(
-        "off", "ask", ("a",), ("b",), frozenset({"DG201"}), frozenset({"DG999"}), 10, 2.5, 256
+        "off", "ask", ("a",), ("b",), frozenset({"DG201"}), frozenset({"DG202"}), 10, 2.5, 256
     )
 
 
