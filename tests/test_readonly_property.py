@@ -169,3 +169,109 @@ def test_any_token_soup_gets_a_verdict_without_raising(words: list[str], noise: 
     verdict = readonly.assess(parse_command(text))
     assert isinstance(verdict.read_only, bool) and verdict.reason
     assert verdict.codes or not verdict.read_only
+
+
+_SORT_FLAGS = st.sampled_from(["-n", "-r", "-u", "-b", "-f", "-k2", "-t,", "-s", "-V", "in.txt"])
+_SORT_OUT = st.sampled_from(
+    [
+        "-o out",
+        "-oout",
+        "-ro out",
+        "-nroout",
+        "--output=out",
+        "--output out",
+        "--out=out",
+        "--o=x",
+        "--compress-program=gzip",
+        "--co=cat",
+        "--compress gzip",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_SORT_FLAGS, max_size=5), _SORT_OUT, st.lists(_SORT_FLAGS, max_size=5))
+def test_sort_output_in_any_spelling_or_position_writes(
+    before: list[str], out: str, after: list[str]
+) -> None:
+    text = " ".join(["sort", *before, out, *after])
+    assert not readonly.assess(parse_command(text)).read_only, text
+
+
+_SED_WRITES = st.sampled_from(
+    [
+        "-i",
+        "-i.bak",
+        "-ni",
+        "-nE -i",
+        "--in-place",
+        "--in-pl=.b",
+        "-I .bak",
+        "-f s.sed",
+        "--file=s",
+        "-e 'w out'",
+        "-e '1w out'",
+        "-e 's/a/b/w out'",
+        "-e 's/a/b/e'",
+        "-e 'e ls'",
+        "-e '$r x'",
+    ]
+)
+_SED_OK = st.sampled_from(["-n", "-E", "-s", "-e 'p'", "-e '1,5p'", "-e 's/a/b/g'", "f.txt"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_SED_OK, max_size=4), _SED_WRITES, st.lists(_SED_OK, max_size=4))
+def test_sed_write_in_any_position_writes(before: list[str], bad: str, after: list[str]) -> None:
+    text = " ".join(["sed", *before, bad, *after, "f"])
+    assert not readonly.assess(parse_command(text)).read_only, text
+
+
+_FIND_OK = st.sampled_from(
+    ["-name '*.py'", "-type f", "-maxdepth 2", "-o", "!", "-print", "-newer x", "( -size +1k )"]
+)
+_FIND_BAD = st.sampled_from(
+    [
+        "-delete",
+        "-exec rm {} ;",
+        "-execdir sh -c x {} +",
+        "-ok rm {} ;",
+        "-fprint f",
+        "-fls f",
+        "-fprintf f %p",
+        "-fprint0 f",
+        "-okdir rm {} ;",
+        "-exec grep x {}",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_FIND_OK, max_size=4), _FIND_BAD, st.lists(_FIND_OK, max_size=4))
+def test_find_action_in_any_position_writes(before: list[str], bad: str, after: list[str]) -> None:
+    text = " ".join(["find", ".", *before, bad, *after]).replace(";", "\\;")
+    assert not readonly.assess(parse_command(text)).read_only, text
+
+
+_GH_OK = st.sampled_from(["--paginate", "-H 'Accept: x'", "--jq .", "-i", "--silent"])
+_GH_BAD = st.sampled_from(
+    [
+        "-f a=b",
+        "-F a=1",
+        "--field a=b",
+        "--raw-field a=b",
+        "--input b.json",
+        "-X POST",
+        "-XPATCH",
+        "--method=delete",
+        "--method PUT",
+        "-X GET -F a=@secret",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_GH_OK, max_size=3), _GH_BAD, st.lists(_GH_OK, max_size=3))
+def test_gh_api_write_in_any_position_writes(before: list[str], bad: str, after: list[str]) -> None:
+    text = " ".join(["gh", "api", *before, "repos/o/r/issues", bad, *after])
+    assert not readonly.assess(parse_command(text)).read_only, text
