@@ -275,3 +275,50 @@ _GH_BAD = st.sampled_from(
 def test_gh_api_write_in_any_position_writes(before: list[str], bad: str, after: list[str]) -> None:
     text = " ".join(["gh", "api", *before, "repos/o/r/issues", bad, *after])
     assert not readonly.assess(parse_command(text)).read_only, text
+
+
+_GIT_GLOBAL_OK = st.sampled_from(["--no-pager", "-C .", "--no-optional-locks", "-P"])
+_GIT_GLOBAL_BAD = st.sampled_from(
+    [
+        "-c core.pager=x",
+        "-ccore.fsmonitor=x",
+        "--config-env=a=B",
+        "--config-env a=B",
+        "--git-dir=x",
+        "--git-dir x",
+        "--work-tree=.",
+        "--exec-path=x",
+        "--namespace=n",
+        "-p",
+        "--paginate",
+    ]
+)
+_GIT_READ = st.sampled_from(["status", "log -1", "diff", "show HEAD", "branch", "tag", "blame f"])
+_GIT_BAD_OPT = st.sampled_from(
+    [
+        "--output=f",
+        "--outp=f",
+        "--ext-diff",
+        "--textconv",
+        "--show-signature",
+        "--format=%G?",
+        "--help",
+        "--ext",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_GIT_GLOBAL_OK, max_size=3), _GIT_GLOBAL_BAD, _GIT_READ)
+def test_git_config_injection_anywhere_before_the_subcommand_writes(
+    ok: list[str], bad: str, sub: str
+) -> None:
+    text = " ".join(["git", *ok[:1], bad, *ok[1:], sub])
+    assert not readonly.assess(parse_command(text)).read_only, text
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(["log", "show", "diff", "blame f"]), _GIT_BAD_OPT, st.booleans())
+def test_git_read_with_a_writing_option_writes(sub: str, bad: str, early: bool) -> None:
+    text = f"git {sub} {bad} -1" if early else f"git {sub} -1 {bad}"
+    assert not readonly.assess(parse_command(text)).read_only, text
