@@ -118,6 +118,13 @@ CASES: list[tuple[str, tuple[str, ...], bool, Action, str | None]] = [
     # rule switches: a disabled ask rule stops asking; hardline rules cannot be disabled
     ("git reset --hard", ('approvals.disabled_rules=["DG201"]',), False, Action.ALLOW, None),
     (
+        "git reset --hard",
+        ('approvals.disabled_rules=["DG201"]', 'approvals.enabled_rules=["DG201"]'),
+        False,
+        Action.ASK,
+        "DG201",
+    ),
+    (
         "git reset --hard && git push -f",
         ('approvals.disabled_rules=["dg201"]',),
         False,

@@ -95,9 +95,10 @@ def glob_match(patterns: Sequence[str], candidates: Sequence[str]) -> str | None
 def decide(evaluation: Evaluation, policy: Policy, *, unattended: bool = False) -> Decision:
     """Turn an evaluation into one Decision under ``policy``."""
     c = evaluation.classification
-    codes = tuple(
-        code for code in c.danger_codes if code not in policy.disabled_rules or _hardline(c, code)
-    )
+    # enabled_rules wins over disabled_rules (a project file can switch back on what a user
+    # file switched off); hardline rules are never off.
+    off = policy.disabled_rules - policy.enabled_rules
+    codes = tuple(code for code in c.danger_codes if code not in off or _hardline(c, code))
     evidence: dict[str, Any] = {"danger": c.danger.label, "rules": list(codes), "mode": policy.mode}
     if c.danger is Danger.HARDLINE:
         hard = tuple(code for code in codes if _hardline(c, code)) or codes
