@@ -355,3 +355,11 @@ def test_unquoted_glob_and_brace_scanner(source: str, found: str | None) -> None
     from tether.rules.readonly.engine import unquoted_expansion
 
     assert unquoted_expansion(source) == found
+
+
+def test_no_command_name_belongs_to_two_families() -> None:
+    from tether.rules.readonly import engine, files, forge, packages, search, system, text, vcs
+
+    names = [n for m in (files, forge, packages, search, system, text, vcs) for n in m.ENTRIES]
+    assert len(names) == len(set(names))
+    assert not set(names) & (engine._INTERPRETERS | engine._SHELL_ESCAPES)
