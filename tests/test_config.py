@@ -203,6 +203,35 @@ def test_cross_key_rules_are_refused_on_the_merged_config(
     assert f"from project:{dirs.project_file}" in str(caught.value)
 
 
+RULE_CODES = [
+    # (list, items, expected message or None when accepted)
+    ("approvals.disabled_rules", ["DG201"], None),
+    ("approvals.disabled_rules", ["dg201"], None),  # the policy upper-cases codes
+    ("approvals.enabled_rules", ["DG101"], None),
+    ("approvals.disabled_rules", ["DG101"], "'DG101' (rm-recursive-root) is a hardline rule"),
+    ("approvals.disabled_rules", ["rm-recursive-root"], "a rule's name; write its code, 'DG101'"),
+    ("approvals.enabled_rules", ["DG2011"], "unknown rule code 'DG2011' (did you mean 'DG201'?)"),
+    ("approvals.disabled_rules", ["nonsense"], "unknown rule code 'nonsense'; 'tether rules'"),
+]
+
+
+@pytest.mark.parametrize(("key", "items", "message"), RULE_CODES)
+def test_rule_codes_the_policy_would_ignore_are_refused(
+    dirs: Dirs, key: str, items: list[str], message: str | None
+) -> None:
+    section, name = key.split(".")
+    write(dirs.project_file, f"{section}:\n  {name}: {json.dumps(items)}\n")
+    if message is None:
+        assert load_config(environ=dirs.env).get(key) == items
+        return
+    with pytest.raises(ConfigError) as caught:
+        load_config(environ=dirs.env)
+    assert f"{dirs.project_file}: {key}: " in str(caught.value)
+    assert message in str(caught.value)
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        load_config(environ=dirs.env, overrides=[f"{key}={','.join(items)}"])
+
+
 def test_cross_key_rules_see_every_layer(dirs: Dirs) -> None:
     write(dirs.user_file, "loops:\n  hard_stop_after:\n    cycle: 9\n")
     write(dirs.project_file, "loops:\n  warn_after:\n    cycle: 7\n")

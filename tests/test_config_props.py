@@ -23,12 +23,13 @@ from hypothesis import strategies as st
 from tether.approval.policy import Policy
 from tether.config import load_config
 from tether.config.check import check_file
-from tether.config.constraints import ORDERED, check_constraints
+from tether.config.constraints import ORDERED, RULE_LISTS, check_constraints
 from tether.config.edit import set_key, set_value
 from tether.config.schema import KEYS, SCHEMA, Key
 from tether.config.validate import format_text
 from tether.errors import ConfigError
 from tether.loops.settings import from_config as loop_settings
+from tether.rules import all_rules
 
 SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -71,6 +72,10 @@ def values_for(key: Key) -> st.SearchStrategy[Any]:
         return st.sampled_from(key.choices)
     if key.kind == "str":
         return TEXT
+    if key.path in RULE_LISTS:  # codes the catalogue knows (hardline ones cannot be disabled)
+        hardline = key.path.endswith("disabled_rules")
+        codes = [r.code for r in all_rules() if not (hardline and r.tier.value == "hardline")]
+        return st.lists(st.sampled_from(codes), max_size=4)
     if key.kind == "list":
         return st.lists(TEXT, max_size=5)
     return st.dictionaries(TEXT.filter(bool), TEXT, max_size=4)

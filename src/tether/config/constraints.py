@@ -1,8 +1,10 @@
-"""Rules that span several keys, checked on the merged config (all layers together).
+"""Rules that span several keys or need other modules, checked on the merged config.
 
-The loop guard refuses these combinations at runtime (``tether.loops.settings.validate``), and
+The loop guard refuses some combinations at runtime (``tether.loops.settings.validate``), and
 a hook that refuses its config blocks every call; so ``load_config``, ``check`` and ``set``
-refuse them first, naming both keys, their values and the layers they came from.
+refuse them first, naming both keys, their values and the layers they came from. Rule codes
+in the approvals lists are checked against the rule catalogue: a code the policy would never
+match is a setting that silently does nothing.
 """
 
 from __future__ import annotations
@@ -27,7 +29,9 @@ ORDERED: tuple[tuple[str, str, bool], ...] = (
 
 def check_constraints(values: Mapping[str, Any], origins: Mapping[str, str]) -> list[Problem]:
     """Return a Problem for every cross-key rule the merged ``values`` break."""
-    return [problem for _, _, problem in _broken(values, origins)]
+    return [problem for _, _, problem in _broken(values, origins)] + check_rule_codes(
+        values, origins
+    )
 
 
 def _broken(
@@ -49,7 +53,7 @@ def _broken(
                 low,
                 high,
                 Problem(
-                    source.split(":", 1)[1] if source.startswith(_FILE_LAYERS) else source,
+                    _source(source),
                     None,
                     high,
                     f"expected {relation} {low} ({a}, from {where[low]}), got {b} (from "
@@ -58,6 +62,52 @@ def _broken(
             )
         )
     return problems
+
+
+RULE_LISTS = ("approvals.disabled_rules", "approvals.enabled_rules")
+
+
+def check_rule_codes(values: Mapping[str, Any], origins: Mapping[str, str]) -> list[Problem]:
+    """Return a Problem for each rule code in the approvals lists that would do nothing.
+
+    The policy matches codes only, so an unknown code, a rule's name instead of its code, or
+    a hardline rule in ``disabled_rules`` would be silently ignored. The rule catalogue is
+    imported only when a list is non-empty (and, on the hook path, only on a cache miss).
+    """
+    if not any(values.get(key) for key in RULE_LISTS):
+        return []
+    import difflib
+
+    from tether.rules import all_rules
+
+    rules = {rule.code: rule for rule in all_rules()}
+    names = {rule.name: rule.code for rule in rules.values()}
+    problems = []
+    for key in RULE_LISTS:
+        source = _source(origins.get(key, "default"))
+        for item in values.get(key) or ():
+            code = str(item).strip().upper()
+            rule = rules.get(code)
+            if rule is None:
+                name = str(item).strip().lower()
+                if name in names:
+                    message = f"{str(item)!r} is a rule's name; write its code, '{names[name]}'"
+                else:
+                    close = difflib.get_close_matches(code, list(rules), n=1, cutoff=0.7)
+                    hint = f" (did you mean '{close[0]}'?)" if close else ""
+                    message = f"unknown rule code {str(item)!r}{hint}; 'tether rules' lists them"
+                problems.append(Problem(source, None, key, message))
+            elif key == "approvals.disabled_rules" and rule.tier.value == "hardline":
+                message = (
+                    f"'{rule.code}' ({rule.name}) is a hardline rule and cannot be disabled; "
+                    "remove it from the list"
+                )
+                problems.append(Problem(source, None, key, message))
+    return problems
+
+
+def _source(origin: str) -> str:
+    return origin.split(":", 1)[1] if origin.startswith(_FILE_LAYERS) else origin
 
 
 # Layers in the order they apply: a value from a later layer hides an edit to an earlier one.
@@ -77,7 +127,17 @@ def check_edit(config: Any, layer: str, path: Path, key: str, value: Any) -> lis
         return []
     values = {**config.values, key: value}
     origins = {**config.origins, key: f"{layer}:{path}"}
-    return [problem for low, high, problem in _broken(values, origins) if key in (low, high)]
+    problems = [problem for low, high, problem in _broken(values, origins) if key in (low, high)]
+    if key in RULE_LISTS:
+        problems += [p for p in check_rule_codes(values, origins) if p.key == key]
+    return problems
 
 
-__all__ = ["DETECTORS", "ORDERED", "check_constraints", "check_edit"]
+__all__ = [
+    "DETECTORS",
+    "ORDERED",
+    "RULE_LISTS",
+    "check_constraints",
+    "check_edit",
+    "check_rule_codes",
+]

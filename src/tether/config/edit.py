@@ -289,6 +289,10 @@ def _check(target: Path, text: str, path: str, entry: str | None, expected: Any)
     values: dict[str, Any] = {}
     if not problems:
         values, problems = validate_tree(document, str(target), line_of)
+    if not problems:
+        from tether.config.constraints import check_rule_codes
+
+        problems = check_rule_codes(values, dict.fromkeys(values, f"user:{target}"))
     if problems:
         raise ConfigProblems(problems)
     found = values.get(path)
