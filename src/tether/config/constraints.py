@@ -78,9 +78,13 @@ def check_rule_codes(values: Mapping[str, Any], origins: Mapping[str, str]) -> l
         return []
     import difflib
 
-    from tether.rules import all_rules
+    try:
+        from tether.rules import all_rules
 
-    rules = {rule.code: rule for rule in all_rules()}
+        rules = {rule.code: rule for rule in all_rules()}
+    except Exception as exc:  # a broken install: refuse (fail closed) with the cause, not a crash
+        message = f"cannot check rule codes: the rule catalogue failed to load ({exc!r})"
+        return [Problem("tether.rules", None, RULE_LISTS[0], message)]
     names = {rule.name: rule.code for rule in rules.values()}
     problems = []
     for key in RULE_LISTS:
