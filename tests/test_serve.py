@@ -509,3 +509,41 @@ def test_connections_beyond_the_cap_are_closed(
         for conn in held:
             conn.close()
         sc.server.stop()
+
+
+# --- the project's config, read per event as the hook reads it ---------------------------------
+
+
+def test_project_config_edits_apply_and_a_broken_file_fails_closed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tether.serve import service as service_module
+
+    monkeypatch.setattr(service_module, "CONFIG_TTL", 0.0)  # reload for every event
+    sc = start(tmp_path)
+    config = sc.project / ".tether.yaml"
+    claude = adapter("claude-code")
+    try:
+        event = shell_event("claude-code", "cfg", "ls -la", sc.project, 1)
+        assert claude.verdict(hook_http(sc, "claude-code", event)) == "allow"
+        config.write_text('approvals:\n  deny: ["ls *"]\n')
+        reply = hook_http(
+            sc, "claude-code", shell_event("claude-code", "cfg", "ls -la", sc.project, 2)
+        )
+        assert claude.verdict(reply) == "deny"
+        other = sc.project.parent / "elsewhere"
+        other.mkdir()  # another project without that file is not affected
+        assert (
+            claude.verdict(
+                hook_http(sc, "claude-code", shell_event("claude-code", "o", "ls -la", other, 3))
+            )
+            == "allow"
+        )
+        config.write_text("loops:\n  hard_stop: maybe\n")
+        reply = hook_http(
+            sc, "claude-code", shell_event("claude-code", "cfg", "ls -la", sc.project, 4)
+        )
+        assert claude.verdict(reply) == "deny"
+        assert "loops.hard_stop" in reply.stdout
+    finally:
+        sc.server.stop()
