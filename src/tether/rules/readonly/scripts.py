@@ -90,6 +90,8 @@ def sed_script_problem(script: str) -> str | None:
         if c in _SED_SIMPLE or c == "{":
             continue
         if c in "qQlL":
+            while i < n and s[i] in " \t":
+                i += 1
             while i < n and s[i].isdigit():
                 i += 1
             continue
