@@ -80,7 +80,7 @@ def test_tools_list_is_forwarded_unchanged(tmp_path: Path) -> None:
     via_proxy = asyncio.run(listing(True))
     direct = asyncio.run(listing(False))
     assert via_proxy == direct
-    assert {name for name, _ in via_proxy} == {"run_command", "read_file", "fail"}
+    assert {name for name, _ in via_proxy} == {"run_command", "run", "read_file", "fail"}
 
 
 def test_normal_call_passes_through_unchanged(tmp_path: Path) -> None:
@@ -112,6 +112,25 @@ def test_dangerous_commands_are_refused_before_reaching_the_upstream(tmp_path: P
     assert reached(tmp_path) == [
         'run_command echo "rm -rf /"'
     ]  # none of the dangerous ones got through
+
+
+@pytest.mark.parametrize(
+    ("extra", "refused"),
+    [
+        ((), False),  # `cmdline` is not a command argument by name: an unknown tool, not a shell
+        (("--set", 'tools.shell={"run": "cmdline"}'), True),  # config says it is one
+    ],
+)
+def test_config_tools_shell_makes_a_tool_shell_like(
+    tmp_path: Path, extra: tuple[str, ...], refused: bool
+) -> None:
+    async def body(session: ClientSession) -> types.CallToolResult:
+        return await session.call_tool("run", {"cmdline": "rm -rf /"})
+
+    result = drive(tmp_path, body, *extra)
+    assert result.is_error is refused
+    assert ("DG101" in text(result)) is refused
+    assert reached(tmp_path) == ([] if refused else ["run rm -rf /"])
 
 
 def test_a_repeated_read_is_warned_blocked_then_the_session_halts(tmp_path: Path) -> None:

@@ -32,6 +32,13 @@ def run_command(command: str) -> str:
 
 
 @server.tool()
+def run(cmdline: str) -> str:
+    """Run a command line (shell-like only when config ``tools.shell`` says so; echoes)."""
+    reached(f"run {cmdline}")
+    return f"ran: {cmdline}"
+
+
+@server.tool()
 def read_file(path: str) -> str:
     """Read a file (always the same contents)."""
     reached(f"read_file {path}")
