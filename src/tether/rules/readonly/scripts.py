@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-_SED_SIMPLE = frozenset("=dDgGhHlnNpPxzF")
+_SED_SIMPLE = frozenset("=dDgGhHnNpPxzF")
 _SED_FLAGS = frozenset("gpiImM0123456789")
 
 
