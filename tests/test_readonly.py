@@ -363,3 +363,55 @@ def test_no_command_name_belongs_to_two_families() -> None:
     names = [n for m in (files, forge, packages, search, system, text, vcs) for n in m.ENTRIES]
     assert len(names) == len(set(names))
     assert not set(names) & (engine._INTERPRETERS | engine._SHELL_ESCAPES)
+
+
+SED_PRINTS = [
+    "1,5p",
+    "s/a/b/g",
+    "/x/,/y/p",
+    ":a;N;$!ba;s/\\n/ /g",
+    "$!N",
+    "0~3d",
+    "/x/I,+2p",
+    "y/abc/xyz/",
+    "s|a|b|2g",
+    "l 70",
+    "q 5",
+    "/a/{p;d}",
+    "#n\np",
+    "s/a/;w x/",
+]
+SED_WRITES = [
+    "w x",
+    "1w x",
+    "s/a/b/w x",
+    "s/a/b/e",
+    "e ls",
+    "r x",
+    "R x",
+    "W x",
+    "a foo",
+    "i\\\nfoo",
+    "c x",
+    "v",
+    "s/a/b/ w x",
+    "l 7w x",
+    "q 5;w x",
+    "p;w x",
+    "s/a/b",
+    "/x",
+]
+
+
+@pytest.mark.parametrize("script", SED_PRINTS)
+def test_sed_scripts_that_only_print(script: str) -> None:
+    from tether.rules.readonly.scripts import sed_script_problem
+
+    assert sed_script_problem(script) is None
+
+
+@pytest.mark.parametrize("script", SED_WRITES)
+def test_sed_scripts_that_write_run_or_cannot_be_proven(script: str) -> None:
+    from tether.rules.readonly.scripts import sed_script_problem
+
+    assert sed_script_problem(script) is not None
