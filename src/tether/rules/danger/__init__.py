@@ -138,15 +138,23 @@ def _ifs_split(cmd: SimpleCommand) -> SimpleCommand | None:
     """Re-split a command whose words were glued with ``$IFS`` (``rm${IFS}-rf${IFS}/``)."""
     if not cmd.argv or "IFS" not in cmd.argv[0].value:
         return None
-    pieces: list[Word] = []
-    for word in cmd.argv:
-        text = word.value
+    pieces = _unglue([w.value for w in cmd.argv])
+    if pieces is None and cmd.text and not any(q in cmd.text for q in "'\"\\"):
+        # The parser can split ``rm$IFS-rf$IFS/`` oddly (``rm$IFS-rf$`` + ``IFS/``); the
+        # command's own unquoted source text says what bash glues and splits.
+        pieces = _unglue(cmd.text.split())
+    return _replace_argv(cmd, tuple(Word(p) for p in pieces)) if pieces else None
+
+
+def _unglue(words: list[str]) -> list[str] | None:
+    out: list[str] = []
+    for text in words:
         for spelling in ("${IFS:0:1}", "${IFS}", "$IFS"):
             text = text.replace(spelling, " ")
         if "$" in text or "`" in text:
             return None
-        pieces.extend(Word(p) for p in text.split())
-    return _replace_argv(cmd, tuple(pieces)) if pieces else None
+        out.extend(text.split())
+    return out
 
 
 def _echo_output(text: str, scope: Scope) -> str | None:
