@@ -7,6 +7,7 @@ DG6xx secrets. Every check reads the parsed ``CommandModel`` only, never the raw
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Mapping
 
 from tether.rules.base import NO_DANGER, Danger, DangerVerdict, Rule, Tier
@@ -84,25 +85,39 @@ _WRITERS = frozenset({"tee", "cp", "mv", "install", "ln", "rsync", "sed", "perl"
 
 
 def _generic_for(cmd: SimpleCommand, name: str) -> tuple[_Check, ...]:
+    first = cmd.argv[0] if cmd.argv else None
+    return _generic_table(
+        name,
+        bool(cmd.redirects),
+        first is not None and "/" in first.value,
+        first is not None and not first.literal,
+        cmd.in_function,
+        bool(cmd.wrappers),
+    )
+
+
+@functools.lru_cache(maxsize=1024)
+def _generic_table(
+    name: str, redirects: bool, slash: bool, dynamic: bool, in_function: bool, wrapped: bool
+) -> tuple[_Check, ...]:
     checks: tuple[_Check, ...] = _ALWAYS
-    if cmd.redirects:
+    if redirects:
         checks += _ON_REDIRECTS
     elif name in _WRITERS:
         checks += (secrets.check_sensitive_write,)
-    first = cmd.argv[0].value if cmd.argv else ""
     if (
         remote.is_runner(name)
         or is_interpreter(name)
         or name in ("chmod", "powershell", "pwsh", "eval")
     ):
         checks += _ON_RUNNERS
-    elif "/" in first:
+    elif slash:
         checks += (remote.check_download_run,)
-    if cmd.argv and not cmd.argv[0].literal:
+    if dynamic:
         checks += (hidden.check_dynamic_word,)
-    if cmd.in_function:
+    if in_function:
         checks += (system.check_fork_bomb,)
-    if cmd.wrappers or name == "sudo":
+    if wrapped or name == "sudo":
         checks += (privilege.check_sudo,)
     return checks
 
@@ -110,6 +125,7 @@ def _generic_for(cmd: SimpleCommand, name: str) -> tuple[_Check, ...]:
 _PREFIXES: tuple[tuple[str, _Check], ...] = (("mkfs", system.check_machine), *cloud.PREFIXES)
 
 
+@functools.lru_cache(maxsize=1024)
 def _checks_for(name: str) -> tuple[_Check, ...]:
     found = _BY_NAME.get(name, ())
     for prefix, check in _PREFIXES:
@@ -282,19 +298,28 @@ def _leftover(cmd: SimpleCommand) -> SimpleCommand | None:
 
 
 def _judge(cmd: SimpleCommand, scope: Scope) -> list[Hit]:
-    for fix in (_leftover, _ifs_split, lambda c: _resolve_word(c, scope)):
-        fixed = fix(cmd)
-        if fixed is not None:
-            scope.alias(fixed, cmd)
-            cmd = fixed
+    argv = cmd.argv
+    if argv and (cmd.wrappers or "IFS" in argv[0].value or not argv[0].literal):
+        # Rarely needed repairs, each guarded so a plain command pays nothing for them.
+        for fixed in (_leftover(cmd), _ifs_split(cmd)):
+            if fixed is not None:
+                scope.alias(fixed, cmd)
+                cmd = fixed
+        resolved = _resolve_word(cmd, scope)
+        if resolved is not None:
+            scope.alias(resolved, cmd)
+            cmd = resolved
     hits: list[Hit] = []
     name = name_of(cmd)
-    for check in (*_checks_for(name), *_generic_for(cmd, name)):
+    for check in _checks_for(name):
         hits.extend(check(cmd, scope))
-    inner = _peel(cmd)
-    if inner is not None:
-        scope.alias(inner, cmd)
-        hits.extend(_judge(inner, scope))
+    for check in _generic_for(cmd, name):
+        hits.extend(check(cmd, scope))
+    if name in _WRAPPER_VALUES:
+        inner = _peel(cmd)
+        if inner is not None:
+            scope.alias(inner, cmd)
+            hits.extend(_judge(inner, scope))
     return hits
 
 

@@ -87,7 +87,7 @@ _METADATA = re.compile(
     r"(?<![\w.-])(?:169\.254\.169\.254|169\.254\.170\.2|100\.100\.100\.200|metadata\.google\.internal"
     r"|metadata\.azure\.internal|\[?fd00:ec2::254\]?)(?![\w-]|\.\w)"
 )
-_METADATA_KEYS = ("169.254.1", "100.100.100.200", "metadata.", "fd00:ec2")
+_METADATA_HINT = re.compile(r"169\.254\.1|100\.100\.100\.200|metadata\.|fd00:ec2")
 _DISPLAY = frozenset(
     {
         "echo",
@@ -227,8 +227,7 @@ def is_sensitive_target(word: Word, cmd: SimpleCommand) -> bool:
 
 def check_metadata(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     """Flag cloud metadata hosts in the arguments of commands that can reach the network."""
-    joined = " ".join(w.value for w in cmd.args)
-    if not any(key in joined for key in _METADATA_KEYS):
+    if not cmd.args or not _METADATA_HINT.search(" ".join([w.value for w in cmd.args])):
         return
     name = name_of(cmd)
     if name in _DISPLAY:
