@@ -165,3 +165,14 @@ def test_without_the_capability_the_same_loop_runs_to_the_end() -> None:
 
     assert agent.run_sync("go").output == FINAL
     assert len(ran) == 12
+
+
+@pytest.mark.parametrize("unattended", ["block", "ask"])
+def test_an_ask_tier_command_is_refused_since_no_human_can_answer(unattended: str) -> None:
+    """approvals.unattended=ask leaves an "ask"; inside a run no one can answer, so it refuses."""
+    calls = [("shell", {"command": "git push --force origin main"})]
+    agent, script, ran = make_agent(calls, **{"approvals.unattended": unattended})
+    assert run(agent, "sync").output == FINAL
+    assert ran == []
+    (refused,) = script.returns
+    assert "DG202" in refused and "approval" in refused
