@@ -180,26 +180,27 @@ def test_runtime_consumers_accept_what_the_loader_accepts(dirs: Dirs) -> None:
 
 
 CROSS = [
-    # (file text, the key blamed, words in the message)
-    ("loops:\n  warn_after:\n    cycle: 5\n", "loops.hard_stop_after.cycle", "at least"),
+    # (file text, the line reported, the key blamed, words in the message)
+    ("loops:\n  warn_after:\n    cycle: 5\n", 3, "loops.hard_stop_after.cycle", "at least"),
     (
         "loops:\n  hard_stop_after:\n    exact_failure: 1\n",
+        3,
         "loops.hard_stop_after.exact_failure",
         "at least",
     ),
-    ("progress:\n  warn_after: 25\n", "progress.halt_after", "greater than"),
-    ("progress:\n  halt_after: 15\n", "progress.halt_after", "greater than"),
+    ("# p\nprogress:\n  warn_after: 25\n", 3, "progress.halt_after", "greater than"),
+    ("progress:\n  halt_after: 15\n", 2, "progress.halt_after", "greater than"),
 ]
 
 
-@pytest.mark.parametrize(("text", "key", "words"), CROSS)
+@pytest.mark.parametrize(("text", "line", "key", "words"), CROSS)
 def test_cross_key_rules_are_refused_on_the_merged_config(
-    dirs: Dirs, text: str, key: str, words: str
+    dirs: Dirs, text: str, line: int, key: str, words: str
 ) -> None:
     write(dirs.project_file, text)
     with pytest.raises(ConfigError) as caught:
         load_config(environ=dirs.env)
-    assert f"{key}: expected {words}" in str(caught.value)
+    assert f"{dirs.project_file}:{line}: {key}: expected {words}" in str(caught.value)
     assert f"from project:{dirs.project_file}" in str(caught.value)
 
 
@@ -226,7 +227,7 @@ def test_rule_codes_the_policy_would_ignore_are_refused(
         return
     with pytest.raises(ConfigError) as caught:
         load_config(environ=dirs.env)
-    assert f"{dirs.project_file}: {key}: " in str(caught.value)
+    assert f"{dirs.project_file}:2: {key}: " in str(caught.value)
     assert message in str(caught.value)
     with pytest.raises(ConfigError, match=re.escape(message)):
         load_config(environ=dirs.env, overrides=[f"{key}={','.join(items)}"])

@@ -28,12 +28,13 @@ class Report:
 
 def check_file(path: Path) -> Report:
     """Check one file on its own (cross-key rules against the defaults for what it omits)."""
-    values, problems = load_file(path)
+    lines: dict[str, int] = {}
+    values, problems = load_file(path, lines)
     if not problems:
         from tether.config.load import defaults
 
         merged = {**defaults(), **values}
-        problems = check_constraints(merged, {k: f"file:{path}" for k in values})
+        problems = check_constraints(merged, dict.fromkeys(values, f"file:{path}"), lines)
     return Report((("file", str(path)),), tuple(problems))
 
 

@@ -16,7 +16,7 @@ from typing import Any
 from tether.config.schema import KEYS
 from tether.config.validate import Problem
 
-_FILE_LAYERS = ("user:", "project:", "TETHER_CONFIG:")
+_FILE_LAYERS = ("user:", "project:", "TETHER_CONFIG:", "file:")
 DETECTORS = tuple(k.rsplit(".", 1)[1] for k in KEYS if k.startswith("loops.warn_after."))
 
 # (lower key, higher key, strict): the higher key's value must be >= (or >, when strict) the
@@ -27,15 +27,22 @@ ORDERED: tuple[tuple[str, str, bool], ...] = (
 )
 
 
-def check_constraints(values: Mapping[str, Any], origins: Mapping[str, str]) -> list[Problem]:
-    """Return a Problem for every cross-key rule the merged ``values`` break."""
-    return [problem for _, _, problem in _broken(values, origins)] + check_rule_codes(
-        values, origins
-    )
+Lines = Mapping[str, int]
+
+
+def check_constraints(
+    values: Mapping[str, Any], origins: Mapping[str, str], lines: Lines | None = None
+) -> list[Problem]:
+    """Return a Problem for every cross-key rule the merged ``values`` break.
+
+    ``lines`` maps keys to their line in the file their value came from, for the messages.
+    """
+    broken = [problem for _, _, problem in _broken(values, origins, lines or {})]
+    return broken + check_rule_codes(values, origins, lines)
 
 
 def _broken(
-    values: Mapping[str, Any], origins: Mapping[str, str]
+    values: Mapping[str, Any], origins: Mapping[str, str], lines: Lines
 ) -> list[tuple[str, str, Problem]]:
     problems = []
     for low, high, strict in ORDERED:
@@ -46,7 +53,8 @@ def _broken(
             continue
         where = {k: origins.get(k, "default") for k in (low, high)}
         # Report it where the upper bound was set, or else where the lower one was.
-        source = where[high] if where[high] != "default" else where[low]
+        blamed = high if where[high] != "default" else low
+        source = where[blamed]
         relation = "greater than" if strict else "at least"
         problems.append(
             (
@@ -54,7 +62,7 @@ def _broken(
                 high,
                 Problem(
                     _source(source),
-                    None,
+                    _line(source, blamed, lines),
                     high,
                     f"expected {relation} {low} ({a}, from {where[low]}), got {b} (from "
                     f"{where[high]}); raise {high} or lower {low}",
@@ -67,7 +75,9 @@ def _broken(
 RULE_LISTS = ("approvals.disabled_rules", "approvals.enabled_rules")
 
 
-def check_rule_codes(values: Mapping[str, Any], origins: Mapping[str, str]) -> list[Problem]:
+def check_rule_codes(
+    values: Mapping[str, Any], origins: Mapping[str, str], lines: Lines | None = None
+) -> list[Problem]:
     """Return a Problem for each rule code in the approvals lists that would do nothing.
 
     The policy matches codes only, so an unknown code, a rule's name instead of its code, or
@@ -88,7 +98,8 @@ def check_rule_codes(values: Mapping[str, Any], origins: Mapping[str, str]) -> l
     names = {rule.name: rule.code for rule in rules.values()}
     problems = []
     for key in RULE_LISTS:
-        source = _source(origins.get(key, "default"))
+        origin = origins.get(key, "default")
+        source, line = _source(origin), _line(origin, key, lines or {})
         for item in values.get(key) or ():
             code = str(item).strip().upper()
             rule = rules.get(code)
@@ -100,18 +111,23 @@ def check_rule_codes(values: Mapping[str, Any], origins: Mapping[str, str]) -> l
                     close = difflib.get_close_matches(code, list(rules), n=1, cutoff=0.7)
                     hint = f" (did you mean '{close[0]}'?)" if close else ""
                     message = f"unknown rule code {str(item)!r}{hint}; 'tether rules' lists them"
-                problems.append(Problem(source, None, key, message))
+                problems.append(Problem(source, line, key, message))
             elif key == "approvals.disabled_rules" and rule.tier.value == "hardline":
                 message = (
                     f"'{rule.code}' ({rule.name}) is a hardline rule and cannot be disabled; "
                     "remove it from the list"
                 )
-                problems.append(Problem(source, None, key, message))
+                problems.append(Problem(source, line, key, message))
     return problems
 
 
 def _source(origin: str) -> str:
     return origin.split(":", 1)[1] if origin.startswith(_FILE_LAYERS) else origin
+
+
+def _line(origin: str, key: str, lines: Lines) -> int | None:
+    # Only a value that came from a file has a line.
+    return lines.get(key) if origin.startswith(_FILE_LAYERS) else None
 
 
 # Layers in the order they apply: a value from a later layer hides an edit to an earlier one.
@@ -131,7 +147,8 @@ def check_edit(config: Any, layer: str, path: Path, key: str, value: Any) -> lis
         return []
     values = {**config.values, key: value}
     origins = {**config.origins, key: f"{layer}:{path}"}
-    problems = [problem for low, high, problem in _broken(values, origins) if key in (low, high)]
+    broken = _broken(values, origins, {})
+    problems = [problem for low, high, problem in broken if key in (low, high)]
     if key in RULE_LISTS:
         problems += [p for p in check_rule_codes(values, origins) if p.key == key]
     return problems

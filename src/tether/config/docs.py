@@ -105,7 +105,13 @@ def render_markdown() -> str:
 def _cross_rules() -> list[str]:
     from tether.config.constraints import ORDERED
 
-    return [f"- `{high}` {'>' if strict else '≥'} `{low}`" for low, high, strict in ORDERED]
+    rules = [f"- `{high}` {'>' if strict else '≥'} `{low}`" for low, high, strict in ORDERED]
+    rules.append(
+        "- `approvals.disabled_rules` and `approvals.enabled_rules` hold rule codes the "
+        "catalogue knows (`tether rules` lists them; a rule's name is refused with its code); "
+        "hardline rules cannot be disabled"
+    )
+    return rules
 
 
 def render_example() -> str:

@@ -287,12 +287,13 @@ def _check(target: Path, text: str, path: str, entry: str | None, expected: Any)
     """Refuse the edit unless the new text is a valid file that reads back the value set."""
     document, problems = parse_yaml(text, str(target))
     values: dict[str, Any] = {}
+    lines: dict[str, int] = {}
     if not problems:
-        values, problems = validate_tree(document, str(target), line_of)
+        values, problems = validate_tree(document, str(target), line_of, lines)
     if not problems:
         from tether.config.constraints import check_rule_codes
 
-        problems = check_rule_codes(values, dict.fromkeys(values, f"user:{target}"))
+        problems = check_rule_codes(values, dict.fromkeys(values, f"file:{target}"), lines)
     if problems:
         raise ConfigProblems(problems)
     found = values.get(path)

@@ -52,17 +52,20 @@ def _read_files(layers: list[tuple[str, Path, bool]]) -> dict[str, Any]:
     origins: dict[str, str] = {}
     problems: list[Problem] = []
     files: list[list[str]] = []
+    lines: dict[str, int] = {}  # the line of each key in the file its value came from
     for layer, path, required in layers:
         if not required and not path.exists():
             continue
-        found, errors = load_file(path)
+        found_lines: dict[str, int] = {}
+        found, errors = load_file(path, found_lines)
+        lines.update(found_lines)
         problems += errors
         merge(values, origins, found, f"{layer}:{path}")
         files.append([layer, str(path)])
     if not problems:
         from tether.config.constraints import check_constraints
 
-        problems = check_constraints(values, origins)
+        problems = check_constraints(values, origins, lines)
     if problems:
         raise ConfigProblems(problems)
     return {"values": values, "origins": origins, "files": files}

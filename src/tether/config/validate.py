@@ -287,15 +287,20 @@ def walk(tree: Any, line_of: LineOf | None = None) -> Iterator[Leaf | Problem]:
 
 
 def validate_tree(
-    tree: Any, source: str, line_of: LineOf | None = None
+    tree: Any, source: str, line_of: LineOf | None = None, lines: dict[str, int] | None = None
 ) -> tuple[dict[str, Any], list[Problem]]:
-    """Return the typed leaf values a parsed document sets, and every problem in it."""
+    """Return the typed leaf values a parsed document sets, and every problem in it.
+
+    ``lines``, when given, receives the line of each leaf key that was found.
+    """
     values: dict[str, Any] = {}
     problems: list[Problem] = []
     for item in walk(tree, line_of):
         if isinstance(item, Problem):
             problems.append(Problem(source, item.line, item.key, item.message))
             continue
+        if lines is not None and item.line is not None:
+            lines[item.key.path] = item.line
         try:
             values[item.key.path] = check_value(item.key, item.value)
         except BadValue as exc:

@@ -70,12 +70,17 @@ def read_document(path: Path) -> tuple[str | None, Any, list[Problem]]:
     return text, document, problems
 
 
-def load_file(path: Path) -> tuple[dict[str, Any], list[Problem]]:
-    """Return the typed leaf values one file sets, and every problem in it."""
+def load_file(
+    path: Path, lines: dict[str, int] | None = None
+) -> tuple[dict[str, Any], list[Problem]]:
+    """Return the typed leaf values one file sets, and every problem in it.
+
+    ``lines``, when given, receives the line of each leaf key the file sets.
+    """
     _, document, problems = read_document(path)
     if problems:
         return {}, problems
-    return validate_tree(document, str(path), line_of)
+    return validate_tree(document, str(path), line_of, lines)
 
 
 __all__ = ["line_of", "load_file", "new_yaml", "parse_text", "read_document"]
