@@ -50,6 +50,10 @@ class Served:
         """Send SIGTERM; return the exit status and the rest of stderr."""
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
+        return self.wait()
+
+    def wait(self) -> tuple[int, str]:
+        """Wait for the process to end; return the exit status and the rest of stderr."""
         _, err = self.proc.communicate(timeout=30)
         return self.proc.returncode, err
 
@@ -209,7 +213,7 @@ def test_sigterm_finishes_the_request_in_flight_and_closes_the_store(served: Ser
     reply = json.loads(answer.split(b"\r\n\r\n", 1)[1])
     assert reply["hookSpecificOutput"]["permissionDecision"] == "deny"
     assert "DG101" in reply["hookSpecificOutput"]["permissionDecisionReason"]
-    status, err = served.stop()
+    status, err = served.wait()
     idle.close()
     assert status == 0, err
     assert "tether serve: stopped" in err
@@ -226,9 +230,22 @@ def test_sigterm_finishes_the_request_in_flight_and_closes_the_store(served: Ser
 
 def test_sigint_stops_it_too(served: Served) -> None:
     served.proc.send_signal(signal.SIGINT)
-    status, err = served.stop()
+    status, err = served.wait()
     assert status == 0, err
     assert "tether serve: stopped" in err
+
+
+def test_a_second_signal_exits_without_waiting_for_the_request_in_flight(served: Served) -> None:
+    with socket.create_connection(("127.0.0.1", served.port), timeout=30) as sock:
+        sock.sendall(post("/hook/claude-code", b'{"session_id": "s"}')[:-5])  # never finished
+        time.sleep(0.3)
+        served.proc.send_signal(signal.SIGTERM)
+        time.sleep(0.5)
+        assert served.proc.poll() is None  # still draining: the request is in flight
+        served.proc.send_signal(signal.SIGTERM)
+        status, err = served.wait()
+    assert status == 128 + signal.SIGTERM
+    assert "second signal, exiting without draining" in err
 
 
 def test_python_dash_m_runs_the_same_service(tmp_path: Path) -> None:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import hmac
 import json
+import os
 import signal
 import socket
 import sys
@@ -289,10 +290,13 @@ def serve_until_signal(server: SidecarServer, announce: IO[str] | None = None) -
     stopping = threading.Event()
 
     def on_signal(signum: int, frame: object) -> None:
-        if not stopping.is_set():
-            stopping.set()
-            # shutdown() waits for serve_forever, which runs on this (the main) thread.
-            threading.Thread(target=server.shutdown, name="tether-shutdown").start()
+        if stopping.is_set():  # a second Ctrl-C: the user will not wait for the drain
+            out.write("tether serve: second signal, exiting without draining\n")
+            out.flush()
+            os._exit(128 + signum)
+        stopping.set()
+        # shutdown() waits for serve_forever, which runs on this (the main) thread.
+        threading.Thread(target=server.shutdown, name="tether-shutdown").start()
 
     previous = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
     service = server.service
@@ -306,7 +310,13 @@ def serve_until_signal(server: SidecarServer, announce: IO[str] | None = None) -
     finally:
         server.drain()
         server.server_close()  # joins the request threads: in-flight requests finish
-        service.close()
+        # A decision stuck past its deadline (a hung Redis) may hold a store's lock: close the
+        # stores in a thread and do not wait for it forever.
+        closer = threading.Thread(target=service.close, name="tether-close", daemon=True)
+        closer.start()
+        closer.join(service.deadline + 5.0)
+        if closer.is_alive():
+            out.write("tether serve: a decision is stuck; exiting without closing the store\n")
         for signum, handler in previous.items():
             signal.signal(signum, handler)
     out.write("tether serve: stopped\n")
