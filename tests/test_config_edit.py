@@ -394,3 +394,42 @@ def test_a_hook_with_a_broken_config_denies_with_the_error_in_the_reason(
     assert reply["permissionDecision"] == "deny"
     assert str(project) in reply["permissionDecisionReason"]
     assert words in reply["permissionDecisionReason"]
+
+
+HOLDER = """
+import fcntl, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDONLY)
+fcntl.flock(fd, fcntl.LOCK_EX)
+print("locked", flush=True)
+time.sleep(30)
+"""
+
+
+def test_an_edit_waits_for_the_lock_then_gives_up_leaving_the_file_alone(
+    env: Env, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tether.config import edit
+
+    monkeypatch.setattr(edit, "LOCK_TIMEOUT", 0.3)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(env.user_file.parent)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "locked\n"
+        before = env.user_file.read_bytes()
+        with pytest.raises(ConfigError, match="another process has held the config lock"):
+            set_key(env.user_file, "loops.window", "5")
+        assert env.user_file.read_bytes() == before
+    finally:
+        holder.kill()
+        holder.wait()
+    assert set_key(env.user_file, "loops.window", "5").written
+
+
+def test_an_unwritable_target_is_a_config_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("", encoding="utf-8")
+    with pytest.raises(ConfigError, match="cannot lock for writing"):
+        set_key(blocker / "config.yaml", "loops.window", "5")

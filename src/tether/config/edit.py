@@ -142,9 +142,12 @@ def locked(directory: Path, *, create: bool = False) -> Iterator[None]:
     """Hold an exclusive flock on ``directory`` (so concurrent edits of its files serialise)."""
     import fcntl
 
-    if create:
-        directory.mkdir(parents=True, exist_ok=True)
-    fd = os.open(directory, os.O_RDONLY)
+    try:
+        if create:
+            directory.mkdir(parents=True, exist_ok=True)
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError as exc:
+        raise ConfigError(f"{directory}: cannot lock for writing: {exc.strerror or exc}") from None
     try:
         deadline = time.monotonic() + LOCK_TIMEOUT
         while True:
@@ -310,7 +313,10 @@ def _write(target: Path, text: str) -> None:
         umask = os.umask(0)
         os.umask(umask)
         mode = 0o666 & ~umask
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise ConfigError(f"{target}: cannot write: {exc.strerror or exc}") from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
@@ -318,9 +324,11 @@ def _write(target: Path, text: str) -> None:
             os.fsync(handle.fileno())
         os.chmod(tmp, mode)
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise ConfigError(f"{target}: cannot write: {exc.strerror or exc}") from None
         raise
     with contextlib.suppress(OSError):
         dir_fd = os.open(target.parent, os.O_RDONLY)
