@@ -307,3 +307,17 @@ def test_unreadable_hook_bodies_are_denied(
     out = json.loads(body)["hookSpecificOutput"]
     assert out["permissionDecision"] == "deny"
     assert cause in out["permissionDecisionReason"]
+
+
+def test_an_unreadable_store_stops_the_service_at_start(tmp_path: Path) -> None:
+    env = sandbox_env(tmp_path)
+    state = Path(env["XDG_STATE_HOME"]) / "tether" / "state.db"
+    state.parent.mkdir(parents=True)
+    state.write_bytes(b"this is not a database, just some text " * 100)
+    proc = subprocess.run(
+        [str(TETHER), "serve", "--port", "0"], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert proc.returncode == 2
+    assert str(state) in proc.stderr
+    assert "tether doctor --fix" in proc.stderr
+    assert "listening" not in proc.stderr

@@ -115,7 +115,12 @@ class Service:
         self._count_lock = threading.Lock()
         self._closed = False
         self.store_backend = str(self.config.get("store.backend"))
-        self.store = self._store_for(self.config)  # open now: a bad store fails at start
+        self.store = self._store_for(self.config)
+        try:  # read once now: an unreadable file or unreachable Redis stops the service at start
+            self.store.load("tether-serve-probe")
+        except BaseException:
+            self.close()
+            raise
 
     # -- requests ------------------------------------------------------------------------------
 
