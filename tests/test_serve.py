@@ -547,3 +547,23 @@ def test_project_config_edits_apply_and_a_broken_file_fails_closed(
         assert "loops.hard_stop" in reply.stdout
     finally:
         sc.server.stop()
+
+
+def test_user_message_starts_a_new_turn(tmp_path: Path) -> None:
+    sc = start(tmp_path, TETHER_LOOPS__WARN_AFTER__TURN_CALLS="3")
+    try:
+
+        def call(n: int) -> str:
+            doc = {"session_id": "turns", "tool": "Bash", "args": {"command": f"echo {n}"}}
+            resp = request(f"{sc.url}/v1/before_call", json.dumps({**doc, "call_id": f"c{n}"}))
+            return str(resp.json()["action"])
+
+        actions = [call(n) for n in range(4)]
+        assert actions == ["allow", "allow", "warn", "warn"]  # the third call reaches the cap
+        resp = request(f"{sc.url}/v1/user_message", '{"session_id": "turns", "text": "go on"}')
+        assert resp.status == 200 and resp.json() == {"ok": True}
+        assert call(4) == "allow"  # a genuine user turn resets the cap
+        bad = request(f"{sc.url}/v1/user_message", '{"text": "no session"}')
+        assert bad.status == 400 and "session_id" in bad.json()["error"]
+    finally:
+        sc.server.stop()

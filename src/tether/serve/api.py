@@ -101,6 +101,12 @@ def command(data: Mapping[str, Any], where: str = "/v1/classify") -> str:
     return value
 
 
+def user_message(data: Mapping[str, Any], where: str) -> tuple[str, str]:
+    """Return the session id and optional text of a user-message request."""
+    session_id = _text(data, "session_id", where, required=True)
+    return session_id, _text(data, "text", where, required=False)
+
+
 def unattended(data: Mapping[str, Any], where: str) -> bool:
     """Return the optional ``unattended`` flag (no human can answer "ask": it becomes a block)."""
     value = data.get("unattended", False)
@@ -109,4 +115,4 @@ def unattended(data: Mapping[str, Any], where: str) -> bool:
     return value
 
 
-__all__ = ["command", "load_object", "tool_call", "tool_result", "unattended"]
+__all__ = ["command", "load_object", "tool_call", "tool_result", "unattended", "user_message"]

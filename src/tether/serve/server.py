@@ -6,6 +6,7 @@ Routes::
     POST /v1/before_call   ToolCall JSON   -> Decision JSON
     POST /v1/after_call    ToolResult JSON -> Decision JSON
     POST /v1/classify      {"command": …}  -> Classification JSON
+    POST /v1/user_message  {"session_id": …, "text": …}  -> {"ok": true} (a new user turn)
     GET  /health           version, uptime, store, counters
 
 A hook route always answers 200 with the body the command hook would print, because Claude Code
@@ -38,7 +39,7 @@ from tether.serve.options import Options
 from tether.serve.service import DeadlineExceeded, Service, failure_decision
 
 HOOK_PREFIX = "/hook/"
-API_ROUTES = ("/v1/before_call", "/v1/after_call", "/v1/classify")
+API_ROUTES = ("/v1/before_call", "/v1/after_call", "/v1/classify", "/v1/user_message")
 IDLE_TIMEOUT = 120.0  # seconds an idle keep-alive connection may stay open
 MAX_CONNECTIONS = 512  # open connections; more are closed at once (one thread each)
 JSON = "application/json"
@@ -195,6 +196,9 @@ class Handler(BaseHTTPRequestHandler):
                 result = service.before_call(data).to_json()
             elif path == "/v1/after_call":
                 result = service.after_call(data).to_json()
+            elif path == "/v1/user_message":
+                service.user_message(data)
+                result = {"ok": True}
             else:
                 result = service.classify(data)
         except InputError as exc:

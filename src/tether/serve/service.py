@@ -168,6 +168,17 @@ class Service:
             lambda: self._guard_for(self.config, None, unattended).after_call(result),
         )
 
+    def user_message(self, data: Mapping[str, Any]) -> None:
+        """Start a new user turn for the session in ``data`` (resets the per-turn call cap)."""
+        where = "/v1/user_message"
+        session_id, text = api.user_message(data, where)
+
+        def turn() -> Decision:
+            self._guard_for(self.config, None, False).user_message(session_id, text)
+            return ALLOW
+
+        self._run(session_id, turn)
+
     def classify(self, data: Mapping[str, Any]) -> dict[str, Any]:
         """Return what ``tether classify --json`` prints for the command in ``data``."""
         from tether.cli.classify import verdict
