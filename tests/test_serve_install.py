@@ -257,3 +257,43 @@ def test_check_warns_when_the_sidecar_is_down(tmp_path: Path) -> None:
 def test_check_is_silent_without_http_entries(tmp_path: Path) -> None:
     current = settings.merge(copy.deepcopy(FOREIGN), "claude-code", COMMAND, PATH).after
     assert http_install.check(current, tmp_path, "s") == []
+
+
+# --- what the installer does with --http -------------------------------------------------------
+
+
+def test_adjust_with_http_reports_a_running_service(server: SidecarServer, tmp_path: Path) -> None:
+    merged = settings.merge(FOREIGN, "claude-code", COMMAND, PATH)
+    env = sandbox_env(tmp_path / "installer")
+    change, info, note = http_install.adjust(
+        merged, FOREIGN, COMMAND, PATH, http=True, url=server.url, environ=env
+    )
+    assert info == {"url": f"{server.url}/hook/claude-code", "service": "up"}
+    assert http_install.installed_urls(change.after) == [f"{server.url}/hook/claude-code"]
+    assert settings.installed_commands(change.after, "claude-code") == {}
+    assert f"the sidecar at {server.url} answers" in note
+
+
+def test_adjust_with_http_warns_when_the_service_is_down(tmp_path: Path) -> None:
+    base = f"http://127.0.0.1:{dead_port()}"
+    merged = settings.merge({}, "claude-code", COMMAND, PATH)
+    env = sandbox_env(tmp_path)
+    change, info, note = http_install.adjust(
+        merged, {}, COMMAND, PATH, http=True, url=base, environ=env
+    )
+    assert info == {"url": f"{base}/hook/claude-code", "service": "down"}
+    assert "does not answer yet" in note and "tether serve" in note
+    assert change.changed
+
+
+def test_adjust_without_http_and_on_uninstall_strips_http_entries() -> None:
+    with_http = http_install.merge_http(FOREIGN, BASE, COMMAND, PATH).after
+    plain = settings.merge(with_http, "claude-code", COMMAND, PATH)
+    change, info, note = http_install.adjust(plain, with_http, COMMAND, PATH, http=False)
+    assert info is None and note == ""
+    assert http_install.installed_urls(change.after) == []
+    assert settings.installed_commands(change.after, "claude-code")
+    gone = settings.remove(with_http, "claude-code", PATH)
+    change, info, _ = http_install.adjust(gone, with_http, None, PATH, http=True)
+    assert info is None
+    assert change.after == FOREIGN

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import shlex
 import urllib.error
 import urllib.request
@@ -154,6 +155,52 @@ def merge_http(current: Mapping[str, Any], base: str, command: str, path: Path) 
     return settings.Change(path, before, after, touched)
 
 
+def adjust(
+    change: settings.Change,
+    current: Mapping[str, Any],
+    command: str | None,
+    path: Path,
+    *,
+    http: bool,
+    url: str | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> tuple[settings.Change, dict[str, Any] | None, str]:
+    """Turn the installer's Claude Code change into the ``--http`` one, or strip HTTP entries.
+
+    ``change`` is what ``settings.merge`` (install, ``command`` set) or ``settings.remove``
+    (uninstall, ``command`` None) computed. Returns the change to write, what to add to the
+    report (None without ``--http``) and a note for the user.
+    """
+    if command is None or not http:
+        return without_http(change), None, ""
+    env = os.environ if environ is None else environ
+    config = None
+    try:
+        from tether.config import load_config
+
+        config = load_config(environ=env)
+    except Exception:  # the installer must not depend on a valid config; defaults will do
+        config = None
+    base = base_url(url, config)
+    new = merge_http(current, base, command, path)
+    try:
+        doc = health(base, env.get(TOKEN_ENV, ""))
+    except OSError as exc:
+        up = False
+        note = (
+            f"the sidecar at {base} does not answer yet ({exc}); start it with `tether serve` "
+            "(until then the command fallback decides every call, at a Python start each)"
+        )
+    else:
+        up = True
+        note = f"the sidecar at {base} answers: tether {doc.get('version')}"
+    note += (
+        f"\nClaude Code posts every event to {hook_url(base)}; the fallback handler asks "
+        f"{base}/health with curl and runs `{command}` only when the service does not answer"
+    )
+    return new, {"url": hook_url(base), "service": "up" if up else "down"}, note
+
+
 def installed_urls(current: Mapping[str, Any]) -> list[str]:
     """Return the distinct service URLs Tether's HTTP entries post to, in order."""
     urls: list[str] = []
@@ -250,6 +297,7 @@ def check(
 
 __all__ = [
     "HOOK_PATH",
+    "adjust",
     "base_url",
     "check",
     "fallback_command",
