@@ -450,6 +450,19 @@ def test_text_values_are_typed_strictly(dirs: Dirs, key: str, text: str, expecte
         assert load_config(environ={**dirs.env, env_name: text}).get(key) == expected
 
 
+def test_one_mapping_entry_can_be_set_but_not_from_the_environment(dirs: Dirs) -> None:
+    config = load_config(
+        environ=dirs.env, overrides=["tools.shell.MyTool=cmd", "tools.shell.bash="]
+    )
+    assert config.get("tools.shell.MyTool") == "cmd"
+    assert "bash" not in config.get("tools.shell") and "Bash" in config.get("tools.shell")
+    env = {**dirs.env, "TETHER_TOOLS__SHELL__MYTOOL": "cmd"}
+    with pytest.raises(ConfigError, match=re.escape("TETHER_TOOLS__SHELL='NAME=ARG,...' instead")):
+        load_config(environ=env)
+    env = {**dirs.env, "TETHER_TOOLS__SHELL": "MyTool=cmd"}
+    assert load_config(environ=env).get("tools.shell.MyTool") == "cmd"
+
+
 def test_set_without_equals_is_refused(dirs: Dirs) -> None:
     with pytest.raises(ConfigError, match="expected KEY=VALUE"):
         load_config(environ=dirs.env, overrides=["loops.hard_stop"])

@@ -160,7 +160,7 @@ def _check_edit(paths: Paths, target: Path, args: argparse.Namespace) -> None:
 def _note_shadowing(dotted: str, written: tuple[Path, ...]) -> None:
     """Say so when a higher layer hides the value just written (it would look ignored)."""
     from tether.config import load_config
-    from tether.config.edit import resolve
+    from tether.config.validate import resolve
     from tether.errors import ConfigError
 
     try:

@@ -17,12 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-from tether.config.schema import KEYS, Key
 from tether.config.validate import (
     BadValue,
     ConfigProblems,
-    lookup,
     parse_text,
+    resolve,
     validate_tree,
 )
 from tether.config.yamlio import line_of, new_yaml
@@ -40,17 +39,6 @@ class Edit:
     key: str
     value: Any
     written: bool
-
-
-def resolve(dotted: str) -> tuple[Key, str | None]:
-    """Return the schema key for ``dotted`` and, for ``tools.shell.NAME``, the entry name."""
-    if dotted in KEYS:
-        return KEYS[dotted], None
-    head, _, name = dotted.rpartition(".")
-    key = KEYS.get(head)
-    if key is not None and key.kind == "map" and name:
-        return key, name
-    return lookup(dotted), None  # raises with a "did you mean"
 
 
 def typed_value(dotted: str, text: str) -> Any:
@@ -338,4 +326,4 @@ def _write(target: Path, text: str) -> None:
             os.close(dir_fd)
 
 
-__all__ = ["Edit", "locked", "resolve", "set_key", "set_value", "typed_value", "unset_key"]
+__all__ = ["Edit", "locked", "set_key", "set_value", "typed_value", "unset_key"]

@@ -85,23 +85,27 @@ def apply_texts(
     values: dict[str, Any], origins: dict[str, str], items: Iterable[tuple[str, str, str]]
 ) -> None:
     """Apply ``(label, dotted key, text)`` overrides typed by the schema; raise on any error."""
-    from tether.config.validate import (
-        BadValue,
-        ConfigProblems,
-        Problem,
-        lookup,
-        parse_text,
-    )
+    from tether.config.validate import BadValue, ConfigProblems, Problem, parse_text, resolve
 
     problems = []
     for label, path, text in items:
         try:
-            key = lookup(path)
-            value = parse_text(key, text)
-        except (BadValue, ConfigError) as exc:
-            problems.append(Problem(label, None, "", f"{path}: {exc}"))
+            key, entry = resolve(path)
+        except ConfigError as exc:
+            problems.append(Problem(label, None, "", str(exc)))
             continue
-        merge(values, origins, {path: value}, label)
+        if entry is not None and label.startswith("env:"):
+            # Variable names are upper-cased by convention, so they cannot carry a tool
+            # name's case; the whole-mapping form can.
+            hint = f"set {label[4:].rsplit('__', 1)[0]}='NAME=ARG,...' instead"
+            problems.append(Problem(label, None, key.path, f"one entry cannot be set here; {hint}"))
+            continue
+        try:
+            value = parse_text(key, f"{entry}={text}" if entry is not None else text)
+        except BadValue as exc:
+            problems.append(Problem(label, None, path, str(exc)))
+            continue
+        merge(values, origins, {key.path: value}, label)
     if problems:
         raise ConfigProblems(problems)
 

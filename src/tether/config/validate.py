@@ -86,6 +86,19 @@ def shown(name: str) -> str:
     return name if name.isprintable() else name.encode("unicode_escape").decode("ascii")
 
 
+def resolve(path: str) -> tuple[Key, str | None]:
+    """Return the key ``path`` names and, for one entry of a mapping (``tools.shell.NAME``),
+    the entry's name; raise ConfigError naming the closest key."""
+    key = KEYS.get(path)
+    if key is not None:
+        return key, None
+    head, _, name = path.rpartition(".")
+    key = KEYS.get(head)
+    if key is not None and key.kind == "map" and name:
+        return key, name
+    return lookup(path), None
+
+
 def lookup(path: str) -> Key:
     """Return the schema entry for a leaf key, or raise ConfigError naming the closest key."""
     key = KEYS.get(path)
@@ -318,6 +331,7 @@ __all__ = [
     "format_text",
     "lookup",
     "parse_text",
+    "resolve",
     "suggest",
     "unknown_key_message",
     "validate_tree",
