@@ -15,7 +15,7 @@ from typing import Any
 from tether.config.schema import GROUPS, KEYS, SECTIONS, Key, is_group
 from tether.errors import ConfigError
 
-# difflib, json and re are imported where needed: the hook path imports this module.
+# difflib and json are imported where needed: the hook path may import this module.
 _FLOAT_CHARS = frozenset("0123456789+-.eE")
 _TRUE = frozenset({"true", "yes"})
 _FALSE = frozenset({"false", "no"})
@@ -87,8 +87,7 @@ def shown(name: str) -> str:
 
 
 def resolve(path: str) -> tuple[Key, str | None]:
-    """Return the key ``path`` names and, for one entry of a mapping (``tools.shell.NAME``),
-    the entry's name; raise ConfigError naming the closest key."""
+    """Return the key ``path`` names and the entry name, for one entry like ``tools.shell.X``."""
     key = KEYS.get(path)
     if key is not None:
         return key, None
@@ -228,7 +227,7 @@ def parse_text(key: Key, text: str) -> Any:
     if kind == "list":
         if raw.startswith("["):
             return check_value(key, _json(key, raw))
-        return [part.strip() for part in raw.split(",") if part.strip()]
+        return check_value(key, [part.strip() for part in raw.split(",") if part.strip()])
     if raw.startswith("{"):
         return check_value(key, _json(key, raw))
     entries: dict[str, str] = {}
