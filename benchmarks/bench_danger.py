@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import platform
+import shlex
 import statistics
 import sys
 import time
@@ -37,6 +38,13 @@ def _commands() -> list[str]:
         raise SystemExit(f"corpus missing: expected {CORPUS} (../shared/corpus beside the repo)")
     with CORPUS.open(encoding="utf-8") as fh:
         return [json.loads(line)["command"] for line in fh]
+
+
+def _nested_shell(depth: int) -> str:
+    command = "rm -rf /"
+    for _ in range(depth):
+        command = "bash -c " + shlex.quote(command)
+    return command
 
 
 def _percentiles(samples_ns: list[int]) -> dict[str, float]:
@@ -112,7 +120,8 @@ def main() -> int:
         ("10,000 pipes `sh |` (every stage a shell)", "sh | " * 10_000 + "sh", 200.0),
         ("5,000 × `curl x | sh`", " | ".join(["curl x", "sh"] * 5_000), 200.0),
         ("3,000 × `x=rm; $x -rf /`", "; ".join(["x=rm; $x -rf /"] * 3_000), 200.0),
-        ("50 nested `bash -c`", "bash -c " + "\"bash -c '" * 25 + "rm -rf /" + "'\"" * 25, 10.0),
+        ("`bash -c` nested 4 deep (the parser's bound)", _nested_shell(4), 10.0),
+        ("`bash -c` nested 6 deep", _nested_shell(6), 10.0),
         ("16 KB python heredoc", "python3 - <<'EOF'\n" + "import os\n" * 1_600 + "EOF\n", 10.0),
     ]
     print("| input | parse | danger only | verdict | budget (parse + danger) | |")
