@@ -8,15 +8,15 @@ anything is wrong nothing is written, so a refused edit leaves the file byte-ide
 from __future__ import annotations
 
 import contextlib
-import io
 import os
 import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
+from tether.config.layout import dump, new_map, put, to_yaml
 from tether.config.validate import (
     BadValue,
     ConfigProblems,
@@ -24,7 +24,7 @@ from tether.config.validate import (
     resolve,
     validate_tree,
 )
-from tether.config.yamlio import line_of, new_yaml
+from tether.config.yamlio import line_of
 from tether.config.yamlio import parse_text as parse_yaml
 from tether.errors import ConfigError
 
@@ -68,13 +68,13 @@ def set_value(path: Path, dotted: str, value: Any) -> Edit:
         while depth < len(parts) - 1 and part_map(node, parts, depth, target):
             node, depth = node[parts[depth]], depth + 1
         # Build whatever is missing below ``node`` as one block, then attach it in one place.
-        block = _to_yaml(value)
+        block = to_yaml(value)
         for part in reversed(parts[depth + 1 :]):
-            wrapper = _new_map()
+            wrapper = new_map()
             wrapper[part] = block
             block = wrapper
-        _put(node, parts[depth], block, root=depth == 0)
-        text = _dump(document)
+        put(node, parts[depth], block, root=depth == 0)
+        text = dump(document)
         _check(target, text, key.path, entry, value)
         if text != original:
             _write(target, text)
@@ -104,7 +104,7 @@ def unset_key(path: Path, dotted: str) -> Edit:
         for depth in range(len(chain) - 1, 0, -1):
             if len(chain[depth]) == 0:
                 del chain[depth - 1][parts[depth - 1]]
-        text = _dump(document)
+        text = dump(document)
         _write(target, text)
     return Edit(target, dotted, None, True)
 
@@ -154,124 +154,22 @@ def locked(directory: Path, *, create: bool = False) -> Iterator[None]:
         os.close(fd)
 
 
-def _new_map() -> Any:
-    from ruamel.yaml.comments import CommentedMap
-
-    return CommentedMap()
-
-
-def _put(node: Any, name: str, value: Any, *, root: bool = False) -> None:
-    """Set ``node[name]``; when appending, keep blank lines and comments after the new key.
-
-    ruamel attaches the blank lines and comments that follow a block (often the spacing and
-    heading comment of the next section) to the block's deepest last entry, so a plain append
-    would land after them. Moving the part after that entry's own end-of-line comment onto the
-    new key keeps the layout. At the document's end, blank lines stay where they are: they
-    separate the new section from the one before.
-    """
-    old = node.get(name)
-    replacing = (hasattr(old, "items") or isinstance(old, list)) and len(old) > 0
-    if replacing:
-        # The old block's last line goes away with it, but what followed it must stay.
-        slot = _trailing(old)
-    else:
-        slot = _trailing(node) if name not in node and len(node) > 0 else None
-    node[name] = value
-    if slot is None:
-        return
-    entry, index = slot
-    own, _, rest = entry[index].value.partition("\n")
-    if not rest or (root and not replacing and "#" not in rest):
-        return
-    from ruamel.yaml.error import CommentMark
-    from ruamel.yaml.tokens import CommentToken
-
-    if own:
-        entry[index].value = own + "\n"
-    else:
-        entry[index] = None
-    token = CommentToken("\n" + rest, CommentMark(0), None)
-    # The new key may be a block itself: the comment goes after its deepest last entry.
-    holder, key, index = node, cast(Any, name), 2
-    while (hasattr(holder[key], "items") or isinstance(holder[key], list)) and holder[key]:
-        holder = holder[key]
-        key, index = (list(holder)[-1], 2) if hasattr(holder, "items") else (len(holder) - 1, 0)
-    slots: list[Any] = [None, None, None, None]
-    slots[index] = token
-    holder.ca.items[key] = slots
-
-
-def _trailing(node: Any) -> tuple[list[Any], int] | None:
-    """Return the comment slot (entry, index) holding what follows ``node``'s last line."""
-    while True:
-        if hasattr(node, "items"):
-            if not node:
-                return None
-            last: Any = list(node)[-1]
-            index = 2
-        elif isinstance(node, list):
-            if not node:
-                return None
-            last, index = len(node) - 1, 0
-        else:
-            return None
-        child = node[last]
-        if (hasattr(child, "items") or isinstance(child, list)) and child:
-            node = child
-            continue
-        entry = node.ca.items.get(last) if hasattr(node, "ca") else None
-        if entry and len(entry) > index and entry[index] is not None:
-            return entry, index
-        return None
-
-
-def _to_yaml(value: Any) -> Any:
-    from ruamel.yaml.comments import CommentedMap, CommentedSeq
-
-    if isinstance(value, dict):
-        mapping = CommentedMap()
-        for name, item in value.items():
-            mapping[_scalar(name)] = _scalar(item)
-        return mapping
-    if isinstance(value, list | tuple):
-        return CommentedSeq(_scalar(item) for item in value)
-    return _scalar(value)
-
-
-def _scalar(value: Any) -> Any:
-    # ruamel writes some characters (NEL, line and paragraph separators) raw in single-quoted
-    # scalars, where they read back as line breaks; double quotes escape every one of them.
-    if isinstance(value, str) and not value.isprintable():
-        from ruamel.yaml.scalarstring import DoubleQuotedScalarString
-
-        return DoubleQuotedScalarString(value)
-    return value
-
-
 def _read(target: Path) -> tuple[str, Any]:
     """Return the file's text and document; refuse a file that does not parse."""
     try:
         original = target.read_text(encoding="utf-8")
     except FileNotFoundError:
-        return "", _new_map()
+        return "", new_map()
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{target}: cannot read: {exc}") from None
     document, problems = parse_yaml(original, str(target))
     if problems:
         raise ConfigProblems(problems)
     if document is None:
-        return original, _new_map()
+        return original, new_map()
     if not hasattr(document, "items"):
         raise ConfigError(f"{target}: expected a mapping of sections; fix it by hand first")
     return original, document
-
-
-def _dump(document: Any) -> str:
-    stream = io.StringIO()
-    new_yaml().dump(document, stream)
-    text = stream.getvalue()
-    # ruamel drops the final newline when the last key it attached to was removed.
-    return text if text.endswith("\n") or not text else text + "\n"
 
 
 def _check(target: Path, text: str, path: str, entry: str | None, expected: Any) -> None:
