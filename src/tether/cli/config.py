@@ -205,7 +205,9 @@ def _list(args: argparse.Namespace) -> int:
         return 0
     width = max(len(k) for k in keys)
     for key in keys:
-        text = format_text(KEYS[key], config.get(key))
+        value = config.get(key)
+        # Quote strings here so that empty ones and edge spaces stay visible in the table.
+        text = json.dumps(value) if isinstance(value, str) else format_text(KEYS[key], value)
         print(f"{key:<{width}}  {text}  ({config.origin(key)})")
     return 0
 
