@@ -22,7 +22,9 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
     actions = parser.add_subparsers(dest="action", metavar="ACTION")
     get = actions.add_parser("get", help="print one effective value (or a group of them)")
     get.add_argument("key", metavar="KEY", help="dotted key, e.g. loops.hard_stop")
-    set_ = actions.add_parser("set", help="write one value to the user (or project) file")
+    set_ = actions.add_parser(
+        "set", help="write one value to the user file ($TETHER_CONFIG if set; --project)"
+    )
     set_.add_argument("key", metavar="KEY")
     set_.add_argument(
         "value",
@@ -30,11 +32,13 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
         help="typed by the schema: true/false/yes/no, integers, enum names; lists as a,b or a "
         "JSON array; mappings as NAME=ARG,... or a JSON object",
     )
-    unset = actions.add_parser("unset", help="remove one key from the user (or project) file")
+    unset = actions.add_parser("unset", help="remove one key from the file 'set' writes")
     unset.add_argument("key", metavar="KEY")
     listing = actions.add_parser("list", help="every effective value and the layer it came from")
     listing.add_argument("prefix", nargs="?", default="", metavar="SECTION", help="only these")
-    check = actions.add_parser("check", help="report every mistake in the config at once")
+    check = actions.add_parser(
+        "check", help="report every mistake in the config at once (exit 1 if any)"
+    )
     check.add_argument("file", nargs="?", type=Path, metavar="FILE", help="check only this file")
     path = actions.add_parser("path", help="which files are read and which one 'set' writes")
     docs = actions.add_parser("docs", help="print the generated reference (Markdown)")
