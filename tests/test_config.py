@@ -303,6 +303,15 @@ def test_tether_config_replaces_the_user_file_and_wins_over_the_project(dirs: Di
     assert [layer for layer, _ in config.files] == ["project", "TETHER_CONFIG"]
 
 
+def test_tether_config_expands_home_and_resolves_relative_to_cwd(dirs: Dirs) -> None:
+    write(dirs.home / "fleet.yaml", "loops:\n  window: 99\n")
+    write(dirs.repo / "conf" / "t.yaml", "loops:\n  window: 98\n")
+    home = load_config(environ={**dirs.env, "TETHER_CONFIG": "~/fleet.yaml"})
+    assert home.get("loops.window") == 99
+    relative = load_config(cwd=dirs.repo, environ={**dirs.env, "TETHER_CONFIG": "conf/t.yaml"})
+    assert relative.get("loops.window") == 98
+
+
 def test_a_missing_tether_config_file_is_an_error(dirs: Dirs) -> None:
     with pytest.raises(ConfigError, match=r"gone\.yaml: file not found"):
         load_config(environ={**dirs.env, "TETHER_CONFIG": str(dirs.home / "gone.yaml")})

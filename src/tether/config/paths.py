@@ -85,7 +85,11 @@ def discover(cwd: Path | None, environ: Mapping[str, str]) -> Paths:
     explicit_text = environ.get("TETHER_CONFIG", "")
     explicit = None
     if explicit_text:
-        explicit = Path(os.path.expanduser(explicit_text))
+        if explicit_text == "~" or explicit_text.startswith("~/"):
+            # Expand with the HOME being used (tests and hooks pass their own environment).
+            home = environ.get("HOME") or os.path.expanduser("~")
+            explicit_text = home + explicit_text[1:]
+        explicit = Path(explicit_text)
         if not explicit.is_absolute():
             explicit = here / explicit
     project, root = find_project(here)
