@@ -315,3 +315,21 @@ def test_turn_and_subagent_events_are_recorded_quietly(
     payload = {"session_id": "s-t", "cwd": str(project), "hook_event_name": event, **extra}
     proc = hook("claude-code", json.dumps(payload), env, project)
     assert (proc.returncode, json.loads(proc.stdout)) == (0, {}), proc.stdout
+
+
+GOLDEN = Path(__file__).resolve().parent / "data" / "hosts"
+GOLDEN_CASES = sorted((host, path) for host in HOSTS for path in (GOLDEN / host).glob("[!_]*.json"))
+
+
+@pytest.mark.parametrize(
+    ("host", "path"), GOLDEN_CASES, ids=[f"{h}/{p.stem}" for h, p in GOLDEN_CASES]
+)
+def test_every_golden_payload_is_decided_not_failed(
+    host: str, path: Path, sandbox: tuple[dict[str, str], Path]
+) -> None:
+    env, project = sandbox
+    payload = json.loads(path.read_text())["payload"]
+    payload["cwd"] = str(project)
+    proc = hook(host, json.dumps(payload), env, project)
+    assert proc.returncode in (0, 2)
+    assert "could not" not in reason(proc), reason(proc)
