@@ -8,17 +8,18 @@ mode, the user's allow/deny globs and the floors, returning the classification a
 
 from __future__ import annotations
 
-import atexit
 import threading
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tether.approval.evaluate import evaluate
-from tether.approval.isolation import IsolatedClassifier
 from tether.approval.policy import WORKER_CODE, Policy, decide
 from tether.classify import Classification
 from tether.errors import WorkerError
 from tether.model import Action, Decision
+
+if TYPE_CHECKING:
+    from tether.approval.isolation import IsolatedClassifier
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +37,11 @@ _WORKER_LOCK = threading.Lock()
 def isolated_classifier(policy: Policy) -> IsolatedClassifier:
     """Return the process-wide worker (started lazily, kept for the life of the process)."""
     global _WORKER
+    # Imported here: a hook process that never sees a long command never loads subprocess.
+    import atexit
+
+    from tether.approval.isolation import IsolatedClassifier
+
     with _WORKER_LOCK:
         if _WORKER is None or _WORKER.memory_mb != policy.memory_mb:
             if _WORKER is not None:
@@ -76,6 +82,14 @@ def review(
     else:
         evaluation = evaluate(command, policy.deny)
     return Review(evaluation.classification, decide(evaluation, policy, unattended=unattended))
+
+
+def __getattr__(name: str) -> Any:
+    if name == "IsolatedClassifier":
+        from tether.approval.isolation import IsolatedClassifier
+
+        return IsolatedClassifier
+    raise AttributeError(f"module 'tether.approval' has no attribute {name!r}")
 
 
 __all__ = ["IsolatedClassifier", "Policy", "Review", "review", "worker_block"]
