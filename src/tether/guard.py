@@ -150,7 +150,7 @@ class Guard:
         call = result.call
         res = result_fingerprint(result.output, result.exit_code, result.error)
         failed = bool(result.error) or (result.exit_code is not None and result.exit_code != 0)
-        out: list[Decision] = []
+        out: list[Decision | None] = []
         prep: list[_Prepared] = []
 
         def update(state: State | None) -> State:
@@ -161,9 +161,12 @@ class Guard:
             if pend is not None and pend[P_BLOCKED]:
                 out.append(ALLOW)  # the call never ran; its refusal was already counted
                 return st
-            if pend is None:  # no before_call seen (or it was evicted): work it out now
+            if pend is None:  # no before_call seen (or it was evicted)
                 if not prep:
-                    prep.append(self._prepare(call, review=True))
+                    # Classify outside the store's lock (a fresh parse can take a while), then
+                    # come back: see the second update below.
+                    out.append(None)
+                    return st
                 p = prep[0]
                 st["seq"] += 1
                 st["calls"] += 1
@@ -227,7 +230,12 @@ class Guard:
             return st
 
         self.store.update(call.session_id, update)
-        return out[-1]  # a store may retry the update: the last run is the one kept
+        if out[-1] is None:  # a result without its before_call: classify, then record it
+            prep.append(self._prepare(call, review=True))
+            self.store.update(call.session_id, update)
+        decision = out[-1]  # a store may retry the update: the last run is the one kept
+        assert decision is not None
+        return decision
 
     # -- turns, messages, sub-agents ---------------------------------------------------------
 
