@@ -65,7 +65,12 @@ def run(args: argparse.Namespace, name: str) -> int:
                     line = {"file": path, **line}
                 out.write(json.dumps(line, ensure_ascii=False) + "\n")
         elif not args.json:
-            _timeline(out, outcome, colour)
+            if show_progress:
+                sys.stderr.write("\r\x1b[K")  # clear the bar before the timeline writes
+                sys.stderr.flush()
+            quiet = all(step.action.label == "allow" for step in outcome.steps)
+            if not (many and quiet):  # over many files, show only those with interventions
+                _timeline(out, outcome, colour)
     if show_progress:
         sys.stderr.write("\r\x1b[K")
     total = _totals([o.summary() for o in outcomes])

@@ -188,6 +188,12 @@ def same_tool_failure(tool: str, streak: Sequence[Any], s: LoopSettings) -> Find
         warn_after=warn,
         hard_stop_after=None if tolerant else stop,
         tool=tool,
+        instead=(
+            "read the errors; check the working directory and the paths (`pwd`, `ls`) before "
+            "trying another variation"
+            if tool in s.tools.shell
+            else None
+        ),
     )
 
 

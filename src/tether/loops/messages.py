@@ -47,7 +47,8 @@ def merge(findings: Sequence[Finding], approval: Decision | None = None) -> Deci
     text = f"{headline}: " + "; ".join(parts) + "."
     if ordered:
         top = ordered[0]
-        text += f" Instead: {_INSTEAD.get(top.code, '')}."
+        instead = top.evidence.get("instead") or _INSTEAD.get(top.code, "")
+        text += f" Instead: {instead}."
         if action is Action.BLOCK:
             text += " Only this exact call is refused; other calls still run."
         elif action is Action.HALT:
