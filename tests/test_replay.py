@@ -179,3 +179,41 @@ def test_cli_bad_file_exits_2_with_file_and_line(tmp_path: Path) -> None:
 def test_cli_bad_setting_exits_2() -> None:
     proc = tether(str(EXAMPLE), "--set", "loops.hardstop=true")
     assert proc.returncode == 2 and "hard_stop" in proc.stderr
+
+
+def test_a_subagent_trajectory_that_never_converges_is_halted(tmp_path: Path) -> None:
+    rows: list[Any] = [{"meta": {"subagent": True}}]
+    for n in range(30):
+        args = {"file_path": f"f{n}.py"}
+        rows.append({"i": n, "tool": "Read", "args": args, "result": f"content {n}"})
+    path = write(tmp_path / "child.jsonl", rows)
+    proc = tether(str(path), "--set", "progress.enabled=true", "--jsonl")
+    assert proc.returncode == 0, proc.stderr
+    calls = [json.loads(x) for x in proc.stdout.splitlines()][:-1]
+    actions = {c["i"]: c["action"] for c in calls}
+    assert actions[14] == "warn" and actions[24] == "halt"
+    assert all(actions[i] == "allow" for i in range(14))
+    # The same session as the main agent is out of scope by default.
+    rows[0] = {"meta": {}}
+    main = write(tmp_path / "main.jsonl", rows)
+    proc = tether(str(main), "--set", "progress.enabled=true", "--json")
+    assert json.loads(proc.stdout)["summary"]["halt"] == 0
+
+
+def _cc(kind: str, content: Any) -> dict[str, Any]:
+    return {"type": kind, "sessionId": "s", "message": {"role": kind, "content": content}}
+
+
+def test_a_claude_code_transcript_loop_is_blocked(tmp_path: Path) -> None:
+    command = {"command": "gh api repos/o/r/pulls/1/reviews 2>&1"}
+    rows: list[Any] = [_cc("user", "wait for the review")]
+    for n in range(8):
+        rows.append(_cc("assistant", [{"type": "tool_use", "id": f"t{n}", "name": "Bash",
+                                       "input": command}]))  # fmt: skip
+        rows.append(_cc("user", [{"type": "tool_result", "tool_use_id": f"t{n}",
+                                  "content": "[]"}]))  # fmt: skip
+    path = write(tmp_path / "cc.jsonl", rows)
+    proc = tether(str(path), "--set", "loops.hard_stop=true", "--jsonl")
+    assert proc.returncode == 0, proc.stderr
+    actions = [json.loads(x)["action"] for x in proc.stdout.splitlines()[:-1]]
+    assert actions[:6] == ["allow", "warn", "warn", "warn", "warn", "block"], actions
