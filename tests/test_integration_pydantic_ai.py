@@ -18,6 +18,7 @@ from pydantic_ai.messages import (
     RetryPromptPart,
     TextPart,
     ToolCallPart,
+    ToolReturn,
     ToolReturnPart,
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
@@ -79,6 +80,12 @@ def make_agent(
         """Read a file."""
         ran.append(f"read {path}")
         return "the same contents"
+
+    @agent.tool_plain
+    def status() -> ToolReturn:
+        """Report status with extra content for the model."""
+        ran.append("status")
+        return ToolReturn(return_value="all quiet", content="extra context", metadata={"n": 1})
 
     @agent.tool_plain(retries=20)
     def flaky(path: str) -> str:
@@ -176,3 +183,13 @@ def test_an_ask_tier_command_is_refused_since_no_human_can_answer(unattended: st
     assert ran == []
     (refused,) = script.returns
     assert "DG202" in refused and "approval" in refused
+
+
+def test_a_structured_tool_return_keeps_its_extra_content_when_warned() -> None:
+    agent, script, ran = make_agent([("status", {})] * 3)
+    result = run(agent, "sync")
+    assert ran == ["status"] * 3
+    assert script.returns[0] == "all quiet"
+    assert script.returns[1].startswith("all quiet\n\n") and "TL201" in script.returns[1]
+    sent = [str(m) for m in result.all_messages()]
+    assert sum("extra context" in m for m in sent) >= 3  # the extra content still reaches it

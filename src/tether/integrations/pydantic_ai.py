@@ -27,7 +27,7 @@ from typing import Any
 from pydantic_ai import RunContext, SkipToolExecution
 from pydantic_ai.capabilities import AbstractCapability, WrapToolExecuteHandler
 from pydantic_ai.exceptions import ToolRetryError
-from pydantic_ai.messages import ToolCallPart
+from pydantic_ai.messages import ToolCallPart, ToolReturn
 from pydantic_ai.tools import ToolDefinition
 
 from tether.errors import HaltError
@@ -110,6 +110,8 @@ class TetherCapability(AbstractCapability[Any]):
         note = after if after.noted else before
         if not note.noted:
             return result
+        if isinstance(result, ToolReturn):  # keep its extra content and metadata
+            return replace(result, return_value=with_note(output_text(result.return_value), note))
         return with_note(output_text(result), note)
 
     async def wrap_tool_execute(
