@@ -143,7 +143,11 @@ class TetherMiddleware(AgentMiddleware[TetherState, Any, Any]):
         name = str(tc.get("name") or "")
         if name not in self._learned and request.tool is not None:
             self._learned.add(name)  # a `command: str` argument makes it a shell tool
-            learn_shell_tools(self.guard, {name: {"properties": request.tool.args}})
+            try:
+                props = request.tool.args
+            except Exception:  # a tool without a usable schema is simply not a shell
+                props = {}
+            learn_shell_tools(self.guard, {name: {"properties": props}})
         return self.checkpoint.call(
             name,
             tc.get("args") or {},
