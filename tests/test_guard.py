@@ -240,3 +240,27 @@ def test_a_wait_is_budgeted_by_the_seconds_it_sleeps() -> None:
     first_block = actions.index(Action.BLOCK) + 1
     assert 30 <= first_block <= 32  # 3600 s / 120 s = 30 identical polls after the first
     assert Action.WARN in actions[:first_block]
+
+
+def test_an_asked_call_that_ran_is_still_recorded() -> None:
+    g = Guard(HARD)
+    actions = []
+    for n in range(3):
+        call = ToolCall("s6", "Bash", {"command": "git push --force origin main"}, f"k{n}")
+        before = g.before_call(call)
+        assert before.action == Action.ASK and "TL" not in "".join(before.codes[:1])
+        actions.append(g.after_call(ToolResult(call, "! [rejected] (fetch first)", 1)).action)
+    assert actions == [Action.ALLOW, Action.WARN, Action.WARN]  # exact failure replay
+    state = g.store.load("s6")
+    assert state is not None and state["calls"] == 3 and state["blocks"] == 0
+
+
+def test_an_approval_verdict_and_a_loop_finding_make_one_decision() -> None:
+    g = Guard(HARD)
+    for n in range(3):
+        call = ToolCall("s7", "Bash", {"command": "git push --force origin main"}, f"k{n}")
+        decision = g.before_call(call)
+        g.after_call(ToolResult(call, "! [rejected] (fetch first)", 1))
+    assert decision.action == Action.ASK
+    assert decision.codes[-1] == "TL203" and any(c.startswith("DG") for c in decision.codes)
+    assert decision.message.index("git push") < decision.message.index("TL203")

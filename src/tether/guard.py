@@ -129,8 +129,8 @@ class Guard:
             if loop_block and rec["blocked"] >= 2:
                 worst = max(findings, key=lambda f: int(f.action))
                 findings.append(d.repeated_block(rec, worst))
-            decision = merge(findings, approval)
-            blocked = not decision.allowed
+            decision = merge(findings, approval, hard_stop=s.hard_stop)
+            blocked = decision.action >= Action.BLOCK  # an ask may still run once approved
             if loop_block:
                 rec["blocked"] += 1
                 st["window"].append([seq, cid, prep.sig, "", kind, "blocked"])
@@ -221,7 +221,7 @@ class Guard:
                 f = progress.record_round(agent, moved, s)
                 if f is not None:
                     findings.append(f)
-            decision = merge(findings)
+            decision = merge(findings, hard_stop=s.hard_stop)
             already = pend is not None and len(pend) > P_WARNED and bool(pend[P_WARNED])
             _count(st, decision, counted_warning=already)
             _streaks(st, rec, findings)

@@ -26,35 +26,32 @@ def _since(f: Finding) -> str:
     return f" (since call {since})" if since else ""
 
 
-def merge(findings: Sequence[Finding], approval: Decision | None = None) -> Decision:
+def merge(
+    findings: Sequence[Finding], approval: Decision | None = None, *, hard_stop: bool = False
+) -> Decision:
     """Return one Decision for ``findings`` plus an optional approval decision."""
-    if not findings and (approval is None or approval.action is Action.ALLOW):
-        return approval or ALLOW
+    live = approval if approval is not None and approval.action > Action.ALLOW else None
+    if not findings:
+        return live or ALLOW
     ordered = sorted(findings, key=lambda f: -int(f.action))
-    action = max([f.action for f in ordered] + [approval.action if approval else Action.ALLOW])
-    codes: list[str] = []
-    if approval is not None and approval.action > Action.ALLOW:
-        codes.extend(approval.codes)
+    top = ordered[0]
+    action = max(top.action, live.action if live else Action.ALLOW)
+    codes: list[str] = list(live.codes) if live else []
     for f in ordered:
         if f.code not in codes:
             codes.append(f.code)
-    parts: list[str] = []
-    if approval is not None and approval.action > Action.ALLOW and approval.message:
-        parts.append(approval.message.rstrip("."))
-    for f in ordered:
-        parts.append(f"{f.message}{_since(f)} [{f.code} {f.name}]")
-    headline = _HEADLINE.get(action, "Tether")
-    text = f"{headline}: " + "; ".join(parts) + "."
-    if ordered:
-        top = ordered[0]
-        instead = top.evidence.get("instead") or _INSTEAD.get(top.code, "")
-        text += f" Instead: {instead}."
-        if action is Action.BLOCK:
-            text += " Only this exact call is refused; other calls still run."
-        elif action is Action.HALT:
-            text += " Stop here and report to the user."
-        elif top.action is Action.WARN and any(f.evidence.get("hard_stop_after") for f in ordered):
-            text += " Repeating it unchanged may be refused."
+    parts = [f"{f.message}{_since(f)} [{f.code} {f.name}]" for f in ordered]
+    instead = top.evidence.get("instead") or _INSTEAD.get(top.code, "")
+    text = f"{_HEADLINE.get(top.action, 'Tether')}: " + "; ".join(parts) + f". Instead: {instead}."
+    if top.action is Action.BLOCK:
+        text += " Only this exact call is refused; other calls still run."
+    elif top.action is Action.HALT:
+        text += " Stop here and report to the user."
+    elif hard_stop and top.evidence.get("hard_stop_after"):
+        text += " Repeating it unchanged will be refused."
+    if live is not None and live.message:
+        # The verdict on this very command comes first; the loop context follows.
+        text = live.message.rstrip() + " " + text
     evidence: dict[str, Any] = {
         "findings": [
             {
@@ -67,6 +64,6 @@ def merge(findings: Sequence[Finding], approval: Decision | None = None) -> Deci
             for f in ordered
         ]
     }
-    if approval is not None and approval.action > Action.ALLOW:
-        evidence["approval"] = dict(approval.evidence)
+    if live is not None:
+        evidence["approval"] = dict(live.evidence)
     return Decision(action, tuple(codes), text, evidence)

@@ -117,7 +117,9 @@ def replay(session: Session, guard: Guard) -> Outcome:
             call = event.call
             before = guard.before_call(call)
             after = None
-            if before.allowed and event.result is not None:
+            # A recorded call that was only asked about ran (someone approved it): feed its
+            # result. A blocked or halted call would not have run.
+            if before.action < Action.BLOCK and event.result is not None:
                 after = guard.after_call(event.result)
             text = preview(call.tool, call.args, shell.get(call.tool), limit=70)
             outcome.steps.append(Step(event.index, call.tool, text, before, after))
