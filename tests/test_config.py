@@ -549,9 +549,14 @@ def test_cache_entries_are_private(dirs: Dirs) -> None:
 
 
 def test_recently_modified_files_are_not_cached(dirs: Dirs) -> None:
-    write(dirs.project_file, "loops:\n  window: 20\n")  # modified just now: could be rewritten
-    assert probe(dirs) == [20, True]
-    assert probe(dirs) == [20, True]
+    cache = dirs.home / "cache" / "tether"
+    write(dirs.project_file, "loops:\n  window: 20\n")  # just now: could be rewritten unseen
+    assert load_config(environ=dirs.env).get("loops.window") == 20
+    assert not list(cache.glob("config-*.json"))
+    then = time.time() - 60
+    os.utime(dirs.project_file, (then, then))
+    assert load_config(environ=dirs.env).get("loops.window") == 20
+    assert len(list(cache.glob("config-*.json"))) == 1
 
 
 def test_a_corrupt_cache_is_a_miss(dirs: Dirs) -> None:
