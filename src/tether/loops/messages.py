@@ -31,27 +31,28 @@ def merge(
 ) -> Decision:
     """Return one Decision for ``findings`` plus an optional approval decision."""
     live = approval if approval is not None and approval.action > Action.ALLOW else None
-    if not findings:
-        return live or ALLOW
+    if not findings and live is None:
+        return ALLOW
     ordered = sorted(findings, key=lambda f: -int(f.action))
-    top = ordered[0]
-    action = max(top.action, live.action if live else Action.ALLOW)
+    action = max([f.action for f in ordered] + [live.action if live else Action.ALLOW])
     codes: list[str] = list(live.codes) if live else []
     for f in ordered:
         if f.code not in codes:
             codes.append(f.code)
-    parts = [f"{f.message}{_since(f)} [{f.code} {f.name}]" for f in ordered]
-    instead = top.evidence.get("instead") or _INSTEAD.get(top.code, "")
-    text = f"{_HEADLINE.get(top.action, 'Tether')}: " + "; ".join(parts) + f". Instead: {instead}."
-    if top.action is Action.BLOCK:
-        text += " Only this exact call is refused; other calls still run."
-    elif top.action is Action.HALT:
-        text += " Stop here and report to the user."
-    elif hard_stop and top.evidence.get("hard_stop_after"):
-        text += " Repeating it unchanged will be refused."
-    if live is not None and live.message:
-        # The verdict on this very command comes first; the loop context follows.
-        text = live.message.rstrip() + " " + text
+    # The verdict on this very command comes first; the loop context follows.
+    parts = [live.message.rstrip(".")] if live is not None and live.message else []
+    parts += [f"{f.message}{_since(f)} [{f.code} {f.name}]" for f in ordered]
+    text = f"{_HEADLINE.get(action, 'Tether')}: " + "; ".join(parts) + "."
+    if ordered:
+        top = ordered[0]
+        instead = top.evidence.get("instead") or _INSTEAD.get(top.code, "")
+        text += f" Instead: {instead}."
+        if top.action is Action.BLOCK:
+            text += " Only this exact call is refused; other calls still run."
+        elif top.action is Action.HALT:
+            text += " Stop here and report to the user."
+        elif hard_stop and top.evidence.get("hard_stop_after"):
+            text += " Repeating it unchanged will be refused."
     evidence: dict[str, Any] = {
         "findings": [
             {
