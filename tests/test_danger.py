@@ -78,7 +78,10 @@ TABLE: list[tuple[str, Danger, str | None]] = [
     ("cd .. && rm -rf build", ASK, "DG102"),
     ("find . -print0 | xargs -0 rm -rf", ASK, "DG102"),
     ("rm -f /etc/hosts", ASK, "DG103"),
-    ("find . -name '*.pyc' -delete", ASK, "DG104"),
+    ("find . -delete", ASK, "DG104"),
+    ("find /srv/logs -name '*.log' -delete", ASK, "DG104"),
+    ("find . -name '*.pyc' -delete", NONE, None),
+    ("find . -name __pycache__ -type d -exec rm -rf {} +", NONE, None),
     ("mv ~ /tmp/home.bak", ASK, "DG105"),
     ("rsync -a --delete src/ dst/", ASK, "DG106"),
     # --- version control

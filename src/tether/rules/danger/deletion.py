@@ -92,20 +92,24 @@ RULES = (
         code="DG104",
         name="find-delete",
         tier=Tier.ASK,
-        summary="find that deletes what it matches (-delete, -exec rm)",
-        why="`find -delete` and `find -exec rm {}` delete every match at once; a wrong "
-        "predicate or start path removes far more than intended.",
+        summary="find deleting the whole working directory or outside it (-delete, -exec rm)",
+        why="`find -delete` and `find -exec rm {}` delete every match at once: with no "
+        "predicate in the working directory that is everything, and outside it a wrong "
+        "predicate or start path removes data the task never owned.",
         instead="Run the same find with -print first, show the list, then delete named paths.",
         match=(
-            "find . -name '*.pyc' -delete",
-            "find . -exec rm -rf {} \\;",
-            "find /tmp -execdir rm -rf {} +",
+            "find . -delete",
+            "find . -type f -exec rm {} \\;",
+            "find /srv/logs -name '*.log' -delete",
+            "find ~/cache -mtime +7 -exec rm -rf {} +",
             "busybox find . -delete",
         ),
         not_match=(
-            "find . -name '*.py' -print",
+            "find . -name '*.pyc' -delete",
+            "find . -name __pycache__ -type d -exec rm -rf {} +",
+            "find build -delete",
+            "find /tmp/x -name '*.o' -delete",
             "find . -name -delete -print",
-            "find . -exec echo -delete \\;",
             "find . -exec cat {} +",
         ),
     ),
@@ -248,6 +252,24 @@ def _windows_cmd(args: tuple[Word, ...]) -> Iterator[Hit]:
 
 
 _FIND_VALUE_OPTS = ("-D", "-O")
+# Predicates that narrow what find matches (``-type`` alone does not: ``-type f`` is every file).
+_FIND_FILTERS = frozenset(
+    {
+        "-empty",
+        "-mtime",
+        "-mmin",
+        "-atime",
+        "-amin",
+        "-ctime",
+        "-cmin",
+        "-size",
+        "-group",
+        "-nouser",
+        "-nogroup",
+        "-iregex",
+        "-newermt",
+    }
+)
 
 
 def _find(cmd: SimpleCommand, scope: Scope, args: tuple[Word, ...]) -> Iterator[Hit]:
@@ -266,6 +288,7 @@ def _find(cmd: SimpleCommand, scope: Scope, args: tuple[Word, ...]) -> Iterator[
         starts = [Word(".")]
     deletes = False
     recursive_exec = False
+    filtered = False
     while i < len(args):
         v = args[i].value
         if v in ("-exec", "-execdir", "-ok", "-okdir"):
@@ -288,16 +311,26 @@ def _find(cmd: SimpleCommand, scope: Scope, args: tuple[Word, ...]) -> Iterator[
             "-user",
             "-perm",
         ):
-            i += 1  # the value of a predicate is data (``find . -name -delete`` deletes nothing)
+            # The value of a predicate is data (``find . -name -delete`` deletes nothing).
+            filtered = filtered or v not in ("-type",)
+            i += 1
+        elif v in _FIND_FILTERS:
+            filtered = True
         i += 1
     if not (deletes or recursive_exec):
         return
     how = "find -delete" if deletes else "find -exec rm"
-    for start in starts:
-        where, path = place(start, cmd, scope)
+    places = [place(start, cmd, scope) for start in starts]
+    for where, path in places:
         if where in HARDLINE_PLACES:
             yield Hit("DG101", f"{how} under {path} ({where.value})")
             return
+    # Inside the workspace or a temp dir, deleting what a predicate matches (``-name '*.pyc'``)
+    # or a whole sub-tree is the same routine cleanup as ``rm -rf ./build``; the whole working
+    # directory, or anything outside, asks.
+    local = {Place.WORKSPACE, Place.TEMP}
+    if all(w in local or (w is Place.WORKSPACE_ALL and filtered) for w, _ in places):
+        return
     yield Hit("DG104", f"{how} under {' '.join(w.value for w in starts)}")
 
 
