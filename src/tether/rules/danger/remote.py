@@ -226,7 +226,14 @@ def _dynamic_script(cmd: SimpleCommand, scope: Scope, name: str) -> Iterator[Hit
     args = cmd.args
     if name == "eval":
         if any(not w.literal for w in args):
-            yield _fetch_or_eval(scope, "eval of a run-time string")
+            substitutions = all(
+                w.literal
+                or (w.value.startswith("$(") and w.value.endswith(")"))
+                or (w.value.startswith("`") and w.value.endswith("`"))
+                for w in args
+            )
+            if not (substitutions and _only_env_setup(scope)):
+                yield _fetch_or_eval(scope, "eval of a run-time string")
         elif args:
             yield from (
                 Hit(h.code, f"eval: {h.detail}")
@@ -241,6 +248,40 @@ def _dynamic_script(cmd: SimpleCommand, scope: Scope, name: str) -> Iterator[Hit
         yield _fetch_or_eval(scope, f"{name} -c of a run-time string")
     elif first.startswith(("<(", "$(", "`")) or name in ("source", "."):
         yield _fetch_or_eval(scope, f"{name} {first[:40]}")
+
+
+# Local tools whose documented use is ``eval "$(tool …)"`` to set up the shell environment.
+_ENV_SETUP = frozenset(
+    {
+        "ssh-agent",
+        "pyenv",
+        "rbenv",
+        "nodenv",
+        "goenv",
+        "jenv",
+        "direnv",
+        "brew",
+        "opam",
+        "conda",
+        "fnm",
+        "zoxide",
+        "starship",
+        "mise",
+        "rtx",
+        "dircolors",
+        "luarocks",
+        "keychain",
+        "gpg-agent",
+        "rustup",
+        "pdm",
+    }
+)
+
+
+def _only_env_setup(scope: Scope) -> bool:
+    """Return True when every substitution in the input runs a known environment-setup tool."""
+    inner = [c for c in scope.model.commands if c.in_substitution]
+    return bool(inner) and all(name_of(c) in _ENV_SETUP for c in inner)
 
 
 def _fetch_or_eval(scope: Scope, detail: str) -> Hit:
