@@ -207,3 +207,40 @@ def test_worker_survives_many_requests(classifier: IsolatedClassifier) -> None:
         pid = pid or classifier.pid
     assert classifier.pid == pid and classifier.restarts == 0
     assert os.getpid() != pid
+
+
+@pytest.mark.parametrize(
+    "request_line",
+    [b"not json\n", b'{"id": 1, "mode": "nonsense"}\n', b'{"id": 1, "mode": "evaluate"}\n'],
+    ids=["garbage", "unknown-mode", "no-command"],
+)
+def test_production_worker_exits_2_on_a_bad_request(request_line: bytes) -> None:
+    import subprocess
+
+    proc = subprocess.run(
+        default_argv(), input=request_line, capture_output=True, timeout=60, check=False
+    )
+    assert proc.returncode == 2
+    assert proc.stdout == b"", "a failing worker never half-answers"
+
+
+def test_production_worker_answers_ping_and_keeps_serving() -> None:
+    import json
+    import subprocess
+
+    lines = [
+        json.dumps({"id": 1, "mode": "ping"}),
+        json.dumps({"id": 2, "mode": "evaluate", "command": "rm -rf /", "deny": []}),
+    ]
+    proc = subprocess.run(
+        default_argv(),
+        input=("\n".join(lines) + "\n").encode(),
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0
+    answers = [json.loads(x) for x in proc.stdout.splitlines()]
+    assert answers[0] == {"id": 1, "kind": "pong"}
+    assert answers[1]["id"] == 2 and answers[1]["kind"] == "evaluation"
+    assert answers[1]["danger"] == "hardline" and answers[1]["danger_codes"] == ["DG101"]
