@@ -42,10 +42,12 @@ def rule(
 def pure_entries(code: str, names: str) -> dict[str, Entry]:
     """Return entries for commands that only read whatever their arguments."""
 
-    def check(name: str, args: tuple[Word, ...]) -> Check:
-        return read(code, f"{name} only reads")
+    verdicts = {n: read(code, f"{n} only reads") for n in names.split()}
 
-    return {n: Entry(code, check, pure=True) for n in names.split()}
+    def check(name: str, args: tuple[Word, ...]) -> Check:
+        return verdicts[name]
+
+    return {n: Entry(code, check, pure=True) for n in verdicts}
 
 
 def entries(code: str, names: str, check: Checker) -> dict[str, Entry]:

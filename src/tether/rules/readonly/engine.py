@@ -221,7 +221,7 @@ def _command(cmd: SimpleCommand, functions: tuple[str, ...] = ()) -> list[Check]
         if name in _INTERPRETERS:
             return [write("RW013", f"{name}: runs code whose effects cannot be proven")]
         return [write("RW007", f"{name[:60]}: not in the read-only catalogue")]
-    if any(w.name == "xargs" for w in cmd.wrappers) and not entry.pure:
+    if cmd.wrappers and not entry.pure and any(w.name == "xargs" for w in cmd.wrappers):
         return [write("RW025", f"xargs {name}: appends operands that may be options of {name}")]
     if entry.pure:
         for arg in cmd.args:
