@@ -196,8 +196,12 @@ def main() -> int:
 
     rows = {name: stats(values) for name, values in samples.items()}
     floor = rows["`python -c pass`"][0]
-    print(f"Python {platform.python_version()}, {platform.machine()}, {args.runs} runs each, ")
-    print("user + project file; wall time from spawn to exit.\n")
+    load = os.getloadavg()[0]
+    print(
+        f"Python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs, "
+        f"load average {load:.1f}; {args.runs} runs each, user + project file; wall time from "
+        "spawn to exit.\n"
+    )
     print("| variant | median ms | p90 ms | over `python -c pass` |")
     print("|---|---|---|---|")
     for name, (median, p90) in rows.items():
