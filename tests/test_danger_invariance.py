@@ -1,0 +1,112 @@
+"""Respelling a command does not change its verdict; quoting it as data removes the verdict.
+
+Every dangerous command below keeps its level and its rule under wrappers, path prefixes,
+quote tricks, substitutions and shell payloads, and becomes harmless once it is only text given
+to ``echo``, ``grep`` or a commit message.
+"""
+
+from __future__ import annotations
+
+import shlex
+
+import pytest
+
+from tether.rules.base import Danger
+from tether.rules.danger import assess
+from tether.shell import parse_command
+
+DANGEROUS: list[tuple[str, Danger, str]] = [
+    ("rm -rf /", Danger.HARDLINE, "DG101"),
+    ("rm -rf ~", Danger.HARDLINE, "DG101"),
+    ("mkfs.ext4 /dev/sda1", Danger.HARDLINE, "DG401"),
+    ("dd if=/dev/zero of=/dev/sda", Danger.HARDLINE, "DG401"),
+    ("reboot", Danger.HARDLINE, "DG403"),
+    ("kill -9 -1", Danger.HARDLINE, "DG404"),
+    ("git reset --hard", Danger.ASK, "DG201"),
+    ("git push --force origin main", Danger.ASK, "DG202"),
+    ("git clean -fdx", Danger.ASK, "DG203"),
+    ("rm -rf /srv/data", Danger.ASK, "DG102"),
+    ("chmod -R 777 .", Danger.ASK, "DG406"),
+    ("terraform destroy -auto-approve", Danger.ASK, "DG502"),
+    ("crontab -r", Danger.ASK, "DG411"),
+]
+
+WRAPPINGS = [
+    "{c}",
+    "sudo {c}",
+    "sudo -u root {c}",
+    "env FOO=1 {c}",
+    "timeout 5 {c}",
+    "nice -n 10 {c}",
+    "nohup {c}",
+    "command {c}",
+    "time {c}",
+    "true && {c}",
+    "false || {c}",
+    "ls; {c}",
+    "( {c} )",
+    "{{ {c}; }}",
+    "echo $({c})",
+    "echo `{c}`",
+    "bash -c {q}",
+    "sh -c {q}",
+    "bash -lc {q}",
+    "if true; then {c}; fi",
+    "for i in 1; do {c}; done",
+    "f() {{ {c}; }}; f",
+    "{c} &",
+    "{c} 2>/dev/null",
+    "ssh host {q}",
+]
+
+
+def _respell(command: str) -> list[str]:
+    """Spell the command word differently without changing what runs."""
+    head, _, rest = command.partition(" ")
+    tail = f" {rest}" if rest else ""
+    spellings = [f"\\{head}{tail}", f"'{head}'{tail}", f'"{head}"{tail}']
+    if len(head) > 1:
+        spellings.append(f"{head[0]}''{head[1:]}{tail}")
+    if head in ("rm", "git", "chmod", "dd", "kill", "reboot", "crontab"):
+        spellings.append(f"/usr/bin/{head}{tail}")
+    return spellings
+
+
+CASES = [
+    (template.format(c=cmd, q=shlex.quote(cmd)), level, code)
+    for cmd, level, code in DANGEROUS
+    for template in WRAPPINGS
+] + [(spelled, level, code) for cmd, level, code in DANGEROUS for spelled in _respell(cmd)]
+
+
+@pytest.mark.parametrize(("command", "level", "code"), CASES, ids=[c[0][:50] for c in CASES])
+def test_respelling_keeps_the_verdict(command: str, level: Danger, code: str) -> None:
+    v = assess(parse_command(command))
+    assert v.level is level and code in v.codes, f"{command!r}: {v.level.label} {v.codes}"
+
+
+DATA_TEMPLATES = [
+    "echo {q}",
+    "printf '%s\\n' {q}",
+    "grep -rn {q} .",
+    "rg -F {q} src/",
+    "git commit -m {q}",
+    "gh pr create --title {q} --body x",
+    "cat <<'EOF'\n{c}\nEOF",
+    "echo {q} >> notes.md",
+    "python3 -c {pq}",
+    "# {c}",
+]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        template.format(c=cmd, q=shlex.quote(cmd), pq=shlex.quote(f"print({cmd!r})"))
+        for cmd, _, _ in DANGEROUS
+        for template in DATA_TEMPLATES
+    ],
+)
+def test_quoted_as_data_is_harmless(command: str) -> None:
+    v = assess(parse_command(command))
+    assert v.level is Danger.NONE, f"{command!r}: {v.level.label} {v.codes} {v.reason}"
