@@ -34,6 +34,8 @@ TABLE: list[tuple[str, Danger, str | None]] = [
     ("rm -rf ~/", HARD, "DG101"),
     ('rm -rf "${HOME}"', HARD, "DG101"),
     ("rm -rf /tmp/../etc", HARD, "DG101"),
+    ("rm -rf /{bin,etc}", HARD, "DG101"),
+    ("rm -rf ./{build,dist} /tmp/{a,b}", NONE, None),
     ("cd / && rm -rf etc", HARD, "DG101"),
     ("bash -c 'rm -rf /'", HARD, "DG101"),
     ("sh -c \"bash -c 'rm -rf /usr'\"", HARD, "DG101"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 
 from tether.rules.base import Rule, Tier
@@ -172,7 +173,7 @@ def _rm_flags(args: Iterable[Word]) -> tuple[bool, bool, list[Word]]:
 def _rm(cmd: SimpleCommand, scope: Scope, args: tuple[Word, ...], how: str) -> Iterator[Hit]:
     recursive, _force, operands = _rm_flags(args)
     fed = _fed_words(cmd, scope) if any(_is_xargs_input(w) for w in operands) else []
-    for word in [*operands, *fed]:
+    for word in [*(e for w in operands for e in _braces(w)), *fed]:
         where, path = place(word, cmd, scope)
         if recursive and where in HARDLINE_PLACES:
             yield Hit("DG101", f"{how} of {path} ({where.value})")
@@ -188,6 +189,20 @@ def _rm(cmd: SimpleCommand, scope: Scope, args: tuple[Word, ...], how: str) -> I
                 yield Hit("DG102", f"{how} of {path} ({where.value})")
         elif not recursive and where in (Place.SYSTEM, Place.SYSTEM_ROOT, Place.ROOT):
             yield Hit("DG103", f"delete {path} ({where.value})")
+
+
+_BRACE = re.compile(r"^([^{}$`]*)\{([^{}$`]*,[^{}$`]*)\}([^{}$`]*)$")
+
+
+def _braces(word: Word) -> list[Word]:
+    """Expand one simple brace list (``/{bin,etc}`` -> ``/bin``, ``/etc``); else the word."""
+    # Expanded whether or not the parser marked the word literal: reading a quoted "{a,b}"
+    # as a brace list can only make the verdict stricter.
+    m = _BRACE.match(word.value)
+    if m is None:
+        return [word]
+    head, items, tail = m.groups()
+    return [Word(f"{head}{item}{tail}") for item in items.split(",")[:32]]
 
 
 def _is_xargs_input(word: Word) -> bool:
