@@ -176,3 +176,27 @@ def test_hand_written_local_and_toml_entries_are_found(
     assert f"installed in {local}" in claude
     codex = " ".join(c["message"] for c in by_area(checks, "codex"))
     assert "inline [hooks]" in codex and str(toml) in codex
+
+
+def test_http_install_is_checked_and_its_fallback_probed(
+    sandbox: tuple[dict[str, str], Path],
+) -> None:
+    env, project = sandbox
+    proc = tether(
+        "install",
+        "claude-code",
+        "--project",
+        "--http",
+        "--url",
+        "http://127.0.0.1:9",
+        env=env,
+        cwd=project,
+    )
+    assert proc.returncode == 0, proc.stderr
+    code, checks = doctor(env, project)
+    claude = by_area(checks, "claude-code")
+    messages = " ".join(c["message"] for c in claude)
+    assert "HTTP hooks (tether serve) installed" in messages
+    assert any(c["status"] == "warn" and "does not answer" in c["message"] for c in claude)
+    assert "`rm -rf /` is denied" in messages and "not installed" not in messages
+    assert code == 0

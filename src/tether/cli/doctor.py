@@ -141,6 +141,8 @@ def _check_host(host: str, cwd: Path, session: str, checks: list[Check]) -> None
         except InputError as exc:
             checks.append(Check(host, "fail", str(exc), "repair the file, then rerun"))
             continue
+        if host == "claude-code":
+            commands.extend(_http(data, path, cwd, session, checks))
         found = settings.installed_commands(data, host)
         if not found:
             continue
@@ -197,6 +199,30 @@ def _check_host(host: str, cwd: Path, session: str, checks: list[Check]) -> None
                         f"`tether install {host}`",
                     )
                 )
+
+
+def _http(data: Any, path: Path, cwd: Path, session: str, checks: list[Check]) -> list[str]:
+    """Check Claude Code HTTP hook entries (``tether install claude-code --http``).
+
+    Returns the commands their fallbacks run, so the samples exercise those too.
+    """
+    from tether.serve.install import FALLBACK_JOIN, check, installed_urls, is_fallback
+    from tether.serve.options import TOKEN_ENV
+
+    if not installed_urls(data):
+        return []
+    checks.append(Check("claude-code", "ok", f"HTTP hooks (tether serve) installed in {path}"))
+    for status, message, fix in check(data, cwd, session, os.environ.get(TOKEN_ENV, "")):
+        checks.append(Check("claude-code", status, message, fix))
+    fallbacks: list[str] = []
+    hooks = data.get("hooks") if isinstance(data, dict) else None
+    for group in (hooks or {}).get("PreToolUse", []) if isinstance(hooks, dict) else []:
+        for h in group.get("hooks", []) if isinstance(group, dict) else []:
+            if is_fallback(h):
+                tail = str(h["command"]).partition(FALLBACK_JOIN)[2]
+                if tail not in fallbacks:
+                    fallbacks.append(tail)
+    return fallbacks
 
 
 def _codex_toml(cwd: Path, checks: list[Check]) -> None:

@@ -52,6 +52,13 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
         "--dry-run", action="store_true", help="show what would change; write nothing"
     )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.add_argument(
+        "--http",
+        action="store_true",
+        help="claude-code only: post events to a running `tether serve` (about 1 ms a call) "
+        "with the command hook as a fallback when the service does not answer",
+    )
+    parser.add_argument("--url", help="with --http: the service's base URL (default: serve.*)")
     if name == "install":
         parser.add_argument(
             "--command",
@@ -65,12 +72,24 @@ def run(args: argparse.Namespace, name: str) -> int:
 
     path = settings.settings_path(args.host, args.scope, cwd=Path.cwd())
     current = settings.read_settings(path)
+    if (args.http or args.url) and (args.host != "claude-code" or name != "install"):
+        from tether.errors import InputError
+
+        raise InputError("--http and --url apply to `tether install claude-code` only")
     if name == "install":
         command = args.command or settings.default_command(args.host)
         change = settings.merge(current, args.host, command, path)
     else:
         command = None
         change = settings.remove(current, args.host, path)
+    http: dict[str, Any] | None = None
+    note = ""
+    if args.host == "claude-code":
+        # HTTP entries for the sidecar: added with --http, removed otherwise (uninstall, or a
+        # reinstall back to command hooks), so the two kinds never run side by side.
+        from tether.serve.install import adjust
+
+        change, http, note = adjust(change, current, command, path, http=args.http, url=args.url)
     backup = None
     if change.changed and not args.dry_run:
         backup = settings.write_settings(change)
@@ -85,12 +104,16 @@ def run(args: argparse.Namespace, name: str) -> int:
         "dry_run": bool(args.dry_run),
         "command": command,
     }
+    if http is not None:
+        report["http"] = http
     if args.json:
         if args.dry_run:
             report["hooks"] = change.after.get("hooks", {})
         sys.stdout.write(json.dumps(report, indent=2) + "\n")
         return 0
     sys.stdout.write(_human(report, change.after.get("hooks", {})))
+    if note and change.changed:
+        sys.stdout.write(note + "\n")
     return 0
 
 
