@@ -57,6 +57,20 @@ WRAPPINGS = [
     "{c} &",
     "{c} 2>/dev/null",
     "ssh host {q}",
+    "su -c {q}",
+    "su root -c {q}",
+    "sudo su - -c {q}",
+    "runuser -u root -- {c}",
+    "pkexec {c}",
+    "chroot / {c}",
+    "flock /tmp/lock {c}",
+    "script -qc {q} /dev/null",
+    "strace -f -o trace.txt {c}",
+    "firejail --noprofile {c}",
+    "nsenter -t 1 -m {c}",
+    "docker exec -it web {c}",
+    "kubectl exec -it pod -- {c}",
+    "kubectl exec pod -- sh -c {q}",
 ]
 
 

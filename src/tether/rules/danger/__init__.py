@@ -8,6 +8,7 @@ DG6xx secrets. Every check reads the parsed ``CommandModel`` only, never the raw
 from __future__ import annotations
 
 import functools
+import shlex
 from collections.abc import Callable, Iterable, Mapping
 
 from tether.rules.base import NO_DANGER, Danger, DangerVerdict, Rule, Tier
@@ -18,6 +19,7 @@ from tether.rules.danger import (
     infra,
     privilege,
     remote,
+    runners,
     secrets,
     system,
     vcs,
@@ -320,7 +322,21 @@ def _judge(cmd: SimpleCommand, scope: Scope) -> list[Hit]:
         if inner is not None:
             scope.alias(inner, cmd)
             hits.extend(_judge(inner, scope))
+    elif name in runners.RUNNER_NAMES:
+        hits.extend(_judge_runner(cmd, scope, name))
     return hits
+
+
+def _judge_runner(cmd: SimpleCommand, scope: Scope, name: str) -> list[Hit]:
+    """Judge what ``su -c``, ``pkexec``, ``chroot``, ``docker exec`` … run."""
+    inner = runners.inner(cmd.argv)
+    if isinstance(inner, str):
+        return [Hit(h.code, f"{name} runs {h.detail}") for h in scope.reparse(inner)]
+    if inner is None:
+        return []
+    # Parsed again from its words, so wrappers and ``sh -c`` payloads inside are peeled too.
+    text = shlex.join(w.value for w in inner)
+    return [Hit(h.code, f"{name} runs {h.detail}") for h in scope.reparse(text)]
 
 
 def _reparse(text: str, depth: int, budget: Budget) -> list[Hit]:
