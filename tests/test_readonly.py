@@ -415,3 +415,20 @@ def test_sed_scripts_that_write_run_or_cannot_be_proven(script: str) -> None:
     from tether.rules.readonly.scripts import sed_script_problem
 
     assert sed_script_problem(script) is not None
+
+
+def test_glob_net_still_holds_past_the_parsers_text_cap() -> None:
+    from tether.rules.readonly.engine import TEXT_SCAN_LIMIT
+    from tether.shell.parse import TEXT_CAP
+
+    assert TEXT_SCAN_LIMIT < TEXT_CAP
+    padding = "a " * 150
+    assert not verdict(f"sort {padding}{{-o,out}} in")[0]
+    assert not verdict(f"sed -n 1p {padding}s/a/*/ f")[0]
+    assert verdict(f"sed -n 1p {padding}f")[0]
+
+
+def test_test_command_past_the_text_cap_is_not_trusted() -> None:
+    padding = "a" * 220
+    assert not verdict(f"[[ '{padding}' == 'a[$(rm x)]' ]]")[0]
+    assert verdict("[[ -f x ]]")[0]

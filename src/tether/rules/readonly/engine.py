@@ -129,6 +129,33 @@ def unquoted_expansion(text: str) -> str | None:
     return None
 
 
+# tether.shell keeps at most 200 bytes of a command's source in ``SimpleCommand.text``
+# (tests/test_readonly.py checks this stays below the parser's cap); past it the source scan
+# may miss a glob, so the word values are checked instead (quoting is lost there, so any glob
+# or brace character counts).
+TEXT_SCAN_LIMIT = 190
+_GLOB_CHARS = re.compile(r"[*?\[]|\{[^{}]*(?:,|\.\.)[^{}]*\}")
+
+
+def _long(text: str) -> bool:
+    """Return True when ``text`` may have been cut at the parser's cap."""
+    return len(text.encode("utf-8", "surrogatepass")) >= TEXT_SCAN_LIMIT
+
+
+def expansion_in(cmd: SimpleCommand) -> str | None:
+    """Return why ``cmd`` may expand a glob or brace into other words, or None."""
+    found = unquoted_expansion(cmd.text)
+    if found:
+        return f"unquoted '{found}' expands to other words at run time"
+    if not _long(cmd.text):
+        return None
+    for word in cmd.argv:
+        hit = _GLOB_CHARS.search(word.value)
+        if hit:
+            return f"'{hit.group(0)[:22]}' may expand (quoting is not visible in a long command)"
+    return None
+
+
 def _env_ok(name: str, value: Word) -> bool:
     if name not in _ENV_ALLOWED or not value.literal:
         return False
@@ -208,7 +235,7 @@ def _command(cmd: SimpleCommand, functions: tuple[str, ...] = ()) -> list[Check]
         return [write("RW015", f"{name}: calls a function defined here, which may recurse")]
     if "/" in name:
         return [write("RW006", f"'{name[:60]}' is not a system executable")]
-    if name in _TESTS and ("$(" in cmd.text or "`" in cmd.text):
+    if name in _TESTS and ("$(" in cmd.text or "`" in cmd.text or _long(cmd.text)):
         return [write("RW004", f"{name}: a quoted substitution can run in an array subscript")]
     entry = CATALOGUE.get(name)
     if entry is None:
@@ -231,11 +258,9 @@ def _command(cmd: SimpleCommand, functions: tuple[str, ...] = ()) -> list[Check]
                 ]
     result = entry.check(name, cmd.args)
     if result.read_only and not entry.pure:
-        found = unquoted_expansion(cmd.text)
+        found = expansion_in(cmd)
         if found:
-            result = write(
-                "RW025", f"{name}: unquoted '{found}' expands to other words at run time"
-            )
+            result = write("RW025", f"{name}: {found}")
     checks.append(result)
     return checks
 
