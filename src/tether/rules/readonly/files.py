@@ -82,11 +82,12 @@ RULES = (
     rule(
         "RO107",
         "file-type",
-        "`file` is read-only unless it compiles a magic file (`-C`).",
-        "`file -C -m x` writes x.mgc; other options only read.",
-        "Drop `-C`.",
+        "`file` is read-only unless it compiles a magic file (`-C`) or decompresses (`-z`).",
+        "`file -C -m x` writes x.mgc, and `-z/-Z` may run external decompression programs on "
+        "the file; other options only read.",
+        "Drop `-C` and `-z`.",
         ("file a.out", "file -b --mime-type f"),
-        ("file -C -m magic",),
+        ("file -C -m magic", "file -z archive.gz"),
     ),
     rule(
         "RO108",
