@@ -253,3 +253,54 @@ def test_never_raises(source: str) -> None:
 def test_hundred_thousand_deep_nesting_is_refused_without_error() -> None:
     model = parse_command("echo " + "$(" * 100_000 + ")" * 100_000)
     assert model.unprovable is not None
+
+
+@pytest.mark.parametrize(
+    ("source", "targets"),
+    [
+        # bash gives a redirect to the last simple command, though tree-sitter wraps the list
+        ("a && b > f", [[], ["f"]]),
+        ("a | b > f; c", [[], ["f"], []]),
+        ("a || b | c > f", [[], [], ["f"]]),
+        # a compound command's redirect applies to everything inside it
+        ("{ a; b; } > f", [["f"], ["f"]]),
+        ("(a; b) > f", [["f"], ["f"]]),
+        ("while read x; do echo $x; done > f", [["f"], ["f"]]),
+    ],
+)
+def test_redirect_belongs_to_the_right_command(source: str, targets: list[list[str]]) -> None:
+    model = parse_command(source)
+    got = [[r.target.value for r in c.redirects if r.target] for c in model.commands]
+    assert got == targets
+
+
+@pytest.mark.parametrize(
+    ("source", "words"),
+    [
+        # (value, literal, glob) for each argument
+        ("sort {-o,output} in", [("{-o,output}", False, False), ("in", True, False)]),
+        ("echo {1..3}", [("{1..3}", False, False)]),
+        ("echo '{a,b}' {a}", [("{a,b}", True, False), ("{a}", True, False)]),
+        ("ls *.py a?c [ab]x", [("*.py", True, True), ("a?c", True, True), ("[ab]x", True, True)]),
+        ("rm -rf /*", [("-rf", True, False), ("/*", True, True)]),
+        ("echo \\* '*' \"?\"", [("*", True, False), ("*", True, False), ("?", True, False)]),
+    ],
+)
+def test_brace_expansion_is_dynamic_and_globs_are_marked(
+    source: str, words: list[tuple[str, bool, bool]]
+) -> None:
+    cmd = parse_command(source).commands[0]
+    assert [(w.value, w.literal, w.glob) for w in cmd.args] == words
+
+
+def test_backslash_newline_joins_words_as_bash_does() -> None:
+    assert argvs(parse_command("c\\\nat x")) == [["cat", "x"]]
+    # an escaped backslash before the newline is not a continuation
+    assert argvs(parse_command("echo a\\\\\nls")) == [["echo", "a\\"], ["ls"]]
+
+
+def test_shell_options_are_kept_on_the_wrapper() -> None:
+    cmd = parse_command("bash -i -O extglob -c 'ls'").commands[0]
+    assert [(w.name, [a.value for a in w.args]) for w in cmd.wrappers] == [
+        ("bash", ["-i", "-O", "extglob", "-c"])
+    ]

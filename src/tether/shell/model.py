@@ -30,11 +30,14 @@ class Word:
     """One shell word after quote removal.
 
     ``literal`` is False when any part of the word expands at run time (``$x``, ``$(…)``,
-    ``{a,b}``); ``value`` then keeps the source text of the dynamic parts (capped).
+    ``{a,b}``); ``value`` then keeps the source text of the dynamic parts (capped). ``glob``
+    is True when an unquoted ``*``, ``?`` or ``[…]`` may expand to file names (``rm -rf /*``
+    stays literal so rules can read it, but may become any number of words).
     """
 
     value: str
     literal: bool = True
+    glob: bool = False
 
 
 @dataclass(frozen=True, slots=True)

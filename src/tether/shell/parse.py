@@ -7,6 +7,7 @@ caps is reported as ``unprovable`` with a reason, never raised.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, NamedTuple
 
 from tether.shell import nodes
@@ -36,6 +37,10 @@ MAX_ERRORS = 8
 TEXT_CAP = 200
 
 _parser: Parser | None = None
+# A backslash-newline (after an even run of backslashes) is removed before bash splits words:
+# `c\<newline>at` is `cat`. tree-sitter-bash splits there instead, so it is joined first.
+_CONTINUATION = re.compile(r"(?<!\\)((?:\\\\)*)\\\n")
+_BRACES = re.compile(r"\{[^{}]*(?:,|\.\.)[^{}]*\}")
 
 
 def _get_parser() -> Parser:
@@ -109,6 +114,9 @@ class _Builder:
         self.errors: list[str] = []
         self.unprovable: str | None = None
         self.pending: _Stack = []
+        # Redirects that tree-sitter put on a whole list or pipeline, keyed by the node of the
+        # last command, which bash gives them to.
+        self.tail_redirects: dict[int, tuple[Redirect, ...]] = {}
 
     def build(self, source: str) -> CommandModel:
         """Return the model, with pipeline ids renumbered densely."""
@@ -138,6 +146,8 @@ class _Builder:
 
     def add_source(self, text: str, ctx: _Ctx) -> None:
         """Parse ``text`` and walk its tree into the builder."""
+        if "\\\n" in text:
+            text = _CONTINUATION.sub(r"\1", text)
         src = text.encode("utf-8", "surrogatepass")
         tree = _get_parser().parse(src)
         root = tree.root_node
@@ -174,6 +184,10 @@ class _Builder:
         stack: _Stack = [(root, ctx, src)]
         while stack:
             node, ctx, src = stack.pop()
+            if self.tail_redirects:
+                tail = self.tail_redirects.pop(node.id, None)
+                if tail:
+                    ctx = ctx._replace(redirects=ctx.redirects + tail)
             kind = node.type
             if kind == "command":
                 self._command(node, ctx, src, (), stack)
@@ -216,9 +230,11 @@ class _Builder:
         self.pipelines += 1
         stage = 0
         items: _Stack = []
+        sub, fn, bg, depth, _, _, redirects, wrappers = ctx
         for child in node.children:
             if child.is_named:
-                items.append((child, ctx._replace(pipeline=pid, stage=stage), src))
+                leg = _Ctx(sub, fn, bg, depth, pid, stage, redirects, wrappers)
+                items.append((child, leg, src))
             elif child.type in ("|", "|&"):
                 stage += 1
         stack.extend(reversed(items))
@@ -235,10 +251,20 @@ class _Builder:
                 ctx = self._redirect(child, ctx, src, stack, redirects, extra)
         if body is not None and body.type == "command":
             self._command(body, ctx, src, (*redirects,), stack, extra)
-        elif body is None or extra:
+            return
+        if body is None or extra:
             self._emit(extra, [], redirects, ctx, src, node)
-            if body is not None:
-                stack.append((body, ctx._replace(redirects=ctx.redirects + tuple(redirects)), src))
+            if body is None:
+                return
+            redirects = []
+        if body.type in ("list", "pipeline"):
+            # tree-sitter-bash wraps `a && b > f` and `a | b > f` whole; bash gives the
+            # redirect to the last command only.
+            tail = body
+            while tail.type in ("list", "pipeline") and tail.named_child_count:
+                tail = tail.named_children[-1]
+            self.tail_redirects[tail.id] = tuple(redirects)
+            stack.append((body, ctx, src))
         else:
             stack.append((body, ctx._replace(redirects=ctx.redirects + tuple(redirects)), src))
 
@@ -297,18 +323,18 @@ class _Builder:
         if len(self.commands) >= MAX_COMMANDS:
             self._give_up(f"more than {MAX_COMMANDS:,} commands")
             return
-        all_redirects = ctx.redirects + tuple(redirects)
+        all_redirects = ctx.redirects + tuple(redirects) if redirects else ctx.redirects
         peeled = unwrap(tuple(argv))
-        wrappers = ctx.wrappers + peeled.wrappers
-        inner = ctx._replace(wrappers=wrappers, redirects=all_redirects)
+        wrappers = ctx.wrappers + peeled.wrappers if peeled.wrappers else ctx.wrappers
         if peeled.payload is not None:
-            self._payload(peeled.payload, inner)
+            self._payload(peeled.payload, ctx._replace(wrappers=wrappers, redirects=all_redirects))
             return
         if peeled.shell_reads_stdin:
             script = _stdin_script(all_redirects)
             if script is not None:
                 shell = peeled.argv[0].value.rpartition("/")[2] if peeled.argv else "sh"
-                self._payload(script, inner._replace(wrappers=(*wrappers, Wrapper(shell))))
+                inner = ctx._replace(wrappers=(*wrappers, Wrapper(shell)), redirects=all_redirects)
+                self._payload(script, inner)
                 return
         self.commands.append(
             SimpleCommand(
@@ -336,19 +362,28 @@ class _Builder:
 
     def _word(self, node: Node, ctx: _Ctx, src: bytes, stack: _Stack) -> Word:
         if node.type != "concatenation":
-            return self._part(node, ctx, src, stack)
+            word = self._part(node, ctx, src, stack)
+            if node.type == "word" and word.literal and "{" in word.value:
+                return _mark_braces(word, _text(src, node))
+            return word
         values: list[str] = []
-        literal = True
+        unquoted: list[str] = []  # the unquoted source, for brace expansion
+        literal, glob = True, False
         for child in node.children:
             part = self._part(child, ctx, src, stack)
             values.append(part.value)
             literal = literal and part.literal
-        return Word("".join(values), literal)
+            glob = glob or part.glob
+            unquoted.append(_text(src, child) if child.type == "word" else "\x00")
+        raw = "".join(unquoted)
+        word = Word("".join(values), literal, glob or _is_glob(raw))
+        return _mark_braces(word, raw) if literal else word
 
     def _part(self, node: Node, ctx: _Ctx, src: bytes, stack: _Stack) -> Word:
         kind = node.type
         if kind in nodes.LITERAL_WORDS or not node.is_named:
-            return Word(unescape_unquoted(_text(src, node)))
+            raw = _text(src, node)
+            return Word(unescape_unquoted(raw), glob=kind == "word" and _is_glob(raw))
         if kind == "raw_string":
             return Word(_text(src, node)[1:-1])
         if kind == "ansi_c_string":
@@ -514,6 +549,28 @@ def _stdin_script(redirects: tuple[Redirect, ...]) -> str | None:
         if redirect.op == "<<<" and redirect.target is not None and redirect.target.literal:
             return redirect.target.value
     return None
+
+
+def _is_glob(raw: str) -> bool:
+    """Return whether unquoted ``raw`` holds a pattern character bash would expand."""
+    if "*" not in raw and "?" not in raw and "[" not in raw:
+        return False
+    escaped = False
+    for ch in raw:
+        if escaped:
+            escaped = False
+        elif ch == "\\":
+            escaped = True
+        elif ch in "*?" or (ch == "[" and "]" in raw):
+            return True
+    return False
+
+
+def _mark_braces(word: Word, unquoted: str) -> Word:
+    """Return ``word`` marked dynamic when its unquoted text holds a brace expansion."""
+    if "{" in unquoted and _BRACES.search(unquoted):
+        return Word(word.value, literal=False, glob=word.glob)
+    return word
 
 
 def _text(src: bytes, node: Node, cap: int | None = None) -> str:

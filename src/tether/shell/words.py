@@ -178,6 +178,7 @@ _WRAPPERS: dict[str, _Spec] = {
 
 SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "busybox-sh"})
 XARGS_INPUT = "<xargs input>"
+_PEELABLE = SHELLS | _WRAPPERS.keys()
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,8 +235,11 @@ def _is_assignment(value: str) -> bool:
     return bool(eq) and name.replace("_", "a").isalnum() and not name[0].isdigit()
 
 
-def _shell_payload(args: tuple[Word, ...]) -> tuple[bool, Word | None, bool]:
-    """Parse a shell's options: (has -c, the payload word, reads its script from stdin)."""
+def _shell_payload(args: tuple[Word, ...]) -> tuple[bool, Word | None, bool, int]:
+    """Parse a shell's options.
+
+    Return (has -c, the payload word, reads its script from stdin, how many option words).
+    """
     has_c = reads_stdin = False
     i = 0
     while i < len(args):
@@ -258,19 +262,21 @@ def _shell_payload(args: tuple[Word, ...]) -> tuple[bool, Word | None, bool]:
         i += 2 if letters[-1:] in ("o", "O") else 1
     rest = args[i:]
     if has_c:
-        return True, rest[0] if rest else None, False
-    return False, None, reads_stdin or not rest or rest[0].value == "-"
+        return True, rest[0] if rest else None, False, i
+    return False, None, reads_stdin or not rest or rest[0].value == "-", i
 
 
 def unwrap(argv: tuple[Word, ...]) -> Unwrapped:
     """Peel ``sudo``, ``env``, ``timeout``, ``xargs``, ``watch``, ``bash -c`` … off ``argv``."""
+    if not argv or command_name(argv[0].value) not in _PEELABLE:
+        return Unwrapped((), argv)
     wrappers: list[Wrapper] = []
     while argv and argv[0].literal:
         name = command_name(argv[0].value)
         if name in SHELLS:
-            has_c, payload, reads_stdin = _shell_payload(argv[1:])
+            has_c, payload, reads_stdin, n_options = _shell_payload(argv[1:])
             if has_c and payload is not None and payload.literal:
-                wrappers.append(Wrapper(name, (Word("-c"),)))
+                wrappers.append(Wrapper(name, argv[1 : 1 + n_options]))
                 return Unwrapped(tuple(wrappers), (), payload=payload.value)
             return Unwrapped(tuple(wrappers), argv, shell_reads_stdin=reads_stdin and not has_c)
         spec = _WRAPPERS.get(name)
