@@ -334,3 +334,30 @@ def test_every_golden_payload_is_decided_not_failed(
     proc = hook(host, json.dumps(payload), env, project)
     assert proc.returncode in (0, 2)
     assert "could not" not in reason(proc), reason(proc)
+
+
+@pytest.mark.parametrize(
+    ("host", "event", "field"),
+    [
+        ("claude-code", "Stop", "last_assistant_message"),
+        ("codex", "Stop", "last_assistant_message"),
+        ("gemini", "AfterAgent", "prompt_response"),
+    ],
+)
+def test_a_repeated_final_message_warns_the_user_and_never_blocks(
+    host: str, event: str, field: str, sandbox: tuple[dict[str, str], Path]
+) -> None:
+    env, project = sandbox
+    payload = {
+        "session_id": "s-mono",
+        "cwd": str(project),
+        "hook_event_name": event,
+        "stop_hook_active": False,
+        field: "Still waiting for the reviews.",
+    }
+    replies = [hook(host, json.dumps(payload), env, project) for _ in range(3)]
+    assert [r.returncode for r in replies] == [0, 0, 0]
+    outs = [json.loads(r.stdout) for r in replies]
+    assert outs[:2] == [{}, {}]
+    assert "TL209" in outs[2]["systemMessage"]
+    assert "decision" not in outs[2]  # a Stop "block" would keep the agent talking

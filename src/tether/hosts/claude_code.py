@@ -45,8 +45,15 @@ _KINDS = {
     "UserPromptSubmit": Kind.PROMPT,
     "SubagentStart": Kind.SUBAGENT_START,
     "SubagentStop": Kind.SUBAGENT_STOP,
+    "Stop": Kind.ASSISTANT,
 }
-# The events ``tether install claude-code`` registers, with the matcher each gets.
+# Where each kind of event carries its text (the user's prompt, the agent's last message).
+_TEXT = {
+    Kind.PROMPT: "prompt",
+    Kind.ASSISTANT: "last_assistant_message",
+    Kind.SUBAGENT_STOP: "last_assistant_message",
+}
+# The events ``tether install`` registers, with the matcher each gets (None: no matcher).
 INSTALL_EVENTS: dict[str, str | None] = {
     PRE: "*",
     POST: "*",
@@ -54,6 +61,7 @@ INSTALL_EVENTS: dict[str, str | None] = {
     "UserPromptSubmit": None,
     "SubagentStart": None,
     "SubagentStop": None,
+    "Stop": None,
 }
 
 
@@ -81,10 +89,9 @@ def parse(payload: object) -> HookEvent:
         else:
             result = ToolResult(call, output=data.get("tool_response"), time=call.time)
         return HookEvent(kind, name, session_id, result=result, agent_id=agent_id, cwd=cwd)
+    text = data.get(_TEXT[kind]) if kind in _TEXT else None
     if kind in (Kind.SUBAGENT_START, Kind.SUBAGENT_STOP):
-        agent = field_str(data, "agent_id", HOST)
-        return HookEvent(kind, name, session_id, agent_id=agent, cwd=cwd)
-    text = data.get("prompt") if kind is Kind.PROMPT else None
+        agent_id = field_str(data, "agent_id", HOST)
     return HookEvent(
         kind,
         name,

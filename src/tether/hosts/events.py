@@ -18,8 +18,9 @@ class Kind(enum.Enum):
     PRE = "pre"  # a tool call is about to run: Guard.before_call
     POST = "post"  # a tool call came back (success or failure): Guard.after_call
     PROMPT = "prompt"  # the user spoke: a genuine turn boundary, Guard.user_message
+    ASSISTANT = "assistant"  # the agent finished its turn: its visible text, assistant_message
     SUBAGENT_START = "subagent_start"
-    SUBAGENT_STOP = "subagent_stop"
+    SUBAGENT_STOP = "subagent_stop"  # also carries the sub-agent's last visible text
     OTHER = "other"  # an event Tether has no opinion on: answered with an empty reply
 
 

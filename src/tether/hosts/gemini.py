@@ -39,8 +39,14 @@ CAN_ASK = False
 
 PRE = "BeforeTool"
 POST = "AfterTool"
-_KINDS = {PRE: Kind.PRE, POST: Kind.POST, "BeforeAgent": Kind.PROMPT}
-INSTALL_EVENTS: dict[str, str | None] = {PRE: ".*", POST: ".*", "BeforeAgent": None}
+_KINDS = {PRE: Kind.PRE, POST: Kind.POST, "BeforeAgent": Kind.PROMPT, "AfterAgent": Kind.ASSISTANT}
+_TEXT = {Kind.PROMPT: "prompt", Kind.ASSISTANT: "prompt_response"}
+INSTALL_EVENTS: dict[str, str | None] = {
+    PRE: ".*",
+    POST: ".*",
+    "BeforeAgent": None,
+    "AfterAgent": None,
+}
 
 
 def parse(payload: object) -> HookEvent:
@@ -67,7 +73,7 @@ def parse(payload: object) -> HookEvent:
             error = bool(response.get("error"))
         result = ToolResult(call, output=output, error=error, time=call.time)
         return HookEvent(kind, name, session_id, result=result, cwd=cwd)
-    text = data.get("prompt") if kind is Kind.PROMPT else None
+    text = data.get(_TEXT[kind]) if kind in _TEXT else None
     return HookEvent(kind, name, session_id, text=text if isinstance(text, str) else "", cwd=cwd)
 
 

@@ -184,7 +184,13 @@ def decide(
             guard.user_message(event.session_id, event.text)
         elif event.kind is Kind.SUBAGENT_START and event.agent_id:
             guard.subagent_start(event.session_id, event.agent_id)
+        elif event.kind is Kind.ASSISTANT:
+            # Monologue warnings reach the user (a Stop hook's "block" would keep the agent
+            # talking, so adapters never render one for this kind).
+            result = guard.assistant_message(event.session_id, event.text, event.agent_id)
         elif event.kind is Kind.SUBAGENT_STOP and event.agent_id:
+            if event.text:  # its last visible message is progress for the sub-agent
+                guard.assistant_message(event.session_id, event.text, event.agent_id)
             guard.subagent_stop(event.session_id, event.agent_id)
     finally:
         store.close()
