@@ -244,3 +244,29 @@ def test_production_worker_answers_ping_and_keeps_serving() -> None:
     assert answers[0] == {"id": 1, "kind": "pong"}
     assert answers[1]["id"] == 2 and answers[1]["kind"] == "evaluation"
     assert answers[1]["danger"] == "hardline" and answers[1]["danger_codes"] == ["DG101"]
+
+
+def test_a_forked_process_gets_its_own_worker() -> None:
+    c = IsolatedClassifier(deadline=30.0)
+    try:
+        c.start()
+        parent_worker = c.pid
+        read_end, write_end = os.pipe()
+        child = os.fork()
+        if child == 0:  # pragma: no cover - runs in the forked child
+            try:
+                level = c.evaluate(f"rm -rf /{PAD}", POLICY).classification.danger.label
+                os.write(write_end, f"{level} {c.pid}".encode())
+            finally:
+                os._exit(0)
+        os.close(write_end)
+        _, status = os.waitpid(child, 0)
+        answer = os.read(read_end, 100).decode().split()
+        os.close(read_end)
+        assert os.WEXITSTATUS(status) == 0
+        assert answer[0] == "hardline"
+        assert int(answer[1]) != parent_worker, "the child started its own worker"
+        assert c.pid == parent_worker, "the parent's worker is untouched"
+        assert c.evaluate(f"git status{PAD}", POLICY).classification.danger is Danger.NONE
+    finally:
+        c.close()

@@ -68,6 +68,7 @@ class IsolatedClassifier:
         self._proc: subprocess.Popen[bytes] | None = None
         self._next_id = 0
         self._lock = threading.Lock()
+        self._owner = os.getpid()
 
     # --- lifecycle -------------------------------------------------------------------------------
 
@@ -87,6 +88,11 @@ class IsolatedClassifier:
         return self._proc.pid if self._proc is not None and self._proc.poll() is None else None
 
     def _ensure(self) -> subprocess.Popen[bytes]:
+        if os.getpid() != self._owner:
+            # A forked copy of this object (a pre-fork server): the worker and its pipes belong
+            # to the parent. Leave them alone and start this process's own worker.
+            self._proc = None
+            self._owner = os.getpid()
         if self._proc is not None and self._proc.poll() is None:
             return self._proc
         self._kill()
