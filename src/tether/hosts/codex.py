@@ -56,13 +56,13 @@ _TEXT = {
     Kind.SUBAGENT_STOP: "last_assistant_message",
 }
 # The events ``tether install`` registers, with the matcher each gets (None: no matcher).
+# ``Stop`` is understood but not installed by default: add it by hand for monologue warnings.
 INSTALL_EVENTS: dict[str, str | None] = {
     PRE: ".*",
     POST: ".*",
     "UserPromptSubmit": None,
     "SubagentStart": None,
     "SubagentStop": None,
-    "Stop": None,
 }
 
 

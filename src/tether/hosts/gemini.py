@@ -45,8 +45,7 @@ INSTALL_EVENTS: dict[str, str | None] = {
     PRE: ".*",
     POST: ".*",
     "BeforeAgent": None,
-    "AfterAgent": None,
-}
+}  # AfterAgent is understood but not installed by default, like Stop for the other hosts
 
 
 def parse(payload: object) -> HookEvent:
