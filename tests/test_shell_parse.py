@@ -304,3 +304,8 @@ def test_shell_options_are_kept_on_the_wrapper() -> None:
     assert [(w.name, [a.value for a in w.args]) for w in cmd.wrappers] == [
         ("bash", ["-i", "-O", "extglob", "-c"])
     ]
+
+
+def test_lone_dash_before_heredoc_is_kept() -> None:
+    """tree-sitter-bash drops the `-` in `python3 - <<EOF`; the parser puts it back."""
+    assert argvs(parse_command("python3 - <<'EOF'\nimport os\nEOF\n")) == [["python3", "-"]]

@@ -243,8 +243,14 @@ class _Builder:
         body: Node | None = None
         redirects: list[Redirect] = []
         extra: list[Word] = []
+        end = node.start_byte
         for i, child in enumerate(node.children):
             field = node.field_name_for_child(i)
+            if child.start_byte > end:
+                # tree-sitter-bash drops a lone `-` before a heredoc (`python3 - <<EOF`)
+                gap = src[end : child.start_byte].decode("utf-8", "replace").split()
+                extra.extend(Word(unescape_unquoted(w)) for w in gap)
+            end = child.end_byte
             if field == "body":
                 body = child
             elif child.type in nodes.REDIRECTS:
