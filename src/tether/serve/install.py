@@ -296,6 +296,7 @@ def check(
 
 
 __all__ = [
+    "FALLBACK_JOIN",
     "HOOK_PATH",
     "adjust",
     "base_url",
