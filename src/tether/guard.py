@@ -9,7 +9,6 @@ everything it remembers lives in the store, as one JSON-ready dict per session
 
 from __future__ import annotations
 
-import hashlib
 import time
 from typing import Any
 
@@ -258,6 +257,8 @@ class Guard:
         body = " ".join(text.split())
         if not body:
             return ALLOW
+        import hashlib  # only here: keeps OpenSSL's loading off the tool-call path
+
         digest = hashlib.blake2b(body.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
         out: list[Decision] = []
 

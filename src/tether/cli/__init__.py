@@ -7,11 +7,10 @@ Each subcommand lives in ``tether/cli/<name>.py`` and defines ``add_arguments(pa
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import importlib.util
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from tether.errors import TetherError
 
@@ -67,6 +66,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.write(f"tether {version('tether')}\n")
         return 0
     name = args[0]
+    if name == "hook" and len(args) == 2:
+        # Hosts spawn `tether hook HOST` once per tool call: answer without argparse (whose
+        # help formatter alone pulls in shutil, bz2, lzma and locale). Anything else, such as
+        # `--help` or a wrong host, goes through the parser below for its usual messages.
+        from tether.hosts import HOSTS
+
+        if args[1] in HOSTS:
+            from tether.hosts.runner import run_hook
+
+            return _run(name, lambda: run_hook(args[1]))
     available = _available()
     if name not in available:
         import difflib
@@ -75,6 +84,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         hint = f" (did you mean '{close[0]}'?)" if close else ""
         sys.stderr.write(f"tether: unknown command '{name}'{hint}; see 'tether --help'\n")
         return 2
+    import argparse
+
     module = importlib.import_module(available[name][0])
     parser = argparse.ArgumentParser(
         prog=f"tether {name}",
@@ -83,8 +94,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     module.add_arguments(parser, name)
     ns = parser.parse_args(args[1:])
+    return _run(name, lambda: int(module.run(ns, name)))
+
+
+def _run(name: str, command: Callable[[], int]) -> int:
     try:
-        return int(module.run(ns, name))
+        return command()
     except TetherError as exc:
         sys.stderr.write(f"tether {name}: {exc}\n")
         return 2
