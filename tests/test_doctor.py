@@ -200,3 +200,16 @@ def test_http_install_is_checked_and_its_fallback_probed(
     assert any(c["status"] == "warn" and "does not answer" in c["message"] for c in claude)
     assert "`rm -rf /` is denied" in messages and "not installed" not in messages
     assert code == 0
+
+
+def test_an_unreachable_redis_store_fails_without_showing_its_password(
+    sandbox: tuple[dict[str, str], Path],
+) -> None:
+    env, cwd = sandbox
+    env = dict(
+        env, TETHER_STORE__BACKEND="redis", TETHER_STORE__URL="redis://:hunter2@127.0.0.1:1/0"
+    )
+    result = tether("doctor", env=env, cwd=cwd)
+    assert result.returncode != 0
+    assert "hunter2" not in result.stdout + result.stderr
+    assert "***" in result.stdout + result.stderr

@@ -81,7 +81,12 @@ def _check_store(config: Any, fix: bool, checks: list[Check]) -> None:
     from tether.store.open import sqlite_path
 
     backend = str(config.get("store.backend"))
-    where = str(sqlite_path(config)) if backend == "sqlite" else str(config.get("store.url"))
+    if backend == "sqlite":
+        where = str(sqlite_path(config))
+    else:
+        from tether.store.redis_store import redact_url
+
+        where = redact_url(str(config.get("store.url")))
     try:
         _probe(config)
     except Exception as exc:
