@@ -18,6 +18,7 @@ EPILOG = """\
 routes:
   POST /hook/claude-code | /hook/codex | /hook/gemini   hook event in, the hook's reply out
   POST /v1/before_call | /v1/after_call | /v1/classify  the library's JSON API
+  POST /v1/user_message                                 a new user turn for a session
   GET  /health                                          version, uptime, store, counters
 
 examples:
