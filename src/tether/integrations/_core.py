@@ -165,12 +165,42 @@ def with_note(output: str, verdict: Verdict) -> str:
     return f"{output}\n\n{verdict.message}" if output else verdict.message
 
 
+# Calls whose result never came back are forgotten after this many newer ones, so the map of
+# calls awaiting their result stays bounded in a long-lived process.
+MAX_PENDING = 256
+
+
 class Checkpoint:
     """One guard and one session, asked before and after every tool call."""
 
     def __init__(self, guard: Any, session_id: str | None = None) -> None:
         self.guard = guard
         self.session_id = session_id or f"tether-{uuid.uuid4().hex[:12]}"
+        self._pending: dict[str, tuple[ToolCall, Verdict]] = {}
+
+    @classmethod
+    def build(
+        cls,
+        guard: Any = None,
+        config: Any = None,
+        store: Any = None,
+        session_id: str | None = None,
+        shell_tools: Mapping[str, str] | None = None,
+    ) -> Checkpoint:
+        """Use ``guard``, or build an unattended one from ``config``; add extra shell tools."""
+        built = build_guard(guard, config, store)
+        add_shell_tools(built, shell_tools or {})
+        return cls(built, session_id)
+
+    def remember(self, call: ToolCall, verdict: Verdict) -> None:
+        """Keep an allowed call until its result comes back (bounded)."""
+        self._pending[call.call_id] = (call, verdict)
+        while len(self._pending) > MAX_PENDING:
+            del self._pending[next(iter(self._pending))]
+
+    def recall(self, call_id: str) -> tuple[ToolCall, Verdict] | None:
+        """Return and forget the call remembered under ``call_id``."""
+        return self._pending.pop(call_id, None)
 
     def call(
         self,

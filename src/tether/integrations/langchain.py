@@ -28,8 +28,6 @@ from langgraph.types import Command
 from tether.integrations._core import (
     Checkpoint,
     Verdict,
-    add_shell_tools,
-    build_guard,
     learn_shell_tools,
     with_note,
 )
@@ -66,9 +64,8 @@ class TetherMiddleware(AgentMiddleware[TetherState, Any, Any]):
     ) -> None:
         """Use ``guard``, or build an unattended one from ``config`` (loaded when None)."""
         super().__init__()
-        self.guard = build_guard(guard, config, store)
-        add_shell_tools(self.guard, shell_tools or {})
-        self.checkpoint = Checkpoint(self.guard, session_id)
+        self.checkpoint = Checkpoint.build(guard, config, store, session_id, shell_tools)
+        self.guard = self.checkpoint.guard
         self._fixed_session = session_id is not None
         self._learned: set[str] = set()
 

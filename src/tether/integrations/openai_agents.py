@@ -38,17 +38,11 @@ from agents import (
 from tether.integrations._core import (
     Checkpoint,
     Verdict,
-    add_shell_tools,
-    build_guard,
     learn_shell_tools,
     output_text,
     with_note,
 )
-from tether.model import ALLOW, ToolCall
-
-# Calls whose result never arrived (the tool raised and the run stopped) are forgotten after
-# this many newer calls, so the pending map stays bounded in a long-lived process.
-MAX_PENDING = 256
+from tether.model import ALLOW
 
 
 class TetherGuardrails:
@@ -64,10 +58,8 @@ class TetherGuardrails:
         shell_tools: Mapping[str, str] | None = None,
     ) -> None:
         """Use ``guard``, or build an unattended one from ``config`` (loaded when None)."""
-        self.guard = build_guard(guard, config, store)
-        add_shell_tools(self.guard, shell_tools or {})
-        self.checkpoint = Checkpoint(self.guard, session_id)
-        self._pending: dict[str, tuple[ToolCall, Verdict]] = {}
+        self.checkpoint = Checkpoint.build(guard, config, store, session_id, shell_tools)
+        self.guard = self.checkpoint.guard
         self._lock = threading.Lock()
         self._learned: set[str] = set()
         self.input: ToolInputGuardrail[Any] = ToolInputGuardrail(
@@ -115,15 +107,13 @@ class TetherGuardrails:
         if verdict.refused:
             return ToolGuardrailFunctionOutput.reject_content(verdict.message, output_info=info)
         with self._lock:
-            self._pending[call.call_id] = (call, verdict)
-            while len(self._pending) > MAX_PENDING:
-                del self._pending[next(iter(self._pending))]
+            self.checkpoint.remember(call, verdict)
         return ToolGuardrailFunctionOutput.allow(output_info=info)
 
     async def _check_output(self, data: ToolOutputGuardrailData) -> ToolGuardrailFunctionOutput:
         ctx = data.context
         with self._lock:
-            pending = self._pending.pop(ctx.tool_call_id, None)
+            pending = self.checkpoint.recall(ctx.tool_call_id)
         if pending is None:  # no input guardrail saw it (attached alone): judge it now
             call = self.checkpoint.call(ctx.tool_name, ctx.tool_arguments, ctx.tool_call_id)
             before = Verdict(ALLOW)

@@ -34,15 +34,11 @@ from tether.errors import HaltError
 from tether.integrations._core import (
     Checkpoint,
     Verdict,
-    add_shell_tools,
-    build_guard,
     learn_shell_tools,
     output_text,
     with_note,
 )
 from tether.model import ToolCall
-
-MAX_PENDING = 256  # calls whose result never came back are forgotten after this many more
 
 
 class TetherCapability(AbstractCapability[Any]):
@@ -58,11 +54,9 @@ class TetherCapability(AbstractCapability[Any]):
         shell_tools: Mapping[str, str] | None = None,
     ) -> None:
         """Use ``guard``, or build an unattended one from ``config`` (loaded when None)."""
-        self.guard = build_guard(guard, config, store)
-        add_shell_tools(self.guard, shell_tools or {})
-        self.checkpoint = Checkpoint(self.guard, session_id)
+        self.checkpoint = Checkpoint.build(guard, config, store, session_id, shell_tools)
+        self.guard = self.checkpoint.guard
         self._fixed_session = session_id is not None
-        self._pending: dict[str, tuple[ToolCall, Verdict]] = {}
         self._lock = threading.Lock()
         self._learned: set[str] = set()
 
@@ -85,9 +79,7 @@ class TetherCapability(AbstractCapability[Any]):
         if verdict.refused:
             raise SkipToolExecution(verdict.message)
         with self._lock:
-            self._pending[tc.call_id] = (tc, verdict)
-            while len(self._pending) > MAX_PENDING:
-                del self._pending[next(iter(self._pending))]
+            self.checkpoint.remember(tc, verdict)
         return args
 
     async def after_tool_execute(
@@ -156,7 +148,7 @@ class TetherCapability(AbstractCapability[Any]):
 
     def _take(self, call: ToolCallPart) -> tuple[ToolCall, Verdict] | None:
         with self._lock:
-            return self._pending.pop(call.tool_call_id, None)
+            return self.checkpoint.recall(call.tool_call_id)
 
 
 def _retry_prompt(exc: Exception) -> str | None:
