@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from tether.rules import danger, readonly
 from tether.rules.base import Danger
 from tether.shell import parse_command
 
 
-@dataclass(frozen=True, slots=True)
-class Classification:
+class Classification(NamedTuple):
     """The verdict on one command: read-only or not, its danger level, codes and reasons."""
 
     command: str

@@ -9,8 +9,7 @@ mode, the user's allow/deny globs and the floors, returning the classification a
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from tether.approval.evaluate import evaluate
 from tether.approval.policy import WORKER_CODE, Policy, decide
@@ -22,8 +21,7 @@ if TYPE_CHECKING:
     from tether.approval.isolation import IsolatedClassifier
 
 
-@dataclass(frozen=True, slots=True)
-class Review:
+class Review(NamedTuple):
     """A command's classification (None when it could not be classified) and the decision."""
 
     classification: Classification | None

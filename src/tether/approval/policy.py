@@ -14,9 +14,8 @@ Order (first that applies wins):
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from fnmatch import fnmatchcase
-from typing import Any
+from typing import Any, NamedTuple
 
 from tether.classify import Classification
 from tether.model import ALLOW, Action, Decision
@@ -33,8 +32,7 @@ UNANALYSABLE_CODE = "TA105"  # over the parser's caps: nothing could be checked 
 SUDO_STDIN = "DG408"
 
 
-@dataclass(frozen=True, slots=True)
-class Policy:
+class Policy(NamedTuple):
     """The ``approvals.*`` settings that decide a command's fate."""
 
     mode: str = "manual"
@@ -68,8 +66,7 @@ class Policy:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class Evaluation:
+class Evaluation(NamedTuple):
     """What classification found, before the policy decides: the part the worker computes."""
 
     classification: Classification

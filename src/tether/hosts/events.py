@@ -5,8 +5,7 @@ from __future__ import annotations
 import enum
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from tether.errors import InputError
 from tether.model import Action, Decision, ToolCall, ToolResult
@@ -24,8 +23,7 @@ class Kind(enum.Enum):
     OTHER = "other"  # an event Tether has no opinion on: answered with an empty reply
 
 
-@dataclass(frozen=True, slots=True)
-class HookEvent:
+class HookEvent(NamedTuple):
     """One host event in Tether's terms."""
 
     kind: Kind
@@ -38,8 +36,7 @@ class HookEvent:
     cwd: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Reply:
+class Reply(NamedTuple):
     """What the hook process prints and how it exits."""
 
     stdout: str = ""

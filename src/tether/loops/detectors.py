@@ -13,16 +13,14 @@ so the call never runs); the guard turns a third refusal of the same call into a
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from tether.loops.settings import LoopSettings
 from tether.loops.state import W_KIND, W_RES, W_SIG, W_STATUS
 from tether.model import Action, Finding
 
 
-@dataclass(frozen=True, slots=True)
-class Code:
+class Code(NamedTuple):
     """A detector's stable code, its name and what the model should do instead."""
 
     code: str

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
 class Tier(enum.Enum):
@@ -27,8 +27,7 @@ class Danger(enum.IntEnum):
         return self.name.lower()
 
 
-@dataclass(frozen=True, slots=True)
-class Rule:
+class Rule(NamedTuple):
     """One catalogue entry.
 
     Examples are checked by ``tests/test_rules.py``: for a ``read`` rule every ``match`` must be
@@ -47,8 +46,7 @@ class Rule:
     not_match: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class ReadVerdict:
+class ReadVerdict(NamedTuple):
     """The read-only catalogue's answer: proven read-only or not, the deciding codes, why."""
 
     read_only: bool
@@ -56,8 +54,7 @@ class ReadVerdict:
     reason: str
 
 
-@dataclass(frozen=True, slots=True)
-class DangerVerdict:
+class DangerVerdict(NamedTuple):
     """The danger catalogue's answer: the level, every matching code, why, and what instead."""
 
     level: Danger

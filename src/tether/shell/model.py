@@ -8,7 +8,7 @@ with flags saying where it was found. Classifiers judge each command and let the
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 # Directories whose executables count as "the system's" (``/bin/rm`` is ``rm``; ``./rm`` is not).
 SYSTEM_DIRS = frozenset(
@@ -25,8 +25,7 @@ SYSTEM_DIRS = frozenset(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Word:
+class Word(NamedTuple):
     """One shell word after quote removal.
 
     ``literal`` is False when any part of the word expands at run time (``$x``, ``$(…)``,
@@ -40,8 +39,7 @@ class Word:
     glob: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class Redirect:
+class Redirect(NamedTuple):
     """A redirect: ``op`` is one of ``> >> < &> &>> >& <& >| << <<- <<<``.
 
     ``fd`` is the explicit descriptor (``2`` in ``2>&1``) or None. ``target`` is the file, the
@@ -55,24 +53,21 @@ class Redirect:
     body: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Assignment:
+class Assignment(NamedTuple):
     """A ``NAME=value`` prefix or standalone assignment."""
 
     name: str
     value: Word
 
 
-@dataclass(frozen=True, slots=True)
-class Wrapper:
+class Wrapper(NamedTuple):
     """A command that was peeled off to reach the one it runs (``sudo -u x``, ``timeout 5``)."""
 
     name: str
     args: tuple[Word, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class SimpleCommand:
+class SimpleCommand(NamedTuple):
     """One command that runs, after unwrapping.
 
     ``argv`` may be empty (a bare assignment or redirect). ``wrappers`` lists, outermost first,
@@ -113,8 +108,7 @@ class SimpleCommand:
         return self.argv[1:]
 
 
-@dataclass(frozen=True, slots=True)
-class CommandModel:
+class CommandModel(NamedTuple):
     """Everything the parser found in one input string.
 
     ``errors`` lists parse problems; ``unprovable`` says why the input as a whole could not be

@@ -27,6 +27,8 @@ from tether.shell.words import (
 )
 
 if TYPE_CHECKING:
+    from types import ModuleType
+
     from tree_sitter import Node, Parser
 
 MAX_INPUT_CHARS = 128 * 1024
@@ -46,11 +48,53 @@ _BRACES = re.compile(r"\{[^{}]*(?:,|\.\.)[^{}]*\}")
 def _get_parser() -> Parser:
     global _parser
     if _parser is None:
-        import tree_sitter_bash
         from tree_sitter import Language, Parser
 
-        _parser = Parser(Language(tree_sitter_bash.language()))
+        _parser = Parser(Language(_bash_language()))
     return _parser
+
+
+def _bash_language() -> object:
+    """Return the bash grammar's language pointer from the compiled binding.
+
+    ``tree_sitter_bash/__init__`` imports ``importlib.resources`` (and through it ``tempfile``,
+    ``shutil``, ``random``, ``bz2``, ``lzma``: ~3 ms per hook process) only to read its query
+    files, which the parser never uses; so load its ``_binding`` extension directly, and fall
+    back to the package when it is laid out differently.
+    """
+    import sys
+
+    module = sys.modules.get("tree_sitter_bash._binding") or _load_binding()
+    if module is None:
+        import tree_sitter_bash
+
+        return tree_sitter_bash.language()
+    return module.language()
+
+
+def _load_binding() -> ModuleType | None:
+    import importlib.machinery
+    import importlib.util
+    import os
+    import sys
+
+    name = "tree_sitter_bash._binding"
+    package = importlib.util.find_spec("tree_sitter_bash")  # locates it without running it
+    folders = (package.submodule_search_locations or []) if package is not None else []
+    for folder in folders:
+        for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+            path = os.path.join(folder, "_binding" + suffix)
+            if not os.path.isfile(path):
+                continue
+            loader = importlib.machinery.ExtensionFileLoader(name, path)
+            spec = importlib.util.spec_from_file_location(name, path, loader=loader)
+            if spec is None:
+                return None
+            module = importlib.util.module_from_spec(spec)
+            loader.exec_module(module)
+            sys.modules[name] = module  # a later `import tree_sitter_bash` reuses it
+            return module
+    return None
 
 
 class _Ctx(NamedTuple):
@@ -596,6 +640,4 @@ def _where(node: Node) -> str:
 
 
 def _with_pipeline(cmd: SimpleCommand, pipeline: int) -> SimpleCommand:
-    from dataclasses import replace
-
-    return replace(cmd, pipeline=pipeline)
+    return cmd._replace(pipeline=pipeline)

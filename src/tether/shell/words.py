@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from tether.shell.model import SYSTEM_DIRS, Word, Wrapper
 
@@ -112,8 +112,7 @@ def command_name(word: str) -> str:
 # --- wrappers -------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class _Spec:
+class _Spec(NamedTuple):
     """How a wrapper's own options look: which take a value, how many positionals follow."""
 
     short_values: str = ""
@@ -181,8 +180,7 @@ XARGS_INPUT = "<xargs input>"
 _PEELABLE = SHELLS | _WRAPPERS.keys()
 
 
-@dataclass(frozen=True, slots=True)
-class Unwrapped:
+class Unwrapped(NamedTuple):
     """The result of peeling wrappers off an argv."""
 
     wrappers: tuple[Wrapper, ...]

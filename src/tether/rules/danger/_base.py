@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import posixpath
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from tether.shell.model import CommandModel, SimpleCommand, Word
 
@@ -22,34 +22,55 @@ MAX_REPARSE_CHARS = 65_536
 MAX_UPSTREAM = 6
 
 
-@dataclass(frozen=True, slots=True)
-class Hit:
+class Hit(NamedTuple):
     """One rule matching one command: the rule's code and what matched (the evidence)."""
 
     code: str
     detail: str
 
 
-@dataclass(slots=True)
 class Budget:
     """Reparse allowance shared by one top-level assessment."""
 
-    chars: int = MAX_REPARSE_CHARS
+    __slots__ = ("chars",)
+
+    def __init__(self, chars: int = MAX_REPARSE_CHARS) -> None:
+        self.chars = chars
+
+    def __repr__(self) -> str:
+        return f"Budget(chars={self.chars!r})"
 
 
-@dataclass(slots=True)
 class Scope:
-    """The model being judged, with lazily computed facts several checks need."""
+    """The model being judged, with lazily computed facts several checks need.
 
-    model: CommandModel
-    depth: int = 0
-    budget: Budget = field(default_factory=Budget)
-    reparser: Callable[[str, int, Budget], list[Hit]] | None = None
-    judge_fn: Callable[[SimpleCommand, Scope], list[Hit]] | None = None
-    _cwd: list[str | None] | None = None
-    _index: dict[int, int] | None = None
-    _pos: dict[int, int] | None = None
-    cache: dict[str, object] = field(default_factory=dict)
+    A plain slotted class, not a dataclass: it is built once per assessment and mutated, and
+    this module is on the hook path, where a dataclass costs its generated code at import.
+    """
+
+    __slots__ = ("_cwd", "_index", "_pos", "budget", "cache", "depth", "judge_fn", "model",
+                 "reparser")  # fmt: skip
+
+    def __init__(
+        self,
+        model: CommandModel,
+        depth: int = 0,
+        budget: Budget | None = None,
+        reparser: Callable[[str, int, Budget], list[Hit]] | None = None,
+        judge_fn: Callable[[SimpleCommand, Scope], list[Hit]] | None = None,
+    ) -> None:
+        self.model = model
+        self.depth = depth
+        self.budget = Budget() if budget is None else budget
+        self.reparser = reparser
+        self.judge_fn = judge_fn
+        self._cwd: list[str | None] | None = None
+        self._index: dict[int, int] | None = None
+        self._pos: dict[int, int] | None = None
+        self.cache: dict[str, object] = {}
+
+    def __repr__(self) -> str:
+        return f"Scope(model={self.model!r}, depth={self.depth!r}, budget={self.budget!r})"
 
     def reparse(self, text: str) -> list[Hit]:
         """Parse ``text`` as a shell command and judge it (within depth and budget)."""

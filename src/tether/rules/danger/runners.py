@@ -10,13 +10,12 @@ option carries a shell string instead.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from tether.shell.model import Word
 
 
-@dataclass(frozen=True, slots=True)
-class _Runner:
+class _Runner(NamedTuple):
     short_values: str = ""
     long_values: frozenset[str] = frozenset()
     positionals: int = 0

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from tether.rules.base import Rule, Tier
 from tether.rules.readonly.grammar import Check, read
@@ -12,8 +12,7 @@ from tether.shell.model import Word
 Checker = Callable[[str, tuple[Word, ...]], Check]
 
 
-@dataclass(frozen=True, slots=True)
-class Entry:
+class Entry(NamedTuple):
     """How one command name is judged.
 
     ``pure`` marks commands none of whose options or operands can write or run a program in

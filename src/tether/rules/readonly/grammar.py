@@ -10,7 +10,8 @@ of long options (``--co=cat`` is ``--compress-program``), permuted operands and 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import NamedTuple
 
 from tether.shell.model import Word
 
@@ -24,8 +25,7 @@ DYNAMIC_ARGUMENT = "RW025"
 SCRIPT_CAN_WRITE = "RW026"
 
 
-@dataclass(frozen=True, slots=True)
-class Check:
+class Check(NamedTuple):
     """One command's verdict: read-only or not, the deciding code, and why."""
 
     read_only: bool
@@ -43,8 +43,7 @@ def write(code: str, reason: str) -> Check:
     return Check(False, code, reason)
 
 
-@dataclass(frozen=True, slots=True)
-class Spec:
+class Spec(NamedTuple):
     """The option grammar of one command (or subcommand).
 
     ``flags`` take no value; ``valued`` always take one (attached or the next word);
@@ -59,14 +58,13 @@ class Spec:
     flags: frozenset[str] = frozenset()
     valued: frozenset[str] = frozenset()
     optional: frozenset[str] = frozenset()
-    writes: Mapping[str, str] = field(default_factory=dict)
+    writes: Mapping[str, str] = MappingProxyType({})  # read-only: one shared default
     open: bool = False
     numeric: bool = False
     permute: bool = True
 
 
-@dataclass(frozen=True, slots=True)
-class Parsed:
+class Parsed(NamedTuple):
     """Arguments split into ``(option, value)`` pairs and operands, in order."""
 
     options: tuple[tuple[str, str | None], ...]
