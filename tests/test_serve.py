@@ -81,7 +81,9 @@ def start(root: Path, options: Options | None = None, **env: str) -> Sidecar:
     project.mkdir(exist_ok=True)
     service = Service(options or Options(port=0), environ=environ, cwd=project)
     server = SidecarServer(service)
-    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}).start()
+    threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    ).start()
     return Sidecar(server, environ, project)
 
 

@@ -57,7 +57,7 @@ def server(tmp_path: Path) -> Iterator[SidecarServer]:
     project.mkdir()
     service = Service(Options(port=0), environ=sandbox_env(tmp_path), cwd=project)
     srv = SidecarServer(service)
-    threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.05}).start()
+    threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     yield srv
     srv.stop()
 
@@ -214,7 +214,7 @@ def test_fallback_decides_when_the_token_is_wrong(tmp_path: Path) -> None:
     project.mkdir()
     service = Service(Options(port=0, token="right"), environ=sandbox_env(tmp_path), cwd=project)
     srv = SidecarServer(service)
-    threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.05}).start()
+    threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     try:
         env = {**sandbox_env(tmp_path / "hook"), "TETHER_SERVE_TOKEN": "wrong"}
         proc = run_fallback(srv.url, pre_event("ls -la", tmp_path), env, tmp_path)
