@@ -10,11 +10,12 @@ different error) stays visible, so a real change in output is never hidden.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 from tether.loops.settings import FREE_TEXT_ARGS
 
@@ -25,53 +26,75 @@ FULL_MASK_LIMIT = 12 * 1024
 EDGE = 4 * 1024
 JSON_LIMIT = 256 * 1024
 
+
+class _Masks(NamedTuple):
+    numbers: re.Pattern[str]
+    uuid: re.Pattern[str]
+    ids: re.Pattern[str]
+    temp: re.Pattern[str]
+    digit: re.Pattern[str]
+    id_hint: re.Pattern[str]
+    spinner: re.Pattern[str]
+    ansi: re.Pattern[str]
+    cr_frames: re.Pattern[str]
+    volatile_key: re.Pattern[str]
+
+
 # Several cheap passes instead of one clever one: each pattern starts with a character class
 # or a literal, so the regex engine skips non-candidate positions in C instead of trying every
 # branch at every position (10-50x faster on real output).
-_NUMBERS = re.compile(
-    r"""
-    \d(?<![\w.]\d)\d*+        # a whole number; starts with a class so the engine skips in C
-    (?:
-      (?<=\b\d{4})-\d\d-\d\d[T\ ]\d\d:\d\d(?::\d\d(?:[.,]\d+)?)?(?:Z|[+-]\d\d:?\d\d)?\b  # ISO
-    | (?:(?<=\b\d)|(?<=\b\d\d)):\d\d:\d\d(?:[.,]\d+)?\b                # clock time
-    | (?<=\b0)x[0-9a-fA-F]{4,}\b                                       # hex address
-    | (?:(?<=\b1[4-9]\d{8})|(?<=\b1[4-9]\d{11}))(?:\.\d+)?(?![\w.])    # epoch s / ms
-    | (?:h\ ?\d++)?(?:m\ ?\d++)?(?:\.\d++)?\ ?                         # durations: 0.18s,
-      (?:ms|µs|us|ns|s|secs?|seconds?|mins?|minutes?)\b                # 1m 2s, 0m1.2s
+@functools.cache
+def _masks() -> _Masks:
+    # Compiled on first use: only results are masked, and compiling these at import cost ~2 ms
+    # in every hook process, PreToolUse included.
+    return _Masks(
+        numbers=re.compile(
+            r"""
+            \d(?<![\w.]\d)\d*+        # a whole number; starts with a class so the engine skips in C
+            (?:
+              (?<=\b\d{4})-\d\d-\d\d[T\ ]\d\d:\d\d(?::\d\d(?:[.,]\d+)?)?(?:Z|[+-]\d\d:?\d\d)?\b
+                                                                               # ^ ISO date-time
+            | (?:(?<=\b\d)|(?<=\b\d\d)):\d\d:\d\d(?:[.,]\d+)?\b                # clock time
+            | (?<=\b0)x[0-9a-fA-F]{4,}\b                                       # hex address
+            | (?:(?<=\b1[4-9]\d{8})|(?<=\b1[4-9]\d{11}))(?:\.\d+)?(?![\w.])    # epoch s / ms
+            | (?:h\ ?\d++)?(?:m\ ?\d++)?(?:\.\d++)?\ ?                         # durations: 0.18s,
+              (?:ms|µs|us|ns|s|secs?|seconds?|mins?|minutes?)\b                # 1m 2s, 0m1.2s
+            )
+            """,
+            re.VERBOSE,
+        ),
+        uuid=re.compile(
+            r"[0-9a-fA-F](?<![\w][0-9a-fA-F])[0-9a-fA-F]{7}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-"
+            r"[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"
+        ),
+        ids=re.compile(
+            r"(?:pid|PID|session|process[ _-]?id|run[ _-]?id|request[ _-]?id|trace[ _-]?id)"
+            r"(?<![\w][pPsrt][\w]{2})(?<![\w][pPsrt][\w]{6})\b[ :=#]{0,3}[\w-]{0,64}\d[\w.-]*"
+        ),
+        temp=re.compile(
+            r"/(?:tmp|var/folders|var/tmp|private/tmp|private/var/folders)/[^\s'\"`)\]},;:]+"
+            r"|tmp[a-z0-9_]{6,}\b"
+        ),
+        digit=re.compile(r"\d"),
+        id_hint=re.compile(r"pid|PID|session|[_ -]id|Id"),
+        spinner=re.compile("[\u2800-\u28ff\u25d0-\u25d3\u25f0-\u25f3]"),
+        # Colours and cursor moves are presentation: removed, so coloured and plain output match.
+        ansi=re.compile(
+            r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]{0,256}(?:\x07|\x1b\\)|\x1b[()][0-9A-B]"
+        ),
+        # A bare carriage return redraws the line: keep only what the terminal finally showed.
+        cr_frames=re.compile(r"(?m)^(?:[^\n\r]*\r(?!\n))+"),
+        volatile_key=re.compile(
+            r"""(?ix)
+            ^(?:duration|elapsed|took|latency|time|timestamp|ts|date|created|updated|started|finished
+               |modified|expires|pid|execution_count|nonce)
+            | (?:_|\b|(?<=[a-z]))(?:ms|seconds|secs|at|time|timestamp|duration)$
+            | (?:run|message|request|trace|event|correlation|delivery|span|execution|session)_?id$
+            """
+        ),
     )
-    """,
-    re.VERBOSE,
-)
-_UUID = re.compile(
-    r"[0-9a-fA-F](?<![\w][0-9a-fA-F])[0-9a-fA-F]{7}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-"
-    r"[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"
-)
-_IDS = re.compile(
-    r"(?:pid|PID|session|process[ _-]?id|run[ _-]?id|request[ _-]?id|trace[ _-]?id)"
-    r"(?<![\w][pPsrt][\w]{2})(?<![\w][pPsrt][\w]{6})\b[ :=#]{0,3}[\w-]{0,64}\d[\w.-]*"
-)
-_TEMP = re.compile(
-    r"/(?:tmp|var/folders|var/tmp|private/tmp|private/var/folders)/[^\s'\"`)\]},;:]+"
-    r"|tmp[a-z0-9_]{6,}\b"
-)
-_DIGIT = re.compile(r"\d")
-_ID_HINT = re.compile(r"pid|PID|session|[_ -]id|Id")
-_SPINNER = re.compile("[\u2800-\u28ff\u25d0-\u25d3\u25f0-\u25f3]")
-# Colours and cursor moves are presentation: removed, so coloured and plain output match.
-_ANSI = re.compile(
-    r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]{0,256}(?:\x07|\x1b\\)|\x1b[()][0-9A-B]"
-)
-# A bare carriage return redraws the line: keep only what the terminal finally showed.
-_CR_FRAMES = re.compile(r"(?m)^(?:[^\n\r]*\r(?!\n))+")
 
-_VOLATILE_KEY = re.compile(
-    r"""(?ix)
-    ^(?:duration|elapsed|took|latency|time|timestamp|ts|date|created|updated|started|finished
-       |modified|expires|pid|execution_count|nonce)
-    | (?:_|\b|(?<=[a-z]))(?:ms|seconds|secs|at|time|timestamp|duration)$
-    | (?:run|message|request|trace|event|correlation|delivery|span|execution|session)_?id$
-    """
-)
+
 _MASK = "\u2022"
 _SMALL = 64 * 1024  # bytes; past this OpenSSL's SHA-1 repays its import
 
@@ -95,26 +118,28 @@ def _digest(text: str) -> str:
 
 def mask_volatile(text: str) -> str:
     """Return ``text`` with volatile tokens (timings, ids, ANSI, temp paths…) masked."""
+    m = _masks()
     if "\x1b" in text:
-        text = _ANSI.sub("", text)
+        text = m.ansi.sub("", text)
     if "\r" in text:
-        text = _CR_FRAMES.sub("", text)
+        text = m.cr_frames.sub("", text)
     # Each pass runs only when a cheap test says it could match.
-    if _DIGIT.search(text):  # timings, times, UUIDs, PIDs and ids all hold a digit
+    if m.digit.search(text):  # timings, times, UUIDs, PIDs and ids all hold a digit
         if text.count("-") >= 4:
-            text = _UUID.sub(_MASK, text)
-        text = _NUMBERS.sub(_MASK, text)
-        if _ID_HINT.search(text):
-            text = _IDS.sub(_MASK, text)
+            text = m.uuid.sub(_MASK, text)
+        text = m.numbers.sub(_MASK, text)
+        if m.id_hint.search(text):
+            text = m.ids.sub(_MASK, text)
     if "tmp" in text:
-        text = _TEMP.sub(_MASK, text)
+        text = m.temp.sub(_MASK, text)
     if not text.isascii():
-        text = _SPINNER.sub(_MASK, text)
+        text = m.spinner.sub(_MASK, text)
     return text
 
 
 def _strip_keys(value: Any) -> Any:
     """Drop volatile keys from parsed JSON, iteratively (no recursion on untrusted depth)."""
+    volatile_key = _masks().volatile_key
     root: list[Any] = [None]
     stack: list[tuple[Any, list[Any] | dict[str, Any], Any]] = [(value, root, 0)]
     while stack:
@@ -122,7 +147,7 @@ def _strip_keys(value: Any) -> Any:
         if isinstance(src, dict):
             out: dict[str, Any] = {}
             for k, v in src.items():
-                if not _VOLATILE_KEY.search(str(k)):
+                if not volatile_key.search(str(k)):
                     out[str(k)] = None
                     stack.append((v, out, str(k)))
             new: Any = out

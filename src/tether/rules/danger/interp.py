@@ -8,9 +8,10 @@ for calls that delete trees, run shell commands or open reverse shells. A shell 
 
 from __future__ import annotations
 
+import functools
 import re
-import shlex
 from collections.abc import Iterator
+from typing import NamedTuple
 
 from tether.rules.danger._base import Hit, Scope, is_python, name_of
 from tether.rules.danger.paths import HARDLINE_PLACES, Place, place
@@ -19,32 +20,56 @@ from tether.shell.model import SimpleCommand, Word
 _STR = r"""(?:'([^'\\\n]{0,4096})'|"([^"\\\n]{0,4096})")"""
 _ARG = r"\s*(?:" + _STR + r"|([A-Za-z_][\w.\[\]]{0,200}))"
 
-# Calls whose first argument is a path deleted recursively / as a single file.
-_RECURSIVE_DELETE = re.compile(
-    r"(?:rmtree|rm_rf|rm_r|remove_dir|remove_entry_secure|remove_entry|remove_tree|rimraf(?:\.sync)?"
-    r"|rmSync|rmdirSync|promises\.rm|fs\.rm|FileUtils\.rm|del_tree)\s*\(" + _ARG
-)
-_FILE_DELETE = re.compile(
-    r"(?:os\.remove|os\.unlink|os\.rmdir|os\.removedirs|unlinkSync|File\.delete|File\.unlink"
-    r"|\bunlink)\s*\(?" + _ARG
-)
-_PATH_DELETE = re.compile(r"Path\(" + _ARG + r"\s*\)\s*\.\s*(?:unlink|rmdir)\s*\(")
-# Calls that hand a string (or list) to a shell or exec.
-_SHELL_CALL = re.compile(
-    r"(?:os\.system|os\.popen|os\.exec\w*|subprocess\.\w+|commands\.getoutput|check_output|check_call"
-    r"|execSync|exec|execFileSync|spawnSync|spawn|shell_exec|passthru|popen|\bsystem|\bqx)\s*[({]\s*"
-    r"(?:\[\s*)?" + _STR
-)
-_LIST_CALL = re.compile(
-    r"(?:subprocess\.\w+|spawnSync|spawn|execFileSync|execFile)\s*\(\s*(\[[^\]]{0,4096}\])"
-)
-_BACKTICK = re.compile(r"(?:%x[({]|`)([^`)}\n]{1,4096})[`)}]")
-_SOCKET = re.compile(r"socket|Socket|TCPSocket|net\.connect|fsockopen")
-_SPAWN_SHELL = re.compile(r"dup2|pty\.spawn|/bin/(?:ba)?sh|cmd\.exe|exec\s*\(|spawn\s*\(")
-_DECODE_EXEC = re.compile(
-    r"(?:exec|eval|system|Function)\s*\(.{0,200}(?:b64decode|base64|fromCharCode|decode\(|unpack\(|atob)",
-    re.S,
-)
+
+class _Patterns(NamedTuple):
+    recursive_delete: re.Pattern[str]
+    file_delete: re.Pattern[str]
+    path_delete: re.Pattern[str]
+    shell_call: re.Pattern[str]
+    list_call: re.Pattern[str]
+    backtick: re.Pattern[str]
+    socket: re.Pattern[str]
+    spawn_shell: re.Pattern[str]
+    decode_exec: re.Pattern[str]
+
+
+@functools.cache
+def _patterns() -> _Patterns:
+    # Compiled on first use: most commands hold no interpreter code, and compiling these at
+    # import cost ~1.5 ms in every hook process.
+    return _Patterns(
+        # Calls whose first argument is a path deleted recursively / as a single file.
+        recursive_delete=re.compile(
+            r"(?:rmtree|rm_rf|rm_r|remove_dir|remove_entry_secure|remove_entry|remove_tree"
+            r"|rimraf(?:\.sync)?"
+            r"|rmSync|rmdirSync|promises\.rm|fs\.rm|FileUtils\.rm|del_tree)\s*\(" + _ARG
+        ),
+        file_delete=re.compile(
+            r"(?:os\.remove|os\.unlink|os\.rmdir|os\.removedirs|unlinkSync|File\.delete"
+            r"|File\.unlink"
+            r"|\bunlink)\s*\(?" + _ARG
+        ),
+        path_delete=re.compile(r"Path\(" + _ARG + r"\s*\)\s*\.\s*(?:unlink|rmdir)\s*\("),
+        # Calls that hand a string (or list) to a shell or exec.
+        shell_call=re.compile(
+            r"(?:os\.system|os\.popen|os\.exec\w*|subprocess\.\w+|commands\.getoutput"
+            r"|check_output|check_call|execSync|exec|execFileSync|spawnSync|spawn|shell_exec"
+            r"|passthru|popen|\bsystem|\bqx)\s*[({]\s*"
+            r"(?:\[\s*)?" + _STR
+        ),
+        list_call=re.compile(
+            r"(?:subprocess\.\w+|spawnSync|spawn|execFileSync|execFile)\s*\(\s*(\[[^\]]{0,4096}\])"
+        ),
+        backtick=re.compile(r"(?:%x[({]|`)([^`)}\n]{1,4096})[`)}]"),
+        socket=re.compile(r"socket|Socket|TCPSocket|net\.connect|fsockopen"),
+        spawn_shell=re.compile(r"dup2|pty\.spawn|/bin/(?:ba)?sh|cmd\.exe|exec\s*\(|spawn\s*\("),
+        decode_exec=re.compile(
+            r"(?:exec|eval|system|Function)\s*\(.{0,200}"
+            r"(?:b64decode|base64|fromCharCode|decode\(|unpack\(|atob)",
+            re.S,
+        ),
+    )
+
 
 INTERPRETERS = ("node", "nodejs", "bun", "deno", "perl", "ruby", "php", "osascript")
 
@@ -88,28 +113,31 @@ def interpreter_code(cmd: SimpleCommand) -> list[str]:
 
 def scan(code: str, cmd: SimpleCommand, scope: Scope, how: str) -> Iterator[Hit]:
     """Yield hits for destructive calls found in one program text."""
-    for m in _RECURSIVE_DELETE.finditer(code):
+    p = _patterns()
+    for m in p.recursive_delete.finditer(code):
         literal = m.group(1) if m.group(1) is not None else m.group(2)
         if literal is None and _is_temp_variable(code, m.group(3) or ""):
             continue
         yield from _judge_path(literal, cmd, scope, how, recursive=True)
-    for pattern in (_FILE_DELETE, _PATH_DELETE):
+    for pattern in (p.file_delete, p.path_delete):
         for m in pattern.finditer(code):
             literal = m.group(1) if m.group(1) is not None else m.group(2)
             yield from _judge_path(literal, cmd, scope, how, recursive=False)
-    for m in _SHELL_CALL.finditer(code):
+    for m in p.shell_call.finditer(code):
         text = m.group(1) if m.group(1) is not None else m.group(2)
         yield from _shell(text, scope, how)
-    for m in _LIST_CALL.finditer(code):
+    for m in p.list_call.finditer(code):
         items = re.findall(_STR, m.group(1))
         argv = [a or b for a, b in items]
         if argv:
+            import shlex  # only here: few commands get this far
+
             yield from _shell(shlex.join(argv), scope, how)
-    for m in _BACKTICK.finditer(code):
+    for m in p.backtick.finditer(code):
         yield from _shell(m.group(1), scope, how)
-    if _SOCKET.search(code) and _SPAWN_SHELL.search(code):
+    if p.socket.search(code) and p.spawn_shell.search(code):
         yield Hit("DG305", f"{how} opens a socket and runs a shell over it")
-    if _DECODE_EXEC.search(code):
+    if p.decode_exec.search(code):
         yield Hit("DG303", f"{how} executes a decoded payload")
 
 
