@@ -107,7 +107,7 @@ AGREED = {
     "store.url": "redis://127.0.0.1:6379/0",
     "store.ttl_days": 7,
     "store.key_prefix": "tether:",
-    "hooks.deadline": 5.0,
+    "hooks.deadline": 15.0,
 }
 
 

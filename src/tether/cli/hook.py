@@ -11,7 +11,7 @@ from tether.hosts import HOSTS
 
 EPILOG = """\
 Reads one event as JSON on stdin and prints the reply the host honours. Never fails open:
-malformed input, a config or store error, a bug or the deadline (hooks.deadline, 5 s) all
+malformed input, a config or store error, a bug or the deadline (hooks.deadline, 15 s) all
 become a deny with the cause in the reason. Install with `tether install HOST`.
 """
 

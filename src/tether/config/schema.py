@@ -219,7 +219,8 @@ def _keys() -> tuple[Key, ...]:
             "approvals.enabled_rules",
             "list",
             [],
-            "Rule codes to switch on that are off by default.",
+            "Rule codes to keep on even when approvals.disabled_rules lists them (a narrower "
+            "layer's way to undo a broader layer's switch-off).",
         ),
         Key(
             "approvals.isolation.threshold",
@@ -306,11 +307,31 @@ def _keys() -> tuple[Key, ...]:
         ),
         Key("store.key_prefix", "str", "tether:", "Prefix of every Redis key Tether writes."),
         Key(
+            "serve.host",
+            "str",
+            "127.0.0.1",
+            "Address `tether serve` binds (non-loopback needs a token).",
+        ),
+        Key(
+            "serve.port",
+            "int",
+            8765,
+            "Port `tether serve` listens on (0 picks a free one).",
+            minimum=0,
+            maximum=65535,
+        ),
+        Key(
+            "serve.token",
+            "str",
+            "",
+            "Bearer token every request to `tether serve` must send (TETHER_SERVE_TOKEN wins).",
+        ),
+        Key(
             "hooks.deadline",
             "float",
-            5.0,
-            "Seconds a hook may take before it answers with a block (keep it under the host's "
-            "hook timeout).",
+            15.0,
+            "Seconds a hook may take before it answers with a block: under the host's hook "
+            "timeout (30 s as installed), over approvals.isolation.deadline.",
             minimum=0.1,
             maximum=600,
         ),
@@ -328,6 +349,7 @@ SECTIONS: dict[str, str] = {
     "tools": "Which tool names are shells, reads, writes and pollers (added to the built-ins).",
     "store": "Where per-session state is kept between hook processes.",
     "hooks": "Host hook behaviour.",
+    "serve": "The local HTTP sidecar (`tether serve`).",
 }
 
 GROUPS: dict[str, str] = {

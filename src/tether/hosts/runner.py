@@ -21,7 +21,7 @@ from tether.hosts import adapter
 from tether.hosts.events import HookEvent, Kind, Reply
 from tether.model import ALLOW, Decision
 
-DEFAULT_DEADLINE = 5.0
+DEFAULT_DEADLINE = 15.0
 DEADLINE_ENV = "TETHER_HOOKS__DEADLINE"
 MAX_INPUT = 32 * 1024 * 1024  # bytes; tool responses can be large, but not unbounded
 

@@ -23,7 +23,7 @@ from typing import Any
 from tether.errors import InputError
 from tether.hosts import adapter
 
-HOST_TIMEOUT = 30  # seconds the host waits; the hook's own deadline (hooks.deadline) is 5 s
+HOST_TIMEOUT = 30  # seconds the host waits; the hook's own deadline (hooks.deadline) is 15 s
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,8 +6,7 @@ loopback by default and refuses any other address unless a bearer token is confi
 a token is set every request must carry ``Authorization: Bearer <token>``, loopback or not.
 
 Settings come from, highest first: the command line, the environment (``TETHER_SERVE_TOKEN``)
-and the config keys ``serve.host``, ``serve.port`` and ``serve.token`` (read with a fallback
-until the schema declares them).
+and the config keys ``serve.host``, ``serve.port`` and ``serve.token``.
 """
 
 from __future__ import annotations
@@ -18,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from tether.errors import ConfigError, InputError
+from tether.errors import InputError
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
@@ -42,13 +41,10 @@ class Options:
 
 
 def config_value(config: Any, key: str, default: Any) -> Any:
-    """Return ``config.get(key)``, or ``default`` when the schema does not know the key yet."""
+    """Return ``config.get(key)``, or ``default`` when there is no config."""
     if config is None:
         return default
-    try:
-        value = config.get(key)
-    except ConfigError:
-        return default
+    value = config.get(key)
     return default if value is None else value
 
 
