@@ -173,6 +173,9 @@ TABLE: list[tuple[str, Danger, str | None]] = [
     ("echo 'ssh-ed25519 AAAA' >> ~/.ssh/authorized_keys", ASK, "DG603"),
     ("echo 'alias ls=rm' >> ~/.bashrc", ASK, "DG603"),
     ("echo TOKEN=x > .env", ASK, "DG603"),
+    ("printf 'approvals:\n  mode: off\n' > .tether.yaml", ASK, "DG603"),
+    ("tether config set approvals.mode off", ASK, "DG604"),
+    ("sudo tether uninstall claude-code --user", ASK, "DG604"),
     ("cp .env.example .env.example.bak", NONE, None),
     ("cat .env > backup.txt", NONE, None),
 ]
