@@ -6,7 +6,12 @@ State goes to a throwaway SQLite file (XDG dirs point at a temporary directory).
 caching is switched on for the children (``PYTHONDONTWRITEBYTECODE`` removed), as after a normal
 ``pip install``; one row shows the cost when no ``.pyc`` can be used at all.
 
-    .venv/bin/python benchmarks/bench_hook.py [--runs 60] [--importtime]
+    .venv/bin/python benchmarks/bench_hook.py [--runs 60] [--stages] [--importtime]
+        [--baseline OLD/src]
+
+``--baseline`` adds rows for the same hook events run from another source tree (e.g. an older
+commit's ``src`` from ``git archive``) on ``PYTHONPATH``, in the same round-robin, so a
+before/after comparison sees the same machine load.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 TETHER = Path(sys.executable).with_name("tether")
@@ -106,6 +112,11 @@ def main() -> int:
         help="also time the stages of a hook in fresh processes (min and p50)",
     )
     parser.add_argument(
+        "--baseline",
+        type=Path,
+        help="a source tree (its src/ folder) to time the same events from, for comparison",
+    )
+    parser.add_argument(
         "--importtime",
         action="store_true",
         help="also print the slowest imports of one hook process",
@@ -126,7 +137,7 @@ def main() -> int:
         project = root / "project"
         project.mkdir()
         hook = [str(TETHER), "hook", "claude-code"]
-        cases = [
+        cases: list[tuple[str, list[str], Callable[[int], str]]] = [
             ("bare `python -c pass`", [sys.executable, "-c", "pass"], lambda n: ""),
             (
                 "PreToolUse `ls -la` (allow)",
@@ -154,6 +165,11 @@ def main() -> int:
             {**env, "PYTHONDONTWRITEBYTECODE": "1"} if "no bytecode" in label else env
             for label, _, _ in cases
         ]
+        if args.baseline is not None:
+            old = {**env, "PYTHONPATH": str(args.baseline.resolve())}
+            for label, argv, make in list(cases[1:4]):
+                cases.append((f"baseline: {label}", argv, make))
+                envs.append(old)
         for n in range(5):  # warm up: .pyc files, config cache, the SQLite file
             for (_, argv, make), run_env in zip(cases, envs, strict=True):
                 timed(argv, make(n), run_env, project)
