@@ -31,6 +31,7 @@ NOT_ON_THE_HOOK_PATH = [
     "importlib.resources",
     "hashlib",
     "_hashlib",
+    "shlex",
     "tree_sitter_bash",  # the package __init__; its compiled `_binding` is what the parser needs
 ]
 

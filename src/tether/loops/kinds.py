@@ -11,7 +11,6 @@ Bookkeeping tools (``note``: think, TodoWrite…) are never progress.
 from __future__ import annotations
 
 import re
-import shlex
 from collections.abc import Mapping
 from typing import Any
 
@@ -44,6 +43,8 @@ def shell_command(tool: str, args: Mapping[str, Any], tools: ToolKinds) -> str |
         # Codex sends ["bash", "-lc", "<script>"]: the script is the command.
         if len(argv) >= 3 and argv[0] in _SHELLS and argv[1] in ("-c", "-lc", "-ic"):
             return str(argv[2])
+        import shlex  # only for list-form commands: keeps it off most hook processes
+
         return shlex.join(argv)
     return None
 

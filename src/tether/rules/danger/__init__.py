@@ -8,7 +8,6 @@ DG6xx secrets. Every check reads the parsed ``CommandModel`` only, never the raw
 from __future__ import annotations
 
 import functools
-import shlex
 from collections.abc import Callable, Iterable, Mapping
 
 from tether.rules.base import NO_DANGER, Danger, DangerVerdict, Rule, Tier
@@ -335,6 +334,8 @@ def _judge_runner(cmd: SimpleCommand, scope: Scope, name: str) -> list[Hit]:
     if inner is None:
         return []
     # Parsed again from its words, so wrappers and ``sh -c`` payloads inside are peeled too.
+    import shlex  # only here: few commands run through su -c, chroot, docker exec …
+
     text = shlex.join(w.value for w in inner)
     return [Hit(h.code, f"{name} runs {h.detail}") for h in scope.reparse(text)]
 
