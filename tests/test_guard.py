@@ -264,3 +264,51 @@ def test_an_approval_verdict_and_a_loop_finding_make_one_decision() -> None:
     assert decision.action == Action.ASK
     assert decision.codes[-1] == "TL203" and any(c.startswith("DG") for c in decision.codes)
     assert decision.message.index("git push") < decision.message.index("TL203")
+
+
+# --- no classification inside the store's write lock ------------------------------------------
+
+
+class LockWatchingStore(MemoryStore):
+    """A MemoryStore that says whether an update (the write lock, in SQLite) is in progress."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.updating = False
+
+    def update(self, session_id: str, fn: Any) -> Any:
+        def inside(state: Any) -> Any:
+            self.updating = True
+            try:
+                return fn(state)
+            finally:
+                self.updating = False
+
+        return super().update(session_id, inside)
+
+
+@pytest.mark.parametrize("seen_before", [True, False])
+def test_shell_commands_are_classified_outside_the_store_update(
+    seen_before: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # With 8 hook processes on 2 cores, classifying inside SQLite's BEGIN IMMEDIATE made the
+    # others wait past the busy timeout and fail closed: every review must happen outside.
+    import tether.approval
+
+    store = LockWatchingStore()
+    real = tether.approval.review
+    reviews: list[bool] = []
+
+    def watched(*args: Any, **kwargs: Any) -> Any:
+        reviews.append(store.updating)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(tether.approval, "review", watched)
+    guard = Guard(HARD, store)
+    call = ToolCall("s-lock", "Bash", {"command": "git status && ls -la"}, "c1", None, 1.0)
+    if seen_before:
+        assert guard.before_call(call).action is Action.ALLOW
+    guard.after_call(ToolResult(call, "clean", 0, False, 2.0))
+    assert reviews == [False]  # classified exactly once, and not while the update ran
+    state = store.load("s-lock")
+    assert state is not None and state["calls"] == 1
