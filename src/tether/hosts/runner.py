@@ -136,13 +136,7 @@ def _answer(
     raw = stream.read(MAX_INPUT + 1)
     if len(raw) > MAX_INPUT:
         raise ValueError(f"hook input is larger than {MAX_INPUT} bytes")
-    try:
-        payload = json.loads(raw)
-    except ValueError as exc:
-        raise ValueError(f"stdin is not valid JSON ({exc})") from None
-    if isinstance(payload, dict) and isinstance(payload.get("hook_event_name"), str):
-        seen["event"] = payload["hook_event_name"]
-    event: HookEvent = ad.parse(payload)
+    event = parse_event(ad, raw, seen, "stdin")
     if event.kind is Kind.OTHER:
         other: Reply = ad.render(event, ALLOW)  # nothing to decide: no config, no store
         return other
@@ -160,6 +154,18 @@ def _answer(
     return reply
 
 
+def parse_event(ad: ModuleType, raw: bytes, seen: dict[str, str | None], source: str) -> HookEvent:
+    """Parse a host's JSON payload into a ``HookEvent``, noting its event name in ``seen``."""
+    try:
+        payload = json.loads(raw)
+    except ValueError as exc:
+        raise ValueError(f"{source} is not valid JSON ({exc})") from None
+    if isinstance(payload, dict) and isinstance(payload.get("hook_event_name"), str):
+        seen["event"] = payload["hook_event_name"]
+    event: HookEvent = ad.parse(payload)
+    return event
+
+
 def decide(
     event: HookEvent,
     config: Any,
@@ -174,26 +180,30 @@ def decide(
     try:
         from tether.guard import Guard
 
-        guard = Guard(config, store, unattended=unattended)
-        result: object = ALLOW
-        if event.kind is Kind.PRE and event.call is not None:
-            result = guard.before_call(event.call)
-        elif event.kind is Kind.POST and event.result is not None:
-            result = guard.after_call(event.result)
-        elif event.kind is Kind.PROMPT:
-            guard.user_message(event.session_id, event.text)
-        elif event.kind is Kind.SUBAGENT_START and event.agent_id:
-            guard.subagent_start(event.session_id, event.agent_id)
-        elif event.kind is Kind.ASSISTANT:
-            # Monologue warnings reach the user (a Stop hook's "block" would keep the agent
-            # talking, so adapters never render one for this kind).
-            result = guard.assistant_message(event.session_id, event.text, event.agent_id)
-        elif event.kind is Kind.SUBAGENT_STOP and event.agent_id:
-            if event.text:  # its last visible message is progress for the sub-agent
-                guard.assistant_message(event.session_id, event.text, event.agent_id)
-            guard.subagent_stop(event.session_id, event.agent_id)
+        return dispatch(Guard(config, store, unattended=unattended), event)
     finally:
         store.close()
+
+
+def dispatch(guard: Any, event: HookEvent) -> Decision:
+    """Feed ``event`` to ``guard`` and return its decision (ALLOW for events that only inform)."""
+    result: object = ALLOW
+    if event.kind is Kind.PRE and event.call is not None:
+        result = guard.before_call(event.call)
+    elif event.kind is Kind.POST and event.result is not None:
+        result = guard.after_call(event.result)
+    elif event.kind is Kind.PROMPT:
+        guard.user_message(event.session_id, event.text)
+    elif event.kind is Kind.SUBAGENT_START and event.agent_id:
+        guard.subagent_start(event.session_id, event.agent_id)
+    elif event.kind is Kind.ASSISTANT:
+        # Monologue warnings reach the user (a Stop hook's "block" would keep the agent
+        # talking, so adapters never render one for this kind).
+        result = guard.assistant_message(event.session_id, event.text, event.agent_id)
+    elif event.kind is Kind.SUBAGENT_STOP and event.agent_id:
+        if event.text:  # its last visible message is progress for the sub-agent
+            guard.assistant_message(event.session_id, event.text, event.agent_id)
+        guard.subagent_stop(event.session_id, event.agent_id)
     if not isinstance(result, Decision):
         raise TypeError(f"the guard returned {type(result).__name__}, not a Decision")
     return result

@@ -14,7 +14,6 @@ Calls of one session are serialised (``lock="session"``), or every call (``lock=
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 import time
@@ -25,8 +24,8 @@ from types import ModuleType
 from typing import Any, TypeVar
 
 from tether.hosts import adapter
-from tether.hosts.events import HookEvent, Kind, Reply, failure_reason
-from tether.hosts.runner import DEFAULT_DEADLINE, describe
+from tether.hosts.events import Kind, Reply, failure_reason
+from tether.hosts.runner import DEFAULT_DEADLINE, describe, dispatch, parse_event
 from tether.model import ALLOW, Action, Decision
 from tether.serve import api
 from tether.serve.options import Options
@@ -257,13 +256,7 @@ class Service:
 
     def _answer(self, ad: ModuleType, body: bytes, seen: dict[str, str | None]) -> Reply:
         # The runner's _answer, minus stdin and the watchdog (the HTTP layer caps the body).
-        try:
-            payload = json.loads(body)
-        except ValueError as exc:
-            raise ValueError(f"the request body is not valid JSON ({exc})") from None
-        if isinstance(payload, dict) and isinstance(payload.get("hook_event_name"), str):
-            seen["event"] = payload["hook_event_name"]
-        event: HookEvent = ad.parse(payload)
+        event = parse_event(ad, body, seen, "the request body")
         if event.kind is Kind.OTHER:
             other: Reply = ad.render(event, ALLOW)  # nothing to decide: no config, no store
             return other
@@ -271,7 +264,7 @@ class Service:
         config = self._config_for(cwd)
         guard = self._guard_for(config, cwd, not ad.CAN_ASK)
         with self._locks.hold(event.session_id):
-            decision = _dispatch(guard, event)
+            decision = dispatch(guard, event)
         reply: Reply = ad.render(event, decision)
         return reply
 
@@ -349,24 +342,6 @@ class Service:
             self._guards.clear()
         for store in stores:
             store.close()
-
-
-def _dispatch(guard: Any, event: HookEvent) -> Decision:
-    """Feed ``event`` to ``guard`` the way ``tether.hosts.runner.decide`` does."""
-    result: object = ALLOW
-    if event.kind is Kind.PRE and event.call is not None:
-        result = guard.before_call(event.call)
-    elif event.kind is Kind.POST and event.result is not None:
-        result = guard.after_call(event.result)
-    elif event.kind is Kind.PROMPT:
-        guard.user_message(event.session_id, event.text)
-    elif event.kind is Kind.SUBAGENT_START and event.agent_id:
-        guard.subagent_start(event.session_id, event.agent_id)
-    elif event.kind is Kind.SUBAGENT_STOP and event.agent_id:
-        guard.subagent_stop(event.session_id, event.agent_id)
-    if not isinstance(result, Decision):
-        raise TypeError(f"the guard returned {type(result).__name__}, not a Decision")
-    return result
 
 
 __all__ = ["FAILURE_CODE", "DeadlineExceeded", "Service", "failure_decision"]
