@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from tether.loops.settings import SHELL_TOOLS, STOP_DEFAULTS, WARN_DEFAULTS
+
 Kind = Literal["bool", "int", "float", "str", "enum", "list", "map"]
 
 
@@ -59,36 +61,23 @@ def _num(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else str(value)
 
 
-# Per-detector thresholds share one shape; the loop guard reads them by detector name.
-_DETECTORS: tuple[tuple[str, int, int, str], ...] = (
-    ("exact_failure", 2, 5, "the same call (tool and arguments) failing again"),
-    ("same_tool_failure", 3, 8, "calls to one tool failing in a row, whatever the arguments"),
-    (
-        "idempotent_no_progress",
-        2,
-        5,
-        "a read-only call repeated with an identical result",
-    ),
-    (
-        "mutating_no_progress",
-        4,
-        12,
-        "a writing call repeated with identical arguments and result (looser: it may be polling)",
-    ),
-    ("cycle", 2, 4, "the same short sequence of calls repeating (A B A B ...)"),
-    ("turn_calls", 60, 120, "tool calls within one user turn"),
+# Per-detector thresholds share one shape; the loop guard reads them by detector name and owns
+# their built-in values (tether.loops.settings), so the two can never disagree.
+_DETECTORS: tuple[tuple[str, int, int, str], ...] = tuple(
+    (name, WARN_DEFAULTS[name], STOP_DEFAULTS[name], what)
+    for name, what in (
+        ("exact_failure", "the same call (tool and arguments) failing again"),
+        ("same_tool_failure", "calls to one tool failing in a row, whatever the arguments"),
+        ("idempotent_no_progress", "a read-only call repeated with an identical result"),
+        (
+            "mutating_no_progress",
+            "a writing call repeated with identical arguments and result (looser: it may be "
+            "polling)",
+        ),
+        ("cycle", "the same short sequence of calls repeating (A B A B ...)"),
+        ("turn_calls", "tool calls within one user turn"),
+    )
 )
-
-_SHELL_TOOLS = {
-    "Bash": "command",
-    "bash": "command",
-    "shell": "command",
-    "terminal": "command",
-    "execute_bash": "command",
-    "run_shell_command": "command",
-    "exec_command": "cmd",
-    "local_shell": "command",
-}
 
 # The built-in read/write/poll lists live with the loop guard (tether.loops.settings), which
 # adds these settings to them: an older config file can never switch off what a newer release
@@ -250,7 +239,7 @@ def _keys() -> tuple[Key, ...]:
         Key(
             "tools.shell",
             "map",
-            dict(_SHELL_TOOLS),
+            dict(SHELL_TOOLS),
             "Shell tools: tool name -> the argument holding the command. Entries merge with the "
             "built-ins; map a name to '' to remove a built-in.",
         ),

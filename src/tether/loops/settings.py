@@ -17,7 +17,8 @@ DETECTORS: tuple[str, ...] = (
     "turn_calls",
 )
 
-_WARN_DEFAULTS = {
+# The built-in thresholds: the config schema declares these as its defaults (one source).
+WARN_DEFAULTS = {
     "exact_failure": 2,
     "same_tool_failure": 3,
     "idempotent_no_progress": 2,
@@ -25,7 +26,7 @@ _WARN_DEFAULTS = {
     "cycle": 2,
     "turn_calls": 60,
 }
-_STOP_DEFAULTS = {
+STOP_DEFAULTS = {
     "exact_failure": 5,
     "same_tool_failure": 8,
     "idempotent_no_progress": 5,
@@ -116,8 +117,8 @@ class LoopSettings:
     warnings: bool = True
     hard_stop: bool = False
     window: int = 64
-    warn_after: Mapping[str, int] = field(default_factory=lambda: dict(_WARN_DEFAULTS))
-    hard_stop_after: Mapping[str, int] = field(default_factory=lambda: dict(_STOP_DEFAULTS))
+    warn_after: Mapping[str, int] = field(default_factory=lambda: dict(WARN_DEFAULTS))
+    hard_stop_after: Mapping[str, int] = field(default_factory=lambda: dict(STOP_DEFAULTS))
     poll_max_count: int = 60
     poll_max_seconds: int = 3600
     progress_enabled: bool = False
