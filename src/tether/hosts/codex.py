@@ -16,22 +16,18 @@ are closed (``additionalProperties: false``): no extra keys.
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Mapping
 from typing import Any
 
+from tether.hosts import claude_style
 from tether.hosts.events import (
     EMPTY,
     HookEvent,
     Kind,
     Reply,
     failure_reason,
-    field_object,
-    field_str,
     json_reply,
     notice_reason,
-    optional_str,
-    payload_mapping,
     reason,
 )
 from tether.model import Action, Decision, ToolCall, ToolResult
@@ -49,12 +45,6 @@ _KINDS = {
     "SubagentStop": Kind.SUBAGENT_STOP,
     "Stop": Kind.ASSISTANT,
 }
-# Where each kind of event carries its text (the user's prompt, the agent's last message).
-_TEXT = {
-    Kind.PROMPT: "prompt",
-    Kind.ASSISTANT: "last_assistant_message",
-    Kind.SUBAGENT_STOP: "last_assistant_message",
-}
 # The events ``tether install`` registers, with the matcher each gets (None: no matcher).
 # ``Stop`` is understood but not installed by default: add it by hand for monologue warnings.
 INSTALL_EVENTS: dict[str, str | None] = {
@@ -68,39 +58,14 @@ INSTALL_EVENTS: dict[str, str | None] = {
 
 def parse(payload: object) -> HookEvent:
     """Turn a Codex hook payload into a HookEvent; raise InputError when malformed."""
-    data = payload_mapping(payload, HOST)
-    name = field_str(data, "hook_event_name", HOST)
-    session_id = field_str(data, "session_id", HOST)
-    agent_id = optional_str(data, "agent_id")
-    cwd = optional_str(data, "cwd")
-    kind = _KINDS.get(name, Kind.OTHER)
-    if kind in (Kind.PRE, Kind.POST):
-        call = ToolCall(
-            session_id=session_id,
-            tool=field_str(data, "tool_name", HOST),
-            args=field_object(data, "tool_input", HOST),
-            call_id=field_str(data, "tool_use_id", HOST, required=False),
-            agent_id=agent_id,
-            time=time.time(),
-        )
-        if kind is Kind.PRE:
-            return HookEvent(kind, name, session_id, call=call, agent_id=agent_id, cwd=cwd)
-        response = data.get("tool_response")
-        code = _exit_code(response)
-        result = ToolResult(
-            call, output=response, exit_code=code, error=code not in (None, 0), time=call.time
-        )
-        return HookEvent(kind, name, session_id, result=result, agent_id=agent_id, cwd=cwd)
-    text = data.get(_TEXT[kind]) if kind in _TEXT else None
-    if kind in (Kind.SUBAGENT_START, Kind.SUBAGENT_STOP):
-        agent_id = field_str(data, "agent_id", HOST)
-    return HookEvent(
-        kind,
-        name,
-        session_id,
-        agent_id=agent_id,
-        text=text if isinstance(text, str) else "",
-        cwd=cwd,
+    return claude_style.parse(payload, HOST, _KINDS, _result)
+
+
+def _result(name: str, data: Mapping[str, Any], call: ToolCall) -> ToolResult:
+    response = data.get("tool_response")
+    code = _exit_code(response)
+    return ToolResult(
+        call, output=response, exit_code=code, error=code not in (None, 0), time=call.time
     )
 
 
