@@ -14,14 +14,13 @@ the path of a SQLite-backed hook. An unreachable server raises ``StoreError`` na
 
 from __future__ import annotations
 
-import json
 import random
 import time
 from collections.abc import Callable
 from typing import Any
 
 from tether.errors import StoreError
-from tether.store import SessionInfo, State, Updater
+from tether.store import SessionInfo, State, Updater, codec
 
 
 def redact_url(url: str) -> str:
@@ -188,26 +187,7 @@ class RedisStore:
     # -- encoding ---------------------------------------------------------------------------
 
     def _decode(self, session_id: str, raw: bytes) -> State:
-        try:
-            value: Any = json.loads(raw)
-        except ValueError as exc:
-            raise StoreError(
-                f"redis at {self.location}: session {session_id!r} holds unreadable state "
-                f"({exc}); reset it with 'tether session reset {session_id}'"
-            ) from exc
-        if not isinstance(value, dict):
-            raise StoreError(
-                f"redis at {self.location}: session {session_id!r} holds a "
-                f"{type(value).__name__}, expected a JSON object; "
-                f"reset it with 'tether session reset {session_id}'"
-            )
-        return value
+        return codec.decode(raw, f"redis at {self.location}", session_id)
 
     def _encode(self, session_id: str, state: State) -> str:
-        try:
-            return json.dumps(state, separators=(",", ":"), allow_nan=False)
-        except (TypeError, ValueError) as exc:
-            raise StoreError(
-                f"session {session_id!r}: the new state is not JSON-ready ({exc}); "
-                "the update function must return plain dicts, lists, str, int, float, bool, None"
-            ) from exc
+        return codec.encode(session_id, state)

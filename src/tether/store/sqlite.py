@@ -17,16 +17,14 @@ from __future__ import annotations
 
 import _thread
 import contextlib
-import json
 import os
 import sqlite3
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from tether.errors import StoreError
-from tether.store import SessionInfo, State, Updater
+from tether.store import SessionInfo, State, Updater, codec
 
 SCHEMA_VERSION = 1
 
@@ -286,28 +284,10 @@ class SQLiteStore:
     # -- encoding ---------------------------------------------------------------------------
 
     def _decode(self, session_id: str, text: str) -> State:
-        try:
-            value: Any = json.loads(text)
-        except ValueError as exc:
-            raise StoreError(
-                f"{self.path}: session {session_id!r} holds unreadable state ({exc}); "
-                f"reset it with 'tether session reset {session_id}' or {_DOCTOR_HINT}"
-            ) from exc
-        if not isinstance(value, dict):
-            raise StoreError(
-                f"{self.path}: session {session_id!r} holds a {type(value).__name__}, expected "
-                f"a JSON object; reset it with 'tether session reset {session_id}'"
-            )
-        return value
+        return codec.decode(text, str(self.path), session_id, f" or {_DOCTOR_HINT}")
 
     def _encode(self, session_id: str, state: State) -> str:
-        try:
-            return json.dumps(state, separators=(",", ":"), allow_nan=False)
-        except (TypeError, ValueError) as exc:
-            raise StoreError(
-                f"session {session_id!r}: the new state is not JSON-ready ({exc}); "
-                "the update function must return plain dicts, lists, str, int, float, bool, None"
-            ) from exc
+        return codec.encode(session_id, state)
 
 
 def _coin() -> float:
