@@ -270,3 +270,37 @@ def test_updates_never_sweep_with_probability_zero(tmp_path: Path) -> None:
     for _ in range(50):
         store.update("live", bump)
     assert store.load("stale") == {"calls": 1}
+
+
+_OPEN_AND_UPDATE = r"""
+import sys, time
+from tether.store.sqlite import SQLiteStore
+start = float(sys.argv[2])
+while time.time() < start:
+    pass
+store = SQLiteStore(sys.argv[1])
+store.update("s", lambda st: {**(st or {}), "calls": (st or {}).get("calls", 0) + 1})
+store.close()
+"""
+
+
+@pytest.mark.parametrize("round_", range(5))
+def test_processes_opening_a_new_database_together_all_succeed(tmp_path: Path, round_: int) -> None:
+    """The first hook calls of a session race to create the file and switch it to WAL."""
+    import subprocess
+    import sys
+    import time
+
+    path = tmp_path / f"state{round_}.db"
+    start = time.time() + 1.0
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", _OPEN_AND_UPDATE, str(path), str(start)],
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(16)
+    ]
+    errors = [p.communicate()[1] for p in procs if p.wait() != 0]
+    assert errors == []
+    assert SQLiteStore(path).load("s") == {"calls": 16}

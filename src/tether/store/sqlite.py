@@ -57,7 +57,7 @@ class SQLiteStore:
         path: str | os.PathLike[str],
         *,
         ttl_days: float = 7,
-        busy_timeout: float = 2.0,
+        busy_timeout: float = 5.0,
         gc_probability: float = 1 / 32,
         gc_interval: float = 600.0,
         clock: Callable[[], float] = time.time,
@@ -92,7 +92,9 @@ class SQLiteStore:
             raise self._error("cannot be opened", exc) from exc
         try:
             conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
-            mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
+            if str(mode).lower() != "wal":
+                mode = self._switch_to_wal(conn)
             if str(mode).lower() != "wal":
                 raise StoreError(
                     f"{self.path}: cannot switch the database to WAL mode (got {mode!r}); "
@@ -111,6 +113,22 @@ class SQLiteStore:
             raise
         self._conn = conn
         return conn
+
+    def _switch_to_wal(self, conn: sqlite3.Connection) -> str:
+        """Switch a new database to WAL, retrying while another process does the same.
+
+        Changing the journal mode needs an exclusive lock, and SQLite can answer "locked" at
+        once instead of waiting in the busy handler when several processes open a new file
+        together (the first hook calls of a session), so this waits out the busy timeout itself.
+        """
+        deadline = time.monotonic() + self.busy_timeout
+        while True:
+            try:
+                return str(conn.execute("PRAGMA journal_mode = WAL").fetchone()[0])
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() >= deadline:
+                    raise
+                time.sleep(0.01)
 
     def _create_file(self) -> None:
         try:
