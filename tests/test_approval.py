@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
@@ -24,7 +24,7 @@ from tether.rules.base import Danger
 
 
 @pytest.fixture
-def config_with(tmp_path: Path):  # type: ignore[no-untyped-def]
+def config_with(tmp_path: Path) -> Callable[..., Config]:
     """Return a function building a real Config from ``KEY=VALUE`` overrides (no user files)."""
 
     def build(*overrides: str) -> Config:
@@ -140,7 +140,7 @@ CASES: list[tuple[str, tuple[str, ...], bool, Action, str | None]] = [
     ids=[f"{c[0][:30]}|{','.join(c[1])[:40]}|{'u' if c[2] else 'i'}" for c in CASES],
 )
 def test_policy_table(
-    config_with,  # type: ignore[no-untyped-def]
+    config_with: Callable[..., Config],
     command: str,
     overrides: tuple[str, ...],
     unattended: bool,
@@ -165,14 +165,14 @@ def test_hardline_rules_cannot_be_disabled() -> None:
         assert d.action is Action.BLOCK and d.codes[0] == FLOOR_CODE, d
 
 
-def test_config_refuses_to_disable_a_hardline_rule(config_with) -> None:  # type: ignore[no-untyped-def]
+def test_config_refuses_to_disable_a_hardline_rule(config_with: Callable[..., Config]) -> None:
     from tether.errors import ConfigError
 
     with pytest.raises(ConfigError, match="hardline"):
         config_with('approvals.disabled_rules=["DG101"]')
 
 
-def test_ask_message_says_what_to_do_instead(config_with) -> None:  # type: ignore[no-untyped-def]
+def test_ask_message_says_what_to_do_instead(config_with: Callable[..., Config]) -> None:
     d = run("git push --force origin main", config_with()).decision
     assert d.action is Action.ASK
     assert d.codes == (ASK_CODE, "DG202")
@@ -180,7 +180,7 @@ def test_ask_message_says_what_to_do_instead(config_with) -> None:  # type: igno
     assert d.evidence["rules"] == ["DG202"]
 
 
-def test_classification_comes_back(config_with) -> None:  # type: ignore[no-untyped-def]
+def test_classification_comes_back(config_with: Callable[..., Config]) -> None:
     r = run("sudo rm -rf ~", config_with())
     assert r.classification is not None
     assert r.classification.danger is Danger.HARDLINE
@@ -188,7 +188,7 @@ def test_classification_comes_back(config_with) -> None:  # type: ignore[no-unty
     assert r.classification.read_only is False
 
 
-def test_unanalysable_input_fails_closed(config_with) -> None:  # type: ignore[no-untyped-def]
+def test_unanalysable_input_fails_closed(config_with: Callable[..., Config]) -> None:
     # Over the parser's cap nothing can be checked: blocked in every mode, with the file advice.
     cfg = config_with("approvals.mode=off", "approvals.isolation.threshold=100000000")
     d = run("echo " + "a" * 300_000, cfg).decision
@@ -202,7 +202,7 @@ def test_defaults_without_config() -> None:
     assert review("git status").decision.action is Action.ALLOW
 
 
-def test_policy_reads_every_key(config_with) -> None:  # type: ignore[no-untyped-def]
+def test_policy_reads_every_key(config_with: Callable[..., Config]) -> None:
     p = Policy.from_config(
         config_with(
             "approvals.mode=off",

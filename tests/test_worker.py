@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import sys
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -80,7 +81,7 @@ def faulty_worker(tmp_path: Path, env_dump: str = "") -> list[str]:
 
 
 @pytest.fixture
-def classifier(tmp_path: Path):  # type: ignore[no-untyped-def]
+def classifier(tmp_path: Path) -> Iterator[IsolatedClassifier]:
     c = IsolatedClassifier(faulty_worker(tmp_path), deadline=3.0, memory_mb=512)
     yield c
     c.close()

@@ -266,7 +266,8 @@ def _evaluation(a: dict[str, Any], command: str) -> Evaluation:
             raise WorkerError(f"classification worker verdict has a bad {key!r}")
         return value
 
-    level = _LEVELS.get(a.get("danger"))  # type: ignore[arg-type]
+    danger = a.get("danger")
+    level = _LEVELS.get(danger) if isinstance(danger, str) else None
     if level is None:
         raise WorkerError("classification worker verdict has an unknown danger level")
     if not isinstance(a.get("read_only"), bool) or not isinstance(a.get("simple"), bool):
