@@ -12,7 +12,6 @@ in some versions, anthropics/claude-code#13744).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -138,17 +137,4 @@ def _post(name: str, decision: Decision, raw: bool = False) -> Reply:
 
 def verdict(reply: Reply) -> str:
     """Return how Claude Code reads ``reply``: deny, ask, warn, allow or fail-open."""
-    if reply.exit_code == 2:
-        return "deny" if reply.stderr.strip() else "fail-open"
-    if reply.exit_code != 0:
-        return "fail-open"
-    try:
-        out = json.loads(reply.stdout) if reply.stdout.strip() else {}
-    except ValueError:
-        return "fail-open"
-    spec = out.get("hookSpecificOutput") if isinstance(out, dict) else None
-    spec = spec if isinstance(spec, dict) else {}
-    decision = spec.get("permissionDecision")
-    if decision in ("deny", "ask"):
-        return str(decision)
-    return "warn" if spec.get("additionalContext") else "allow"
+    return claude_style.verdict(reply, can_ask=CAN_ASK)

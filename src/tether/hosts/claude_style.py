@@ -6,6 +6,7 @@ adapter passes its table of event kinds and a function that builds the ``ToolRes
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -13,6 +14,7 @@ from typing import Any
 from tether.hosts.events import (
     HookEvent,
     Kind,
+    Reply,
     field_object,
     field_str,
     optional_str,
@@ -62,3 +64,27 @@ def parse(payload: object, host: str, kinds: Mapping[str, Kind], result_of: Resu
         text=text if isinstance(text, str) else "",
         cwd=cwd,
     )
+
+
+def verdict(reply: Reply, *, can_ask: bool) -> str:
+    """Return how a Claude-style host reads ``reply``: deny, ask, warn, allow or fail-open.
+
+    ``tether doctor`` uses it to tell a real deny from a hook that merely failed.
+    """
+    if reply.exit_code == 2:
+        return "deny" if reply.stderr.strip() else "fail-open"
+    if reply.exit_code != 0:
+        return "fail-open"
+    try:
+        out = json.loads(reply.stdout) if reply.stdout.strip() else {}
+    except ValueError:
+        return "fail-open"
+    out = out if isinstance(out, dict) else {}
+    spec = out.get("hookSpecificOutput")
+    spec = spec if isinstance(spec, dict) else {}
+    decision = spec.get("permissionDecision")
+    if decision == "deny" or out.get("decision") == "block":
+        return "deny"
+    if decision == "ask" and can_ask:
+        return "ask"
+    return "warn" if spec.get("additionalContext") else "allow"

@@ -15,7 +15,6 @@ are closed (``additionalProperties: false``): no extra keys.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -119,17 +118,5 @@ def _post(action: Action, text: str) -> Reply:
 
 
 def verdict(reply: Reply) -> str:
-    """Return how Codex reads ``reply``: deny, warn, allow or fail-open."""
-    if reply.exit_code == 2:
-        return "deny" if reply.stderr.strip() else "fail-open"
-    if reply.exit_code != 0:
-        return "fail-open"
-    try:
-        out = json.loads(reply.stdout) if reply.stdout.strip() else {}
-    except ValueError:
-        return "fail-open"
-    spec = out.get("hookSpecificOutput") if isinstance(out, dict) else None
-    spec = spec if isinstance(spec, dict) else {}
-    if spec.get("permissionDecision") == "deny" or out.get("decision") == "block":
-        return "deny"
-    return "warn" if spec.get("additionalContext") else "allow"
+    """Return how Codex reads ``reply``: deny, ask, warn, allow or fail-open."""
+    return claude_style.verdict(reply, can_ask=CAN_ASK)
