@@ -6,7 +6,6 @@ adapter passes its table of event kinds and a function that builds the ``ToolRes
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -19,6 +18,7 @@ from tether.hosts.events import (
     field_str,
     optional_str,
     payload_mapping,
+    reply_object,
 )
 from tether.model import ToolCall, ToolResult
 
@@ -71,15 +71,9 @@ def verdict(reply: Reply, *, can_ask: bool) -> str:
 
     ``tether doctor`` uses it to tell a real deny from a hook that merely failed.
     """
-    if reply.exit_code == 2:
-        return "deny" if reply.stderr.strip() else "fail-open"
-    if reply.exit_code != 0:
-        return "fail-open"
-    try:
-        out = json.loads(reply.stdout) if reply.stdout.strip() else {}
-    except ValueError:
-        return "fail-open"
-    out = out if isinstance(out, dict) else {}
+    out = reply_object(reply)
+    if isinstance(out, str):
+        return out
     spec = out.get("hookSpecificOutput")
     spec = spec if isinstance(spec, dict) else {}
     decision = spec.get("permissionDecision")

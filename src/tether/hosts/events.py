@@ -52,6 +52,23 @@ def json_reply(obj: Mapping[str, Any], exit_code: int = 0) -> Reply:
 EMPTY = json_reply({})
 
 
+def reply_object(reply: Reply) -> dict[str, Any] | str:
+    """Return a reply's JSON object, or the verdict when the exit code already decides.
+
+    Shared by each adapter's ``verdict``: exit 2 with a reason is a deny, any other non-zero
+    exit or output that is not a JSON object makes the host fail open.
+    """
+    if reply.exit_code == 2:
+        return "deny" if reply.stderr.strip() else "fail-open"
+    if reply.exit_code != 0:
+        return "fail-open"
+    try:
+        out = json.loads(reply.stdout) if reply.stdout.strip() else {}
+    except ValueError:
+        return "fail-open"
+    return out if isinstance(out, dict) else "fail-open"
+
+
 def reason(decision: Decision) -> str:
     """Return the one message the model (or user) reads for ``decision``."""
     message = decision.message.strip()

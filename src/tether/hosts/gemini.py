@@ -13,7 +13,6 @@ call can reach only the user (``systemMessage``); after a call it reaches the mo
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -31,6 +30,7 @@ from tether.hosts.events import (
     optional_str,
     payload_mapping,
     reason,
+    reply_object,
 )
 from tether.model import Action, Decision, ToolCall, ToolResult
 
@@ -109,16 +109,9 @@ def render_failure(event_name: str | None, cause: str) -> Reply:
 
 def verdict(reply: Reply) -> str:
     """Return how Gemini CLI reads ``reply``: deny, warn, allow or fail-open."""
-    if reply.exit_code == 2:
-        return "deny" if reply.stderr.strip() else "fail-open"
-    if reply.exit_code != 0:
-        return "fail-open"
-    try:
-        out = json.loads(reply.stdout) if reply.stdout.strip() else {}
-    except ValueError:
-        return "fail-open"
-    if not isinstance(out, dict):
-        return "fail-open"
+    out = reply_object(reply)
+    if isinstance(out, str):
+        return out
     if out.get("decision") in ("deny", "block"):
         return "deny"
     spec = out.get("hookSpecificOutput")
