@@ -1,0 +1,350 @@
+"""The getopt engine and the wrapper table, as the programs themselves read their arguments.
+
+Three layers: the engine's contract as a table (getopt's rules: clusters, attached and
+optional values, unique prefixes, permutation, ``--``); every wrapper option in every getopt
+spelling in front of ``rm -rf /`` (peeled to rm, judged hardline) and in front of ``ls``
+(the read-only verdict does not depend on the spelling); and the real tools installed here,
+run with each spelling in front of ``echo``, so a spec that disagrees with the program fails.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from collections.abc import Iterator
+
+import pytest
+
+from tether.classify import classify_command
+from tether.rules.base import Danger
+from tether.shell import parse_command
+from tether.shell.model import Word
+from tether.shell.options import FLAG, OPTIONAL, REQUIRED, Grammar, grammar, parse, spellings
+from tether.shell.programs import SHELLS, WRAPPERS
+
+G = grammar("prog", "a b c|count: d|debug:: e: verbose colour:: output:", permute=True)
+STOPS = grammar("stops", "a k|kill: v|verbose", permute=False)
+
+
+def _w(*values: str) -> tuple[Word, ...]:
+    return tuple(Word(v) for v in values)
+
+
+@pytest.mark.parametrize(
+    ("g", "args", "options", "operands"),
+    [
+        (G, "-ab x", [("-a", None), ("-b", None)], ["x"]),
+        (G, "-abc5 x", [("-a", None), ("-b", None), ("--count", "5")], ["x"]),
+        (G, "-ac 5 x", [("-a", None), ("--count", "5")], ["x"]),
+        (G, "--count=5 x", [("--count", "5")], ["x"]),
+        (G, "--count 5 x", [("--count", "5")], ["x"]),
+        (G, "--cou 5 x", [("--count", "5")], ["x"]),
+        # optional values only attach: the next word is an operand
+        (G, "-d x", [("--debug", None)], ["x"]),
+        (G, "-dx y", [("--debug", "x")], ["y"]),
+        (G, "--debug x", [("--debug", None)], ["x"]),
+        (G, "--deb=x y", [("--debug", "x")], ["y"]),
+        (G, "--col x", [("--colour", None)], ["x"]),
+        # permutation: options after operands still count; -- ends them
+        (G, "x -a y", [("-a", None)], ["x", "y"]),
+        (G, "x -- -a", [], ["x", "-a"]),
+        (G, "- -a", [("-a", None)], ["-"]),
+        (STOPS, "-a x -v", [("-a", None)], ["x", "-v"]),
+        (STOPS, "--ki 5 x", [("--kill", "5")], ["x"]),
+    ],
+)
+def test_getopt_rules(
+    g: Grammar, args: str, options: list[tuple[str, str | None]], operands: list[str]
+) -> None:
+    parsed = parse(g, _w(*args.split()))
+    assert parsed.error is None, parsed.error
+    assert list(parsed.options) == options
+    assert [w.value for w in parsed.operands] == operands
+
+
+@pytest.mark.parametrize(
+    ("args", "error"),
+    [
+        ("-z", "option '-z' is not known"),
+        ("--nope", "option '--nope' is not known"),
+        ("--c 5", "option '--c' is ambiguous (--count, --colour)"),
+        ("--verbose=1", "option '--verbose' takes no value"),
+        ("-c", "option '-c' needs a value"),
+        ("--output", "option '--output' needs a value"),
+    ],
+)
+def test_problems_are_reported_by_name(args: str, error: str) -> None:
+    assert parse(G, _w(*args.split())).error == f"prog: {error}"
+
+
+def test_stop_is_where_a_wrapped_command_starts() -> None:
+    assert parse(STOPS, _w("-k", "5", "-a", "rm", "-v")).stop == 3
+    assert parse(STOPS, _w("-a", "--", "-rm")).stop == 2
+    assert parse(G, _w("-a", "sub", "-b"), stop_at=1).stop == 1
+
+
+def test_abbreviations_are_every_unique_prefix() -> None:
+    assert spellings(G, "--count") == ["-c", "--count", "--cou", "--coun"]
+    assert spellings(grammar("x", "all allow", abbreviate=False), "--all") == ["--all"]
+
+
+@pytest.mark.parametrize("bad", ["x:::", "a a"])
+def test_a_malformed_grammar_is_refused_when_written(bad: str) -> None:
+    with pytest.raises(ValueError, match="prog: option"):
+        grammar("prog", bad)
+
+
+# --- every wrapper option in every spelling ---------------------------------------------------
+
+# Options after which the wrapper runs something other than the operands as given.
+_REWRITES = {("env", "--split-string"), ("watch", "--exec"), ("xargs", "--arg-file")}
+_VALUE = "1"
+
+
+def _plain_flag(name: str, g: Grammar, canonical: str) -> str | None:
+    """Return a short flag of ``g`` that changes nothing peeling cares about, to bundle with."""
+    spec = WRAPPERS.get(name)
+    avoid = (spec.terminal if spec else frozenset()) | {
+        "-c",
+        "-s",
+        "-n",
+        "-D",
+        "--ignore-environment",
+        "--null",
+        "--append",
+        "--open-tty",
+        "--interactive",
+    }
+    for spelt, target in g.names.items():
+        plain = target not in avoid and spelt not in avoid and (name, target) not in _REWRITES
+        if len(spelt) == 2 and g.arity[target] == FLAG and target != canonical and plain:
+            return spelt
+    return None
+
+
+def _option_forms(name: str, g: Grammar, canonical: str) -> Iterator[list[str]]:
+    """Yield every getopt spelling of one option (with a value where it takes one)."""
+    kind = g.arity[canonical]
+    flag = _plain_flag(name, g, canonical)
+    for spelt in spellings(g, canonical):
+        short = not spelt.startswith("--")
+        if kind == FLAG:
+            yield [spelt]
+            if short and flag is not None and flag[1] != spelt[1]:
+                yield [flag + spelt[1:]]  # bundled behind another flag
+        elif kind == REQUIRED:
+            yield [spelt, _VALUE]
+            yield [spelt + _VALUE] if short else [f"{spelt}={_VALUE}"]
+            if short and flag is not None:
+                yield [flag + spelt[1:], _VALUE]
+        else:
+            yield [spelt]
+            yield [spelt + _VALUE] if short else [f"{spelt}={_VALUE}"]
+
+
+def _wrapper_cases() -> Iterator[tuple[str, list[str]]]:
+    for name, spec in WRAPPERS.items():
+        g = spec.grammar
+        for canonical in g.arity:
+            if canonical in spec.terminal or (name, canonical) in _REWRITES:
+                continue
+            for form in _option_forms(name, g, canonical):
+                yield name, form
+                yield name, [*form, "--"]
+
+
+CASES = sorted({(n, tuple(f)) for n, f in _wrapper_cases()})
+POSITIONAL = {"timeout": ["5"], "chrt": ["5"], "taskset": ["0x1"]}
+
+
+def _wrapped(name: str, form: tuple[str, ...], command: str) -> str:
+    words = [name, *form, *POSITIONAL.get(name, [])]
+    return " ".join(words) + " " + command
+
+
+@pytest.mark.parametrize(("name", "form"), CASES, ids=[" ".join([n, *f]) for n, f in CASES])
+def test_every_spelling_of_a_wrapper_option_reaches_the_command(
+    name: str, form: tuple[str, ...]
+) -> None:
+    command = _wrapped(name, form, "rm -rf /")
+    model = parse_command(command)
+    # xargs appends its input as a dynamic operand
+    assert [w.value for w in model.commands[-1].argv][:3] == ["rm", "-rf", "/"], command
+    assert classify_command(command).danger is Danger.HARDLINE, command
+
+
+def _read_verdicts() -> Iterator[tuple[str, str, list[tuple[str, ...]]]]:
+    for name, spec in WRAPPERS.items():
+        g = spec.grammar
+        for canonical in g.arity:
+            if canonical in spec.terminal or (name, canonical) in _REWRITES:
+                continue
+            yield name, canonical, [tuple(f) for f in _option_forms(name, g, canonical)]
+
+
+READS = list(_read_verdicts())
+
+
+@pytest.mark.parametrize(
+    ("name", "canonical", "forms"), READS, ids=[f"{n} {c}" for n, c, _ in READS]
+)
+def test_the_read_only_verdict_does_not_depend_on_the_spelling(
+    name: str, canonical: str, forms: list[tuple[str, ...]]
+) -> None:
+    verdicts = {f: classify_command(_wrapped(name, f, "ls")).read_only for f in forms}
+    assert len(set(verdicts.values())) == 1, verdicts
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        # the issue's bypasses: abbreviations and optional arguments the peeler did not know
+        "timeout --sig KILL 5 rm -rf /",
+        "sudo --chd / rm -rf /",
+        "env --chd / rm -rf /",
+        "nice --adj 5 rm -rf /",
+        "stdbuf --out 0 rm -rf /",
+        "xargs -l rm -rf /",
+        "xargs --max-lines rm -rf /",
+        "xargs -e rm -rf /",
+        "watch -d rm -rf /",
+        "watch -n1 rm -rf /",
+        # ``sudo -k`` resets the timestamp and still runs the command
+        "sudo -k rm -rf /",
+        "env - rm -rf /",
+        "env -S 'rm -rf /'",
+        "env -S'rm -rf' /",
+        "bash --rcfile x -c 'rm -rf /'",
+        "sudo -E env -u X timeout -s KILL 5 nice -n5 rm -rf /",
+    ],
+)
+def test_wrapper_bypasses_are_hardline(command: str) -> None:
+    assert classify_command(command).danger is Danger.HARDLINE, command
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "sudo -l rm -rf /",
+        "sudo -h x rm -rf /",
+        "command -v rm -rf /",
+        "timeout --help rm -rf /",
+        "ionice -p 1 rm -rf /",
+    ],
+)
+def test_options_that_run_nothing_are_not_peeled(command: str) -> None:
+    assert parse_command(command).commands[-1].wrappers == ()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "BASH_ENV=/tmp/x bash -c 'ls'",
+        "ENV=/tmp/x sh -c 'ls'",
+        "PATH=/tmp watch ls",
+        "LD_PRELOAD=/x.so bash -c 'ls'",
+        "PYTHONSTARTUP=/x sh -c 'ls'",
+        "GIT_DIR=/x sh -c 'git status'",
+        "env PATH=/tmp sh -c ls",
+        "BASH_ENV=/tmp/x bash <<'EOF'\nls\nEOF",
+        "BASH_ENV=/tmp/x timeout 5 bash -c 'ls'",
+    ],
+)
+def test_prefix_assignments_reach_the_peeled_payload(command: str) -> None:
+    model = parse_command(command)
+    inner = model.commands[-1]
+    assert inner.assignments or any(w.name == "env" for w in inner.wrappers), inner
+    assert not classify_command(command).read_only, command
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["timeout --bogus 5 ls", "nice --nope ls", "xargs -Z ls", "env --frob ls", "watch -Q ls"],
+)
+def test_an_unknown_wrapper_option_is_not_read_only(command: str) -> None:
+    assert classify_command(command).read_only is False, command
+
+
+# --- the real programs ---------------------------------------------------------------------
+
+# Wrappers safe to run here, with a value each option accepts for real.
+_REAL_VALUES = {
+    "timeout": {"--kill-after": "5", "--signal": "TERM"},
+    "nice": {"--adjustment": "1"},
+    "stdbuf": {"--input": "0", "--output": "0", "--error": "0"},
+    "env": {"--unset": "X", "--chdir": "/"},
+    "setsid": {},
+    "nohup": {},
+    "xargs": {
+        "--delimiter": "\\n",
+        "-E": "END",
+        "--eof": "END",
+        "-I": "{}",
+        "--replace": "{}",
+        "-L": "1",
+        "--max-lines": "1",
+        "--max-args": "1",
+        "--max-procs": "1",
+        "--process-slot-var": "SLOT",
+        "--max-chars": "4096",
+    },
+}
+_SKIP_REAL = {
+    ("env", "--block-signal"),
+    ("env", "--default-signal"),
+    ("env", "--ignore-signal"),
+    ("env", "--ignore-environment"),  # echo is found through PATH
+    ("env", "--null"),  # refuses to run a command
+    ("setsid", "--ctty"),  # needs a terminal
+    ("xargs", "--interactive"),
+    ("xargs", "--open-tty"),
+    ("xargs", "--exit"),
+}
+
+
+def _real_cases() -> Iterator[tuple[str, tuple[str, ...]]]:
+    for name, values in _REAL_VALUES.items():
+        if shutil.which(name) is None:
+            continue
+        g = WRAPPERS[name].grammar
+        for canonical in g.arity:
+            skip = _SKIP_REAL | _REWRITES
+            if canonical in WRAPPERS[name].terminal or (name, canonical) in skip:
+                continue
+            value = values.get(canonical, "1")
+            for form in _option_forms(name, g, canonical):
+                yield name, tuple(value if w == _VALUE else w.replace(_VALUE, value) for w in form)
+
+
+REAL = sorted(set(_real_cases()))
+
+
+@pytest.mark.parametrize(("name", "form"), REAL, ids=[" ".join([n, *f]) for n, f in REAL])
+def test_the_real_program_runs_what_the_peeler_found(name: str, form: tuple[str, ...]) -> None:
+    words = [name, *form, *POSITIONAL.get(name, []), "echo", "tether-mark"]
+    model = parse_command(" ".join(shlex_quote(w) for w in words))
+    peeled = [w.value for w in model.commands[-1].argv]
+    assert peeled[:2] == ["echo", "tether-mark"], peeled
+    done = subprocess.run(
+        words, input="x\n", capture_output=True, text=True, timeout=20, check=False, cwd="/"
+    )
+    assert done.returncode == 0, (words, done.stderr)
+    assert "tether-mark" in done.stdout, (words, done.stdout, done.stderr)
+
+
+def shlex_quote(word: str) -> str:
+    """Quote ``word`` for the parser (the real run gets the list as is)."""
+    import shlex
+
+    return shlex.quote(word)
+
+
+def test_every_shell_reads_its_script_after_its_options() -> None:
+    for name, g in SHELLS.items():
+        for canonical, kind in g.arity.items():
+            if canonical in ("-c", "-s"):
+                continue
+            value = ["posix"] if kind == REQUIRED else []
+            command = " ".join([name, canonical, *value, "-c", "'rm -rf /'"])
+            assert classify_command(command).danger is Danger.HARDLINE, command
+        assert OPTIONAL not in g.arity.values()
