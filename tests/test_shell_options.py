@@ -20,7 +20,7 @@ from tether.rules.base import Danger
 from tether.shell import parse_command
 from tether.shell.model import Word
 from tether.shell.options import FLAG, OPTIONAL, REQUIRED, Grammar, grammar, parse, spellings
-from tether.shell.programs import SHELLS, WRAPPERS
+from tether.shell.programs import RUNNERS, SHELLS, WRAPPERS
 
 G = grammar("prog", "a b c|count: d|debug:: e: verbose colour:: output:", permute=True)
 STOPS = grammar("stops", "a k|kill: v|verbose", permute=False)
@@ -122,11 +122,19 @@ def _plain_flag(name: str, g: Grammar, canonical: str) -> str | None:
     return None
 
 
-def _option_forms(name: str, g: Grammar, canonical: str) -> Iterator[list[str]]:
-    """Yield every getopt spelling of one option (with a value where it takes one)."""
+def _option_forms(
+    name: str, g: Grammar, canonical: str, every_prefix: bool = True
+) -> Iterator[list[str]]:
+    """Yield every getopt spelling of one option (with a value where it takes one).
+
+    ``every_prefix=False`` keeps, of the abbreviations, only the shortest (for big tables).
+    """
     kind = g.arity[canonical]
     flag = _plain_flag(name, g, canonical)
-    for spelt in spellings(g, canonical):
+    names = spellings(g, canonical)
+    if not every_prefix:
+        names = [n for i, n in enumerate(names) if g.knows(n) or not g.knows(names[i - 1])]
+    for spelt in names:
         short = not spelt.startswith("--")
         if kind == FLAG:
             yield [spelt]
@@ -153,7 +161,6 @@ def _wrapper_cases() -> Iterator[tuple[str, list[str]]]:
                 yield name, [*form, "--"]
 
 
-CASES = sorted({(n, tuple(f)) for n, f in _wrapper_cases()})
 POSITIONAL = {"timeout": ["5"], "chrt": ["5"], "taskset": ["0x1"]}
 
 
@@ -162,15 +169,19 @@ def _wrapped(name: str, form: tuple[str, ...], command: str) -> str:
     return " ".join(words) + " " + command
 
 
-@pytest.mark.parametrize(("name", "form"), CASES, ids=[" ".join([n, *f]) for n, f in CASES])
-def test_every_spelling_of_a_wrapper_option_reaches_the_command(
-    name: str, form: tuple[str, ...]
-) -> None:
-    command = _wrapped(name, form, "rm -rf /")
-    model = parse_command(command)
-    # xargs appends its input as a dynamic operand
-    assert [w.value for w in model.commands[-1].argv][:3] == ["rm", "-rf", "/"], command
-    assert classify_command(command).danger is Danger.HARDLINE, command
+@pytest.mark.parametrize("name", sorted(WRAPPERS))
+def test_every_spelling_of_a_wrapper_option_reaches_the_command(name: str) -> None:
+    missed = []
+    for wrapper, form in _wrapper_cases():
+        if wrapper != name:
+            continue
+        command = _wrapped(name, tuple(form), "rm -rf /")
+        model = parse_command(command)
+        # xargs appends its input as a dynamic operand
+        reached = [w.value for w in model.commands[-1].argv][:3] == ["rm", "-rf", "/"]
+        if not reached or classify_command(command).danger is not Danger.HARDLINE:
+            missed.append(command)
+    assert not missed, missed
 
 
 def _read_verdicts() -> Iterator[tuple[str, str, list[tuple[str, ...]]]]:
@@ -219,6 +230,60 @@ def test_the_read_only_verdict_does_not_depend_on_the_spelling(
     ],
 )
 def test_wrapper_bypasses_are_hardline(command: str) -> None:
+    assert classify_command(command).danger is Danger.HARDLINE, command
+
+
+# What comes between a runner's options and the command it runs.
+_RUNNER_TAIL = {
+    "chroot": "/ rm -rf /",
+    "flock": "/tmp/l rm -rf /",
+    "sg": "wheel -c 'rm -rf /'",
+    "su": "root -c 'rm -rf /'",
+    "script": "-c 'rm -rf /' /dev/null",
+    "runuser": "-u bob -- rm -rf /",
+    "gtimeout": "5 rm -rf /",
+    "docker": "box rm -rf /",
+    "podman": "box rm -rf /",
+    "kubectl": "pod -- rm -rf /",
+    "oc": "pod -- rm -rf /",
+}
+
+
+def _runner_cases() -> Iterator[tuple[str, tuple[str, ...]]]:
+    for name, spec in RUNNERS.items():
+        g = spec.grammar
+        for canonical in g.arity:
+            if canonical in spec.payload or (name == "runuser" and canonical == "--user"):
+                continue
+            for form in _option_forms(name, g, canonical, every_prefix=False):
+                yield name, tuple(form)
+
+
+@pytest.mark.parametrize("name", sorted(RUNNERS))
+def test_every_spelling_of_a_runner_option_reaches_the_command(name: str) -> None:
+    sub = [RUNNERS[name].subcommand] if RUNNERS[name].subcommand else []
+    missed = []
+    for runner, form in _runner_cases():
+        if runner != name:
+            continue
+        command = " ".join([name, *sub, *form, _RUNNER_TAIL.get(name, "rm -rf /")])
+        if classify_command(command).danger is not Danger.HARDLINE:
+            missed.append(command)
+    assert not missed, missed
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        # prefixes and attached forms the runners' old option lists did not know
+        "su --comm 'rm -rf /' root",
+        "runuser bob --command='rm -rf /'",
+        "flock --time 5 /tmp/l rm -rf /",
+        "script --comm 'rm -rf /'",
+        "gtimeout --sig KILL 5 rm -rf /",
+    ],
+)
+def test_runner_bypasses_are_hardline(command: str) -> None:
     assert classify_command(command).danger is Danger.HARDLINE, command
 
 
@@ -309,7 +374,9 @@ def _real_cases() -> Iterator[tuple[str, tuple[str, ...]]]:
         g = WRAPPERS[name].grammar
         for canonical in g.arity:
             skip = _SKIP_REAL | _REWRITES
-            if canonical in WRAPPERS[name].terminal or (name, canonical) in skip:
+            if canonical in WRAPPERS[name].terminal | WRAPPERS[name].elsewhere:
+                continue
+            if (name, canonical) in skip:
                 continue
             value = values.get(canonical, "1")
             for form in _option_forms(name, g, canonical):

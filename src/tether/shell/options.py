@@ -122,6 +122,8 @@ class Parsed(NamedTuple):
     stop: int
     error: str | None = None
     unknown: tuple[str, ...] = ()
+    # Canonical names of options whose value is a separate word that expands at run time.
+    dynamic: tuple[str, ...] = ()
 
     def has(self, *names: str) -> bool:
         """Return True when any of the canonical ``names`` was given."""
@@ -155,6 +157,7 @@ def parse(g: Grammar, args: Iterable[Word], *, stop_at: int = -1) -> Parsed:
     options: list[tuple[str, str | None]] = []
     operands: list[Word] = []
     unknown: list[str] = []
+    dynamic: list[str] = []
     error: str | None = None
     stop = len(words)
     i, n = 0, len(words)
@@ -196,6 +199,7 @@ def parse(g: Grammar, args: Iterable[Word], *, stop_at: int = -1) -> Parsed:
                 else:
                     options.append((canonical, words[i].value))
                     if not words[i].literal:
+                        dynamic.append(canonical)
                         error = error or f"{g.name}: the value of '{canonical}' expands at run time"
                     i += 1
             else:
@@ -228,13 +232,14 @@ def parse(g: Grammar, args: Iterable[Word], *, stop_at: int = -1) -> Parsed:
             elif i < n:
                 options.append((canonical, words[i].value))
                 if not words[i].literal:
+                    dynamic.append(canonical)
                     error = error or f"{g.name}: the value of '{spelt}' expands at run time"
                 i += 1
             else:
                 error = error or f"{g.name}: option '{spelt}' needs a value"
                 options.append((canonical, None))
             break
-    return Parsed(tuple(options), tuple(operands), stop, error, tuple(unknown))
+    return Parsed(tuple(options), tuple(operands), stop, error, tuple(unknown), tuple(dynamic))
 
 
 def spellings(g: Grammar, canonical: str) -> list[str]:

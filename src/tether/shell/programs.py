@@ -23,6 +23,8 @@ class Wrapping(NamedTuple):
     terminal: frozenset[str] = frozenset()
     assignments: bool = False
     checked: str = ""  # the version the grammar was read from
+    # Options of another implementation (BSD/macOS) kept in the union, absent from ``checked``.
+    elsewhere: frozenset[str] = frozenset()
 
 
 def _terminal(*names: str) -> frozenset[str]:
@@ -64,13 +66,15 @@ WRAPPERS: dict[str, Wrapping] = {
     "env": Wrapping(
         grammar(
             "env",
-            "i|ignore-environment 0|null u|unset: C|chdir: S|split-string: block-signal:: "
+            # -P ALTPATH is BSD env's (macOS): the union, so a BSD spelling is peeled too.
+            "i|ignore-environment 0|null u|unset: C|chdir: S|split-string: P: block-signal:: "
             f"default-signal:: ignore-signal:: list-signal-handling v|debug {GNU_STANDARD}",
             permute=False,
         ),
         terminal=_GNU_EXITS,
         assignments=True,
         checked="coreutils 9.1",
+        elsewhere=_terminal("-P"),
     ),
     "command": Wrapping(
         grammar("command", "p v V", abbreviate=False, permute=False),
@@ -152,13 +156,15 @@ WRAPPERS: dict[str, Wrapping] = {
         grammar(
             "xargs",
             # -l and --max-lines take an optional attached count; -L always takes one.
-            "0|null a|arg-file: d|delimiter: E: e|eof:: I: i|replace:: L: l|max-lines:: "
+            # -J, -R, -S are BSD xargs' (macOS) replacement options: the union of both.
+            "0|null a|arg-file: d|delimiter: E: e|eof:: I: i|replace:: J: L: l|max-lines:: "
             "n|max-args: o|open-tty P|max-procs: p|interactive process-slot-var: "
-            f"r|no-run-if-empty s|max-chars: show-limits t|verbose x|exit {GNU_STANDARD}",
+            f"r|no-run-if-empty R: S: s|max-chars: show-limits t|verbose x|exit {GNU_STANDARD}",
             permute=False,
         ),
         terminal=_GNU_EXITS,
         checked="findutils 4.9.0",
+        elsewhere=_terminal("-J", "-R", "-S"),
     ),
     "watch": Wrapping(
         grammar(
@@ -185,4 +191,189 @@ SHELLS: dict[str, Grammar] = {
 }
 SHELL_CHECKED = "bash 5.2.15, dash 0.5.12"
 
-__all__ = ["SHELLS", "SHELL_CHECKED", "WRAPPERS", "Wrapping"]
+
+class Runner(NamedTuple):
+    """A program that runs a command the parser does not peel (``su -c``, ``docker exec``)."""
+
+    grammar: Grammar
+    # Operands before the command: the new root, the lock file, the container, the pod.
+    positionals: int = 0
+    # Options whose value is a shell command string (``su -c``, ``script -c``).
+    payload: frozenset[str] = frozenset()
+    subcommand: str = ""  # ``exec`` for ``docker exec``
+    # Without a payload option it starts an interactive shell (its operands are not a command).
+    needs_payload: bool = False
+    checked: str = ""
+
+
+_SU = (
+    "m|p|preserve-environment w|whitelist-environment: g|group: G|supp-group: l|login "
+    "c|command: session-command: f|fast s|shell: P|pty h|help V|version"
+)
+_STRACE = (
+    "a|columns: A|output-append-mode b|detach-on: c|summary-only C|summary d|debug D "
+    "daemonize:: e: E|env: f|follow-forks F h|help i|instruction-pointer I|interruptible: "
+    "k|stack-traces n|syscall-number o|output: O|summary-syscall-overhead: p|attach: "
+    "P|trace-path: q r|relative-timestamps:: s|string-limit: S|summary-sort-by: t "
+    "absolute-timestamps:: T|syscall-times:: u|user: U|summary-columns: v|no-abbrev V|version "
+    "w|summary-wall-clock x X|const-print-style: y Y z|successful-only Z|failed-only abbrev: "
+    "decode-fds:: decode-pids: fault: inject: kvm: output-separately quiet:: raw: read: "
+    "seccomp-bpf signal: status: strings-in-hex:: tips:: "
+    "trace: verbose: write:"
+)
+_CONTAINER_EXEC = (
+    "d|detach detach-keys: e|env: env-file: i|interactive privileged t|tty u|user: w|workdir:"
+)
+_KUBECTL_EXEC = (
+    "c|container: f|filename: i|stdin q|quiet t|tty pod-running-timeout: n|namespace: "
+    "context: kubeconfig: cluster: user: s|server: token: as: as-group: insecure-skip-tls-verify "
+    "request-timeout: v: h|help"
+)
+
+RUNNERS: dict[str, Runner] = {
+    "su": Runner(
+        grammar("su", _SU),
+        payload=frozenset({"--command", "--session-command"}),
+        needs_payload=True,
+        checked="util-linux 2.38.1",
+    ),
+    "runuser": Runner(
+        grammar("runuser", "u|user: " + _SU),
+        payload=frozenset({"--command", "--session-command"}),
+        checked="util-linux 2.38.1",
+    ),
+    "sg": Runner(grammar("sg", "c:"), positionals=1, payload=frozenset({"-c"}), checked="shadow"),
+    "pkexec": Runner(
+        grammar("pkexec", "user: disable-internal-agent keep-cwd help version", permute=False),
+        checked="polkit 122 (man page)",
+    ),
+    "chroot": Runner(
+        grammar("chroot", f"userspec: groups: skip-chdir {GNU_STANDARD}", permute=False),
+        positionals=1,
+        checked="coreutils 9.1",
+    ),
+    # ``flock FILE -c CMD`` reads -c after the file itself (not through getopt).
+    "flock": Runner(
+        grammar(
+            "flock",
+            "s|shared x|e|exclusive u|unlock n|nb|nonblock w|wait|timeout: "
+            "E|conflict-exit-code: o|close F|no-fork verbose h|help V|version",
+            permute=False,
+        ),
+        positionals=1,
+        checked="util-linux 2.38.1",
+    ),
+    "script": Runner(
+        grammar(
+            "script",
+            "a|append B|log-io: c|command: E|echo: e|return f|flush force I|log-in: "
+            "m|logging-format: O|log-out: o|output-limit: q|quiet T|log-timing: t|timing:: "
+            "h|help V|version",
+        ),
+        payload=frozenset({"--command"}),
+        needs_payload=True,
+        checked="util-linux 2.38.1",
+    ),
+    "strace": Runner(grammar("strace", _STRACE, permute=False), checked="strace 6.1"),
+    "ltrace": Runner(
+        grammar("ltrace", "a: A: b c C D: e: f F: h i l: L n: o: p: r s: S t T u: V w: x:"),
+        checked="ltrace 0.7.3 (man page)",
+    ),
+    "firejail": Runner(grammar("firejail", "", permute=False)),
+    "unbuffer": Runner(grammar("unbuffer", "p", permute=False)),
+    "chronic": Runner(grammar("chronic", "e v", permute=False)),
+    "caffeinate": Runner(grammar("caffeinate", "d i m s u t: w:", permute=False)),
+    "proxychains": Runner(grammar("proxychains", "q f:", permute=False)),
+    "proxychains4": Runner(grammar("proxychains4", "q f:", permute=False)),
+    "torsocks": Runner(
+        grammar(
+            "torsocks", "u|user: p|pass: a|address: P|port: i|isolate d|debug shell", permute=False
+        )
+    ),
+    "nsenter": Runner(
+        grammar(
+            "nsenter",
+            # -m, -u, -n … take an optional namespace file only when attached.
+            "a|all t|target: m|mount:: u|uts:: i|ipc:: n|net:: p|pid:: C|cgroup:: U|user:: "
+            "T|time:: S|setuid: G|setgid: preserve-credentials r|root:: w|wd:: W|wdns: "
+            "F|no-fork Z|follow-context h|help V|version",
+            permute=False,
+        ),
+        checked="util-linux 2.38.1",
+    ),
+    "setpriv": Runner(
+        grammar(
+            "setpriv",
+            "d|dump nnp|no-new-privs ambient-caps: inh-caps: bounding-set: ruid: euid: rgid: "
+            "egid: reuid: regid: clear-groups keep-groups init-groups groups: securebits: "
+            "pdeathsig: selinux-label: apparmor-profile: reset-env h|help V|version",
+            permute=False,
+        ),
+        checked="util-linux 2.38.1",
+    ),
+    "systemd-run": Runner(
+        grammar(
+            "systemd-run",
+            "h|help version no-ask-password user system H|host: M|machine: scope u|unit: "
+            "p|property: description: slice: slice-inherit no-block r|remain-after-exit wait "
+            "send-sighup service-type: uid: gid: nice: working-directory: d|same-dir "
+            "E|setenv: t|pty P|pipe q|quiet G|collect S|shell path-property: "
+            "socket-property: on-active: on-boot: on-startup: on-unit-active: "
+            "on-unit-inactive: on-calendar: on-timezone-change on-clock-change "
+            "timer-property:",
+            permute=False,
+        ),
+        checked="systemd 252",
+    ),
+    "numactl": Runner(
+        grammar(
+            "numactl",
+            "a|all b|balancing i|interleave: w|weighted-interleave: N|cpunodebind: "
+            "C|physcpubind: l|localalloc m|membind: p|preferred: P|preferred-many: s|show "
+            "H|hardware",
+            permute=False,
+        )
+    ),
+    "cpulimit": Runner(
+        grammar(
+            "cpulimit",
+            "l|limit: p|pid: e|exe: P|path: z|lazy i|include-children b|background q|quiet "
+            "k|kill r|restore v|verbose h|help",
+            permute=False,
+        )
+    ),
+    "gtimeout": Runner(WRAPPERS["timeout"].grammar, positionals=1, checked="coreutils 9.1"),
+    # valgrind's own and its tools' options are all --name=value or single flags.
+    "valgrind": Runner(grammar("valgrind", "h|help v|verbose q|quiet version", permute=False)),
+    "catchsegv": Runner(grammar("catchsegv", "", permute=False)),
+    "dbus-launch": Runner(
+        grammar(
+            "dbus-launch",
+            "sh-syntax csh-syntax auto-syntax binary-syntax close-stderr exit-with-session "
+            "exit-with-x11 autolaunch: config-file: version help",
+            permute=False,
+        )
+    ),
+    "docker": Runner(
+        grammar("docker exec", _CONTAINER_EXEC, abbreviate=False, permute=False),
+        positionals=1,
+        subcommand="exec",
+        checked="docker 20.10 (pflag: no prefixes)",
+    ),
+    "podman": Runner(
+        grammar("podman exec", _CONTAINER_EXEC, abbreviate=False, permute=False),
+        positionals=1,
+        subcommand="exec",
+    ),
+    "kubectl": Runner(
+        grammar("kubectl exec", _KUBECTL_EXEC, abbreviate=False),
+        positionals=1,
+        subcommand="exec",
+        checked="kubectl 1.2x (pflag: interspersed, no prefixes)",
+    ),
+    "oc": Runner(
+        grammar("oc exec", _KUBECTL_EXEC, abbreviate=False), positionals=1, subcommand="exec"
+    ),
+}
+
+__all__ = ["RUNNERS", "SHELLS", "SHELL_CHECKED", "WRAPPERS", "Runner", "Wrapping"]

@@ -218,7 +218,7 @@ def _xargs_command(rest: tuple[Word, ...], parsed: Parsed) -> tuple[Word, ...]:
     command = rest or (Word("echo"),)
     token = None
     for option, value in parsed.options:
-        if option == "-I" and value is not None:
+        if option in ("-I", "-J") and value is not None:
             token = value
         elif option == "--replace":
             token = value or "{}"
