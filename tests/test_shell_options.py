@@ -415,3 +415,29 @@ def test_every_shell_reads_its_script_after_its_options() -> None:
             command = " ".join([name, canonical, *value, "-c", "'rm -rf /'"])
             assert classify_command(command).danger is Danger.HARDLINE, command
         assert OPTIONAL not in g.arity.values()
+
+
+@pytest.mark.parametrize(
+    ("command", "level"),
+    [
+        # the destination given by -t, not the last operand
+        ("mv -t /tmp /", Danger.ASK),
+        ("cp -t /etc x", Danger.ASK),
+        # unique prefixes of a subcommand's options (git's parse-options takes them)
+        ("git clean --for", Danger.ASK),
+        ("git reset --ha", Danger.ASK),
+        ("rm --rec /", Danger.HARDLINE),
+        # git refuses an ambiguous prefix (--force-with-lease, --force-if-includes): no push
+        ("git push --forc", Danger.NONE),
+        # global options before the subcommand, with values, by git's own grammar
+        ("git --git-dir .git --work-tree . reset --hard", Danger.ASK),
+        ("git -C repo -c a=b push --force", Danger.ASK),
+        # what find -exec runs is peeled like any other command
+        ("find . -exec sudo -u x rm {} +", Danger.ASK),
+        # a value that looks like an option is a value
+        ("git clean -e -f", Danger.NONE),
+        ("git branch --format -D", Danger.NONE),
+    ],
+)
+def test_danger_reads_options_by_the_tools_grammar(command: str, level: Danger) -> None:
+    assert classify_command(command).danger is level, command

@@ -124,6 +124,7 @@ class Parsed(NamedTuple):
     unknown: tuple[str, ...] = ()
     # Canonical names of options whose value is a separate word that expands at run time.
     dynamic: tuple[str, ...] = ()
+    dashdash: bool = False  # options were ended by ``--``
 
     def has(self, *names: str) -> bool:
         """Return True when any of the canonical ``names`` was given."""
@@ -158,6 +159,7 @@ def parse(g: Grammar, args: Iterable[Word], *, stop_at: int = -1) -> Parsed:
     operands: list[Word] = []
     unknown: list[str] = []
     dynamic: list[str] = []
+    dashdash = False
     error: str | None = None
     stop = len(words)
     i, n = 0, len(words)
@@ -175,6 +177,7 @@ def parse(g: Grammar, args: Iterable[Word], *, stop_at: int = -1) -> Parsed:
         i += 1
         if v == "--":
             stop = i
+            dashdash = True
             operands.extend(words[i:])
             break
         if v.startswith("--"):
@@ -239,7 +242,9 @@ def parse(g: Grammar, args: Iterable[Word], *, stop_at: int = -1) -> Parsed:
                 error = error or f"{g.name}: option '{spelt}' needs a value"
                 options.append((canonical, None))
             break
-    return Parsed(tuple(options), tuple(operands), stop, error, tuple(unknown), tuple(dynamic))
+    return Parsed(
+        tuple(options), tuple(operands), stop, error, tuple(unknown), tuple(dynamic), dashdash
+    )
 
 
 def spellings(g: Grammar, canonical: str) -> list[str]:
