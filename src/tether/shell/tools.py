@@ -91,7 +91,7 @@ TOOLS["chgrp"] = TOOLS["chown"]._replace(name="chgrp")
 # first operand is the subcommand. ``git.c`` reads them by hand, not with parse-options.
 GIT = grammar(
     "git",
-    "v|version h|help C: c: config-env: exec-path:: html-path man-path info-path p|paginate "
+    "v|version h help C: c: config-env: exec-path:: html-path man-path info-path p|paginate "
     "P|no-pager no-replace-objects no-lazy-fetch bare git-dir: work-tree: namespace: "
     "super-prefix: literal-pathspecs glob-pathspecs noglob-pathspecs icase-pathspecs "
     "no-optional-locks list-cmds: attr-source: no-advice",
