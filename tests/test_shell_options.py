@@ -11,16 +11,20 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 from collections.abc import Iterator
 
 import pytest
 
 from tether.classify import classify_command
 from tether.rules.base import Danger
+from tether.rules.readonly.grammar import Spec as ReadSpec
+from tether.rules.readonly.grammar import grammar_of
 from tether.shell import parse_command
 from tether.shell.model import Word
 from tether.shell.options import FLAG, OPTIONAL, REQUIRED, Grammar, grammar, parse, spellings
 from tether.shell.programs import RUNNERS, SHELLS, WRAPPERS
+from tether.shell.tools import GIT_SUBCOMMANDS, TOOLS
 
 G = grammar("prog", "a b c|count: d|debug:: e: verbose colour:: output:", permute=True)
 STOPS = grammar("stops", "a k|kill: v|verbose", permute=False)
@@ -441,3 +445,101 @@ def test_every_shell_reads_its_script_after_its_options() -> None:
 )
 def test_danger_reads_options_by_the_tools_grammar(command: str, level: Danger) -> None:
     assert classify_command(command).danger is level, command
+
+
+# --- the read-only catalogue's specs, through the same engine --------------------------------
+
+# Operands each command needs to be judged at all (the verdict compared is spelling-only).
+_SPEC_OPERANDS = {"sed": "p f", "awk": "1 f", "gh api": "repos/o/r", "rg": "pat .", "fd": "pat"}
+
+
+def _catalogue_specs() -> list[ReadSpec]:
+    seen: set[int] = set()
+    found: list[ReadSpec] = []
+    stack: list[object] = [vars(m) for n, m in sorted(sys.modules.items()) if n.startswith(
+        "tether.rules.readonly"
+    )]  # fmt: skip
+    while stack:
+        item = stack.pop()
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
+        if isinstance(item, ReadSpec):
+            found.append(item)
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return sorted(found, key=lambda s: s.name)
+
+
+SPECS = _catalogue_specs()
+
+
+def _equivalent_spellings(g: Grammar) -> Iterator[tuple[str, list[str]]]:
+    """Yield (option, spellings that must get one verdict) for every option of ``g``."""
+    shorts = sorted(n for n, c in g.names.items() if len(n) == 2 and g.arity[c] == FLAG)
+    for canonical, kind in g.arity.items():
+        names = spellings(g, canonical)
+        if kind == FLAG:
+            yield canonical, names
+            for short in (n for n in names if not n.startswith("--")):
+                other = next((f for f in shorts if f != short), "")
+                if other:
+                    yield canonical, [f"{other} {short}", other + short[1:]]
+        elif kind == REQUIRED:
+            yield (
+                canonical,
+                [
+                    form
+                    for n in names
+                    for form in (
+                        (f"{n} 1", f"{n}1") if not n.startswith("--") else (f"{n} 1", f"{n}=1")
+                    )
+                ],
+            )
+        else:
+            yield canonical, names
+            yield canonical, [f"{n}1" if not n.startswith("--") else f"{n}=1" for n in names]
+
+
+def test_the_catalogue_specs_are_found() -> None:
+    assert {"sed", "sort", "git branch", "date"} <= {s.name for s in SPECS}
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=[s.name for s in SPECS])
+def test_a_read_only_verdict_does_not_depend_on_the_spelling(spec: ReadSpec) -> None:
+    operands = _SPEC_OPERANDS.get(spec.name, "f")
+    differ = []
+    for option, forms in _equivalent_spellings(grammar_of(spec)):
+        commands = [f"{spec.name} {form} {operands}" for form in forms]
+        commands += [f"{spec.name} {form} -- {operands}" for form in forms]
+        verdicts = {c: classify_command(c).read_only for c in commands}
+        if len(set(verdicts.values())) > 1:
+            differ.append(verdicts)
+        if option in spec.writes and any(verdicts.values()):
+            differ.append({"write option read as a read": verdicts})
+    assert not differ, differ
+
+
+# What each tool's danger check needs after the options to be judged at all.
+_TOOL_OPERANDS = {"mv": "/ x", "cp": "x /etc", "install": "x /etc", "ln": "x /etc", "scp": "x h:/",
+                  "rsync": "a h:", "chmod": "777 /", "chown": "root /", "chgrp": "root /",
+                  "tee": "/etc/passwd"}  # fmt: skip
+_TOOL_GRAMMARS = sorted(
+    [(n, g) for n, g in TOOLS.items()] + [(f"git {n}", g) for n, g in GIT_SUBCOMMANDS.items()]
+)
+
+
+@pytest.mark.parametrize(("name", "g"), _TOOL_GRAMMARS, ids=[n for n, _ in _TOOL_GRAMMARS])
+def test_a_danger_verdict_does_not_depend_on_the_spelling(name: str, g: Grammar) -> None:
+    operands = _TOOL_OPERANDS.get(name, "/")
+    differ = []
+    for _option, forms in _equivalent_spellings(g):
+        commands = [f"{name} {form} {operands}" for form in forms]
+        if not name.startswith("git "):  # git's -- starts pathspecs: it changes the meaning
+            commands += [f"{name} {form} -- {operands}" for form in forms]
+        verdicts = {c: classify_command(c).danger for c in commands}
+        if len(set(verdicts.values())) > 1:
+            differ.append(verdicts)
+    assert not differ, differ

@@ -92,7 +92,8 @@ def opts(text: str) -> frozenset[str]:
 _GRAMMARS: dict[int, tuple[Spec, Grammar]] = {}
 
 
-def _grammar(spec: Spec) -> Grammar:
+def grammar_of(spec: Spec) -> Grammar:
+    """Return the engine grammar ``spec`` is read with."""
     found = _GRAMMARS.get(id(spec))
     if found is None:
         words = [*spec.flags, *(f"{n}:" for n in spec.valued), *(f"{n}::" for n in spec.optional)]
@@ -117,7 +118,7 @@ def parse(spec: Spec, args: tuple[Word, ...]) -> Parsed | Check:
     for word in args:
         if not word.literal:
             return write(DYNAMIC_ARGUMENT, f"{spec.name}: '{word.value[:60]}' expands at run time")
-    g = _grammar(spec)
+    g = grammar_of(spec)
     parsed = parse_options(g, args)
     for option, _value in parsed.options:
         if option in spec.writes:
