@@ -247,6 +247,26 @@ def parse(g: Grammar, args: Iterable[Word], *, stop_at: int = -1) -> Parsed:
     )
 
 
+def describe(g: Grammar) -> str:
+    """Return the grammar as text: how it reads its arguments, then every option."""
+    import textwrap  # only for ``tether rules``, never on the hook path
+
+    by_option: dict[str, list[str]] = {}
+    for spelt, canonical in g.names.items():
+        by_option.setdefault(canonical, []).append(spelt)
+    shown = []
+    for canonical, names in by_option.items():
+        kind = g.arity[canonical]
+        suffix = " V" if kind == REQUIRED else "[=V]" if kind == OPTIONAL else ""
+        shown.append("/".join(names) + suffix)
+    order = "options may follow operands" if g.permute else "options end at the first operand"
+    prefixes = "unique prefixes" if g.abbreviate else "long options spelt whole"
+    head = f"{g.name} ({order}; {prefixes}{'; -NUM' if g.numeric else ''}):"
+    body = textwrap.fill(", ".join(shown) or "no options", width=92, initial_indent="  ",
+                         subsequent_indent="  ", break_on_hyphens=False)  # fmt: skip
+    return head + "\n" + body
+
+
 def spellings(g: Grammar, canonical: str) -> list[str]:
     """Return every way getopt accepts ``canonical`` on its own: each name, each abbreviation."""
     out: list[str] = []
@@ -269,6 +289,7 @@ __all__ = [
     "REQUIRED",
     "Grammar",
     "Parsed",
+    "describe",
     "grammar",
     "parse",
     "spellings",

@@ -110,7 +110,7 @@ GIT_SUBCOMMANDS: dict[str, Grammar] = {
         "v|verbose q|quiet repo: all mirror d|delete tags n|dry-run porcelain f|force "
         "force-with-lease:: force-if-includes recurse-submodules: thin receive-pack: exec: "
         "u|set-upstream progress prune no-verify follow-tags signed:: atomic o|push-option: "
-        "4|ipv4 6|ipv6 branches",
+        "4|ipv4 6|ipv6",
     ),
     "clean": grammar("git clean", "q|quiet n|dry-run f|force i|interactive d e|exclude: x X"),
     "branch": grammar(
