@@ -38,13 +38,13 @@ WRAPPERS: dict[str, Wrapping] = {
         grammar(
             "sudo",
             "A|askpass a|auth-type: b|background B|bell C|close-from: c|login-class: D|chdir: "
-            "E preserve-env:: e|edit g|group: H|set-home h:: help host: i|login "
+            "E preserve-env:: e|edit g|group: H|set-home h: help host: i|login "
             "K|remove-timestamp k|reset-timestamp l|list N|no-update n|non-interactive "
             "P|preserve-groups p|prompt: R|chroot: r|role: S|stdin s|shell T|command-timeout: "
             "t|type: U|other-user: u|user: V|version v|validate",
             permute=False,
         ),
-        # -h alone is --help; -hHOST / --host only lists (``sudo -h x cmd`` refuses to run).
+        # -h alone is --help; -h HOST / --host only lists (``sudo -h x cmd`` refuses to run).
         terminal=_terminal(
             "-h",
             "--help",
@@ -214,8 +214,8 @@ _STRACE = (
     "a|columns: A|output-append-mode b|detach-on: c|summary-only C|summary d|debug D "
     "daemonize:: e: E|env: f|follow-forks F h|help i|instruction-pointer I|interruptible: "
     "k|stack-traces n|syscall-number o|output: O|summary-syscall-overhead: p|attach: "
-    "P|trace-path: q r|relative-timestamps:: s|string-limit: S|summary-sort-by: t "
-    "absolute-timestamps:: T|syscall-times:: u|user: U|summary-columns: v|no-abbrev V|version "
+    "P|trace-path: q r relative-timestamps:: s|string-limit: S|summary-sort-by: t "
+    "absolute-timestamps:: T syscall-times:: u|user: U|summary-columns: v|no-abbrev V|version "
     "w|summary-wall-clock x X|const-print-style: y Y z|successful-only Z|failed-only abbrev: "
     "decode-fds:: decode-pids: fault: inject: kvm: output-separately quiet:: raw: read: "
     "seccomp-bpf signal: status: strings-in-hex:: tips:: "
