@@ -79,7 +79,8 @@ def grammars(rule: Rule) -> list[Grammar]:
     from tether.shell.tools import GIT, GIT_SUBCOMMANDS, TOOLS
 
     tables: dict[str, Grammar] = {n: w.grammar for n, w in WRAPPERS.items()}
-    tables |= {n: r.grammar for n, r in RUNNERS.items()} | SHELLS | TOOLS | {"git": GIT}
+    tables |= {n: r.grammar for n, r in RUNNERS.items()} | dict(SHELLS) | dict(TOOLS)
+    tables["git"] = GIT
     found: dict[str, Grammar] = {}
     for example in rule.match:
         for cmd in parse_command(example).commands:

@@ -22,9 +22,9 @@ optional attached value, ``E:`` is a short option only, ``foreground`` a long op
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from types import MappingProxyType
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 from tether.shell.model import Word
 
@@ -247,6 +247,41 @@ def parse(g: Grammar, args: Iterable[Word], *, stop_at: int = -1) -> Parsed:
     )
 
 
+T = TypeVar("T")
+
+
+class LazyTable(Mapping[str, T]):
+    """A table of specs built on first use: a hook process reads one or two of them.
+
+    Building every grammar at import costs a few milliseconds per tool call; names are
+    known without building anything (``name in table`` is free).
+    """
+
+    __slots__ = ("_built", "_makers")
+
+    def __init__(self, makers: Mapping[str, Callable[[], T]]) -> None:
+        self._makers = dict(makers)
+        self._built: dict[str, T] = {}
+
+    def __getitem__(self, key: str) -> T:
+        found = self._built.get(key)
+        if found is None:
+            found = self._built[key] = self._makers[key]()
+        return found
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._makers
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._makers)
+
+    def __len__(self) -> int:
+        return len(self._makers)
+
+    def __repr__(self) -> str:
+        return f"LazyTable({sorted(self._makers)!r})"
+
+
 def describe(g: Grammar) -> str:
     """Return the grammar as text: how it reads its arguments, then every option."""
     import textwrap  # only for ``tether rules``, never on the hook path
@@ -288,6 +323,7 @@ __all__ = [
     "OPTIONAL",
     "REQUIRED",
     "Grammar",
+    "LazyTable",
     "Parsed",
     "describe",
     "grammar",

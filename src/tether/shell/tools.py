@@ -8,7 +8,7 @@ options (every option a flag, GNU permutation) for a program not in the table.
 
 from __future__ import annotations
 
-from tether.shell.options import GNU_STANDARD, Grammar, grammar
+from tether.shell.options import GNU_STANDARD, Grammar, LazyTable, grammar
 from tether.shell.programs import SHELLS
 
 _BACKUP = "b backup:: S|suffix: t|target-directory: T|no-target-directory v|verbose"
@@ -36,56 +36,60 @@ _RSYNC = (
     "4|ipv4 6|ipv6 V|version help daemon drop-D no-D confine-root: insecure-links"
 )
 
-TOOLS: dict[str, Grammar] = {
-    "rm": grammar(
-        "rm",
-        "f|force i I interactive:: one-file-system no-preserve-root preserve-root:: "
-        f"r|R|recursive d|dir v|verbose {GNU_STANDARD}",
-    ),
-    "unlink": grammar("unlink", GNU_STANDARD),
-    "mv": grammar(
-        "mv",
-        f"{_BACKUP} f|force i|interactive n|no-clobber strip-trailing-slashes u|update:: "
-        f"Z|context debug exchange no-copy {GNU_STANDARD}",
-    ),
-    "cp": grammar(
-        "cp",
-        f"{_BACKUP} a|archive attributes-only copy-contents d debug f|force i|interactive H "
-        "l|link L|dereference n|no-clobber P|no-dereference p preserve:: sparse: "
-        "no-preserve: parents R|r|recursive reflink:: remove-destination "
-        "strip-trailing-slashes s|symbolic-link u|update:: x|one-file-system Z context:: "
-        f"keep-directory-symlink {GNU_STANDARD}",
-    ),
-    "install": grammar(
-        "install",
-        f"{_BACKUP} c C|compare d|directory D g|group: m|mode: o|owner: "
-        "p|preserve-timestamps s|strip strip-program: preserve-context Z context:: debug "
-        f"{GNU_STANDARD}",
-    ),
-    "ln": grammar(
-        "ln",
-        f"{_BACKUP} d|F|directory f|force i|interactive L|logical n|no-dereference "
-        f"P|physical r|relative s|symbolic {GNU_STANDARD}",
-    ),
-    "chmod": grammar(
-        "chmod",
-        "c|changes f|silent|quiet v|verbose no-preserve-root preserve-root reference: "
-        f"R|recursive {GNU_STANDARD}",
-    ),
-    "chown": grammar(
-        "chown",
-        "c|changes f|silent|quiet v|verbose dereference h|no-dereference from: "
-        f"no-preserve-root preserve-root reference: R|recursive H L P {GNU_STANDARD}",
-    ),
-    "crontab": grammar("crontab", "u: l r e i s n: c x: V T", abbreviate=False),
-    "scp": grammar(
-        "scp", "3 4 6 A B C c: D: F: i: J: l: O o: P: p q R r S: s T v X:", abbreviate=False
-    ),
-    # popt: long options are spelt whole; ``--no-OPTION`` turns one off (read as a flag).
-    "rsync": grammar("rsync", _RSYNC, abbreviate=False),
-    "tee": grammar("tee", f"a|append i|ignore-interrupts p output-error:: {GNU_STANDARD}"),
-}
-TOOLS["chgrp"] = TOOLS["chown"]._replace(name="chgrp")
+TOOLS: LazyTable[Grammar] = LazyTable(
+    {
+        "rm": lambda: grammar(
+            "rm",
+            "f|force i I interactive:: one-file-system no-preserve-root preserve-root:: "
+            f"r|R|recursive d|dir v|verbose {GNU_STANDARD}",
+        ),
+        "unlink": lambda: grammar("unlink", GNU_STANDARD),
+        "mv": lambda: grammar(
+            "mv",
+            f"{_BACKUP} f|force i|interactive n|no-clobber strip-trailing-slashes u|update:: "
+            f"Z|context debug exchange no-copy {GNU_STANDARD}",
+        ),
+        "cp": lambda: grammar(
+            "cp",
+            f"{_BACKUP} a|archive attributes-only copy-contents d debug f|force i|interactive H "
+            "l|link L|dereference n|no-clobber P|no-dereference p preserve:: sparse: "
+            "no-preserve: parents R|r|recursive reflink:: remove-destination "
+            "strip-trailing-slashes s|symbolic-link u|update:: x|one-file-system Z context:: "
+            f"keep-directory-symlink {GNU_STANDARD}",
+        ),
+        "install": lambda: grammar(
+            "install",
+            f"{_BACKUP} c C|compare d|directory D g|group: m|mode: o|owner: "
+            "p|preserve-timestamps s|strip strip-program: preserve-context Z context:: debug "
+            f"{GNU_STANDARD}",
+        ),
+        "ln": lambda: grammar(
+            "ln",
+            f"{_BACKUP} d|F|directory f|force i|interactive L|logical n|no-dereference "
+            f"P|physical r|relative s|symbolic {GNU_STANDARD}",
+        ),
+        "chmod": lambda: grammar(
+            "chmod",
+            "c|changes f|silent|quiet v|verbose no-preserve-root preserve-root reference: "
+            f"R|recursive {GNU_STANDARD}",
+        ),
+        "chown": lambda: grammar(
+            "chown",
+            "c|changes f|silent|quiet v|verbose dereference h|no-dereference from: "
+            f"no-preserve-root preserve-root reference: R|recursive H L P {GNU_STANDARD}",
+        ),
+        "crontab": lambda: grammar("crontab", "u: l r e i s n: c x: V T", abbreviate=False),
+        "scp": lambda: grammar(
+            "scp", "3 4 6 A B C c: D: F: i: J: l: O o: P: p q R r S: s T v X:", abbreviate=False
+        ),
+        # popt: long options are spelt whole; ``--no-OPTION`` turns one off (read as a flag).
+        "rsync": lambda: grammar("rsync", _RSYNC, abbreviate=False),
+        "chgrp": lambda: TOOLS["chown"]._replace(name="chgrp"),
+        "tee": lambda: grammar(
+            "tee", f"a|append i|ignore-interrupts p output-error:: {GNU_STANDARD}"
+        ),
+    }
+)
 
 # git's own options before the subcommand: exact names (``--git-d`` is refused), and the
 # first operand is the subcommand. ``git.c`` reads them by hand, not with parse-options.
@@ -104,44 +108,48 @@ _GIT_CHECKOUT = (
     "q|quiet recurse-submodules:: progress m|merge conflict: d|detach t|track:: f|force "
     "orphan: overwrite-ignore ignore-other-worktrees guess overlay"
 )
-GIT_SUBCOMMANDS: dict[str, Grammar] = {
-    "push": grammar(
-        "git push",
-        "v|verbose q|quiet repo: all mirror d|delete tags n|dry-run porcelain f|force "
-        "force-with-lease:: force-if-includes recurse-submodules: thin receive-pack: exec: "
-        "u|set-upstream progress prune no-verify follow-tags signed:: atomic o|push-option: "
-        "4|ipv4 6|ipv6",
-    ),
-    "clean": grammar("git clean", "q|quiet n|dry-run f|force i|interactive d e|exclude: x X"),
-    "branch": grammar(
-        "git branch",
-        "v|verbose q|quiet t|track:: u|set-upstream-to: unset-upstream color:: r|remotes "
-        "contains: no-contains: abbrev:: a|all d|delete D m|move M c|copy C l|list "
-        "show-current create-reflog edit-description f|force merged: no-merged: column:: "
-        "sort: points-at: i|ignore-case recurse-submodules format:",
-    ),
-    "restore": grammar(
-        "git restore",
-        "s|source: S|staged W|worktree ignore-unmerged overlay q|quiet recurse-submodules:: "
-        "progress m|merge conflict: 2|ours 3|theirs p|patch ignore-skip-worktree-bits "
-        "pathspec-from-file: pathspec-file-nul U|unified: inter-hunk-context:",
-    ),
-    "switch": grammar(
-        "git switch",
-        f"c|create: C|force-create: discard-changes {_GIT_CHECKOUT}",
-    ),
-    "checkout": grammar(
-        "git checkout",
-        f"b: B: l {_GIT_CHECKOUT} 2|ours 3|theirs p|patch ignore-skip-worktree-bits "
-        "pathspec-from-file: pathspec-file-nul U|unified: inter-hunk-context:",
-    ),
-    "reset": grammar(
-        "git reset",
-        "q|quiet no-refresh mixed soft hard merge keep recurse-submodules:: p|patch "
-        "N|intent-to-add pathspec-from-file: pathspec-file-nul U|unified: inter-hunk-context:",
-    ),
-    "worktree remove": grammar("git worktree remove", "f|force"),
-}
+GIT_SUBCOMMANDS: LazyTable[Grammar] = LazyTable(
+    {
+        "push": lambda: grammar(
+            "git push",
+            "v|verbose q|quiet repo: all mirror d|delete tags n|dry-run porcelain f|force "
+            "force-with-lease:: force-if-includes recurse-submodules: thin receive-pack: exec: "
+            "u|set-upstream progress prune no-verify follow-tags signed:: atomic o|push-option: "
+            "4|ipv4 6|ipv6",
+        ),
+        "clean": lambda: grammar(
+            "git clean", "q|quiet n|dry-run f|force i|interactive d e|exclude: x X"
+        ),
+        "branch": lambda: grammar(
+            "git branch",
+            "v|verbose q|quiet t|track:: u|set-upstream-to: unset-upstream color:: r|remotes "
+            "contains: no-contains: abbrev:: a|all d|delete D m|move M c|copy C l|list "
+            "show-current create-reflog edit-description f|force merged: no-merged: column:: "
+            "sort: points-at: i|ignore-case recurse-submodules format:",
+        ),
+        "restore": lambda: grammar(
+            "git restore",
+            "s|source: S|staged W|worktree ignore-unmerged overlay q|quiet recurse-submodules:: "
+            "progress m|merge conflict: 2|ours 3|theirs p|patch ignore-skip-worktree-bits "
+            "pathspec-from-file: pathspec-file-nul U|unified: inter-hunk-context:",
+        ),
+        "switch": lambda: grammar(
+            "git switch",
+            f"c|create: C|force-create: discard-changes {_GIT_CHECKOUT}",
+        ),
+        "checkout": lambda: grammar(
+            "git checkout",
+            f"b: B: l {_GIT_CHECKOUT} 2|ours 3|theirs p|patch ignore-skip-worktree-bits "
+            "pathspec-from-file: pathspec-file-nul U|unified: inter-hunk-context:",
+        ),
+        "reset": lambda: grammar(
+            "git reset",
+            "q|quiet no-refresh mixed soft hard merge keep recurse-submodules:: p|patch "
+            "N|intent-to-add pathspec-from-file: pathspec-file-nul U|unified: inter-hunk-context:",
+        ),
+        "worktree remove": lambda: grammar("git worktree remove", "f|force"),
+    }
+)
 _UNKNOWN = grammar("program", "")
 
 
