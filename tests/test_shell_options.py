@@ -438,6 +438,11 @@ def test_every_shell_reads_its_script_after_its_options() -> None:
         ("git -C repo -c a=b push --force", Danger.ASK),
         # what find -exec runs is peeled like any other command
         ("find . -exec sudo -u x rm {} +", Danger.ASK),
+        # in-place edits by sed's grammar: prefixes and long clusters
+        ("sed --in-pl s/x/y/ /etc/hosts", Danger.ASK),
+        ("sed -nEzsi s/a/b/ /etc/hosts", Danger.ASK),
+        ("sed --in-pl s/x/y/ ~/.ssh/config", Danger.ASK),
+        ("sed -e -i /etc/hosts", Danger.NONE),  # -i is the script here
         # a value that looks like an option is a value
         ("git clean -e -f", Danger.NONE),
         ("git branch --format -D", Danger.NONE),

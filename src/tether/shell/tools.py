@@ -85,6 +85,23 @@ TOOLS: LazyTable[Grammar] = LazyTable(
         # popt: long options are spelt whole; ``--no-OPTION`` turns one off (read as a flag).
         "rsync": lambda: grammar("rsync", _RSYNC, abbreviate=False),
         "chgrp": lambda: TOOLS["chown"]._replace(name="chgrp"),
+        "sed": lambda: grammar(
+            "sed",
+            "n|quiet|silent debug e|expression: f|file: follow-symlinks i|in-place:: "
+            "l|line-length: posix E|r|regexp-extended s|separate sandbox u|unbuffered "
+            f"z|null-data b|binary {GNU_STANDARD}",
+        ),
+        # perl and ruby: clustered switches, -i[EXT] attached only, the script ends them.
+        "perl": lambda: grammar(
+            "perl",
+            "a c C:: d:: D:: e: E: f F:: h i:: I: l:: m: M: n p s S t T u U v V:: w W x:: X 0::",
+            permute=False,
+        ),
+        "ruby": lambda: grammar(
+            "ruby",
+            "0:: a c C: d e: E: F: h i:: I: l n p r: s S T:: U v w W:: x:: y help version",
+            permute=False,
+        ),
         "tee": lambda: grammar(
             "tee", f"a|append i|ignore-interrupts p output-error:: {GNU_STANDARD}"
         ),

@@ -237,4 +237,9 @@ def options_of(name: str, args: Iterable[Word]) -> Parsed:
     return parse(tool_grammar(name), tuple(args))
 
 
+def edits_in_place(name: str, args: Iterable[Word]) -> bool:
+    """Return True when ``sed``/``perl``/``ruby`` edit their file operands (-i, --in-place)."""
+    return options_of(name, args).has("--in-place" if name == "sed" else "-i")
+
+
 Checker = Callable[[SimpleCommand, Scope], Iterable[Hit]]

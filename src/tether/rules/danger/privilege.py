@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterator
 
 from tether.rules.base import Rule, Tier
-from tether.rules.danger._base import Hit, Scope, name_of, options_of
+from tether.rules.danger._base import Hit, Scope, edits_in_place, name_of, options_of
 from tether.rules.danger.paths import HARDLINE_PLACES, Place, place
 from tether.shell.model import SimpleCommand, Word
 
@@ -159,7 +159,9 @@ def check_privilege(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
             remote = operands[-1].value.partition(":")[2]
             if remote and _place_of_remote(remote):
                 yield Hit("DG409", f"scp onto {operands[-1].value}")
-    elif name in ("sed", "perl", "ruby", "truncate") and (name == "truncate" or _in_place(vals)):
+    elif name in ("sed", "perl", "ruby", "truncate") and (
+        name == "truncate" or edits_in_place(name, args)
+    ):
         for w in args:
             if _system_target(w, cmd, scope):
                 yield Hit("DG409", f"{name} on {w.value}")
@@ -172,16 +174,6 @@ def check_system_redirects(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
         writes = r.op in (">", ">>", ">|", "&>", "&>>", "<>") and r.target is not None
         if writes and r.target is not None and _system_target(r.target, cmd, scope):
             yield Hit("DG409", f"redirect into {r.target.value}")
-
-
-def _in_place(vals: list[str]) -> bool:
-    return any(
-        v == "-i"
-        or v.startswith("--in-place")
-        or (v.startswith("-i") and len(v) <= 8)
-        or (v.startswith("-") and not v.startswith("--") and "i" in v[1:] and len(v) <= 5)
-        for v in vals
-    )
 
 
 def _place_of_remote(path: str) -> bool:

@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterator
 
 from tether.rules.base import Rule, Tier
-from tether.rules.danger._base import Hit, Scope, name_of, options_of
+from tether.rules.danger._base import Hit, Scope, edits_in_place, name_of, options_of
 from tether.rules.danger.paths import home_relative, resolve
 from tether.shell.model import SimpleCommand, Word
 
@@ -362,13 +362,7 @@ def check_sensitive_write(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
         if dest is not None and is_sensitive_target(dest, cmd):
             yield Hit("DG603", f"{name} onto {dest.value}")
     elif name in ("sed", "perl", "ruby", "dd"):
-        vals = [w.value for w in args]
-        in_place = name == "dd" or any(
-            v.startswith("--in-place")
-            or (v.startswith("-") and not v.startswith("--") and "i" in v[1:])
-            for v in vals
-        )
-        if not in_place:
+        if name != "dd" and not edits_in_place(name, args):
             return
         for w in args:
             value = w.value[3:] if name == "dd" and w.value.startswith("of=") else w.value
