@@ -18,7 +18,7 @@ import pytest
 
 from tether.shell.options import FLAG, REQUIRED, Grammar
 from tether.shell.programs import RUNNERS, SHELLS, WRAPPERS
-from tether.shell.tools import GIT, GIT_SUBCOMMANDS, TOOLS
+from tether.shell.tools import CLUSTER, GIT, GIT_SUBCOMMANDS, TOOLS
 
 _LONG = re.compile(r"(?<![\w-])--[a-z0-9][A-Za-z0-9-]*[A-Za-z0-9]")
 _FLAGS = re.compile(r"\[-([A-Za-z0-9]+)\]")
@@ -45,6 +45,9 @@ def _cases() -> list[tuple[str, Grammar, list[str]]]:
     cases += [("git", GIT, ["git", "--help"])]
     cases += [(f"git {n}", g, ["git", *n.split(), "-h"]) for n, g in GIT_SUBCOMMANDS.items()]
     cases += [("bash", SHELLS["bash"], ["bash", "--help"])]
+    cases += [("docker", CLUSTER["docker"], ["docker", "--help"])]
+    cases += [("kubectl", CLUSTER["kubectl"], ["kubectl", "options"])]
+    cases += [("helm", CLUSTER["helm"], ["helm", "--help"])]
     return cases
 
 

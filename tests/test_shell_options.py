@@ -436,6 +436,15 @@ def test_every_shell_reads_its_script_after_its_options() -> None:
         # global options before the subcommand, with values, by git's own grammar
         ("git --git-dir .git --work-tree . reset --hard", Danger.ASK),
         ("git -C repo -c a=b push --force", Danger.ASK),
+        # the CLIs' own options before the subcommand, values included (issue 10, item 5)
+        ("docker -H tcp://x system prune -af", Danger.ASK),
+        ("docker --context prod volume rm x", Danger.ASK),
+        ("kubectl -n kube-system delete pod x", Danger.ASK),
+        ("kubectl --context prod delete ns prod", Danger.ASK),
+        ("helm -n prod uninstall app", Danger.ASK),
+        ("kubectl -n ns exec pod -- rm -rf /", Danger.HARDLINE),
+        ("docker -H h exec box rm -rf /", Danger.HARDLINE),
+        ("kubectl get pods -n kube-system", Danger.NONE),
         # what find -exec runs is peeled like any other command
         ("find . -exec sudo -u x rm {} +", Danger.ASK),
         # in-place edits by sed's grammar: prefixes and long clusters

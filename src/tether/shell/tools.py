@@ -8,7 +8,8 @@ options (every option a flag, GNU permutation) for a program not in the table.
 
 from __future__ import annotations
 
-from tether.shell.options import GNU_STANDARD, Grammar, LazyTable, grammar
+from tether.shell.model import Word
+from tether.shell.options import GNU_STANDARD, Grammar, LazyTable, grammar, parse
 from tether.shell.programs import SHELLS
 
 _BACKUP = "b backup:: S|suffix: t|target-directory: T|no-target-directory v|verbose"
@@ -108,6 +109,55 @@ TOOLS: LazyTable[Grammar] = LazyTable(
     }
 )
 
+# Container and cluster CLIs (cobra/pflag: names spelt whole). Their own options before the
+# subcommand, some with values (``kubectl -n NS delete …``, ``docker -H HOST system prune``).
+_KUBE = (
+    "as: as-group: as-uid: cache-dir: certificate-authority: client-certificate: client-key: "
+    "cluster: context: disable-compression insecure-skip-tls-verify kubeconfig: "
+    "match-server-version n|namespace: password: profile: profile-output: request-timeout: "
+    "s|server: tls-server-name: token: user: username: v: vmodule: warnings-as-errors "
+    "log-flush-frequency: h|help"
+)
+CLUSTER: LazyTable[Grammar] = LazyTable(
+    {
+        "docker": lambda: grammar(
+            "docker",
+            "config: c|context: D|debug H|host: l|log-level: tls tlscacert: tlscert: tlskey: "
+            "tlsverify v|version h|help",
+            abbreviate=False,
+            permute=False,
+        ),
+        "podman": lambda: CLUSTER["docker"]._replace(name="podman"),
+        "nerdctl": lambda: CLUSTER["docker"]._replace(name="nerdctl"),
+        # kubectl's global flags may come anywhere (pflag intersperses).
+        "kubectl": lambda: grammar("kubectl", _KUBE, abbreviate=False),
+        "oc": lambda: CLUSTER["kubectl"]._replace(name="oc"),
+        "kubecolor": lambda: CLUSTER["kubectl"]._replace(name="kubecolor"),
+        "helm": lambda: grammar(
+            "helm",
+            "burst-limit: debug kube-apiserver: kube-as-group: kube-as-user: kube-ca-file: "
+            "kube-context: kube-insecure-skip-tls-verify kube-tls-server-name: kube-token: "
+            "kubeconfig: n|namespace: qps: registry-config: repository-cache: "
+            "repository-config: h|help",
+            abbreviate=False,
+        ),
+    }
+)
+
+
+def subcommand_words(name: str, args: tuple[Word, ...]) -> list[str]:
+    """Return the subcommand and the non-option words after it (``['system', 'prune']``).
+
+    The tool's own options before the subcommand are read by its grammar, so their values
+    are never taken for the subcommand (``kubectl -n kube-system delete pod x``).
+    """
+    g = CLUSTER.get(name) or tool_grammar(name)
+    rest = parse(g, args, stop_at=1).operands
+    if not rest:
+        return []
+    return [rest[0].value, *(w.value for w in rest[1:] if not w.value.startswith("-"))]
+
+
 # git's own options before the subcommand: exact names (``--git-d`` is refused), and the
 # first operand is the subcommand. ``git.c`` reads them by hand, not with parse-options.
 GIT = grammar(
@@ -178,4 +228,4 @@ def tool_grammar(name: str) -> Grammar:
     return found
 
 
-__all__ = ["GIT", "GIT_SUBCOMMANDS", "TOOLS", "tool_grammar"]
+__all__ = ["CLUSTER", "GIT", "GIT_SUBCOMMANDS", "TOOLS", "subcommand_words", "tool_grammar"]

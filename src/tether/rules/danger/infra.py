@@ -9,6 +9,7 @@ from tether.rules.base import Rule, Tier
 from tether.rules.danger._base import Hit, Scope, name_of, options_of
 from tether.rules.danger.interp import literal_output
 from tether.shell.model import SimpleCommand
+from tether.shell.tools import CLUSTER, subcommand_words
 
 RULES = (
     Rule(
@@ -155,7 +156,10 @@ def check_teardown(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     """Flag terraform/pulumi destroy, kubectl/helm deletes and docker data removal."""
     name = name_of(cmd)
     vals = [w.value for w in cmd.args]
-    verbs = [v for v in vals if not v.startswith("-")]
+    if name in CLUSTER:
+        verbs = subcommand_words(name, cmd.args)
+    else:
+        verbs = [v for v in vals if not v.startswith("-")]
     if name in ("terraform", "tofu", "terragrunt"):
         if "destroy" in verbs[:2] or ("apply" in verbs[:2] and "-destroy" in vals):
             yield Hit("DG502", f"{name} destroy")

@@ -12,6 +12,7 @@ from __future__ import annotations
 from tether.shell.model import Word
 from tether.shell.options import parse
 from tether.shell.programs import RUNNERS
+from tether.shell.tools import CLUSTER
 
 RUNNER_NAMES = frozenset(RUNNERS)
 
@@ -30,9 +31,11 @@ def inner(argv: tuple[Word, ...]) -> tuple[Word, ...] | str | None:
         return None
     args = argv[1:]
     if spec.subcommand:
-        if not args or args[0].value != spec.subcommand:
+        # The tool's own options may come first (``kubectl -n ns exec pod -- …``).
+        rest = parse(CLUSTER[name], args, stop_at=1).operands if name in CLUSTER else args
+        if not rest or rest[0].value != spec.subcommand:
             return None
-        args = args[1:]
+        args = rest[1:]
     # su, sg and runuser without -u find -c anywhere (they permute); a command given as
     # operands starts at the first operand after the positionals.
     parsed = parse(spec.grammar, args)
