@@ -125,10 +125,20 @@ class Parsed(NamedTuple):
     # Canonical names of options whose value is a separate word that expands at run time.
     dynamic: tuple[str, ...] = ()
     dashdash: bool = False  # options were ended by ``--``
+    # Canonical names an ambiguous prefix could mean (``--forc``: --force, --force-with-…).
+    ambiguous: tuple[str, ...] = ()
 
     def has(self, *names: str) -> bool:
         """Return True when any of the canonical ``names`` was given."""
         return any(o in names for o, _ in self.options)
+
+    def maybe(self, *names: str) -> bool:
+        """Return True when any of ``names`` was given or an ambiguous prefix may mean one.
+
+        For checks that ask a human: the tool refuses an ambiguous prefix today, but another
+        version with fewer options of that prefix would take it.
+        """
+        return self.has(*names) or any(n in self.ambiguous for n in names)
 
     def values(self, *names: str) -> list[str]:
         """Return the values given to any of the canonical ``names``, in order."""
@@ -160,6 +170,7 @@ def parse(g: Grammar, args: Iterable[Word], *, stop_at: int = -1) -> Parsed:
     unknown: list[str] = []
     dynamic: list[str] = []
     dashdash = False
+    ambiguous: list[str] = []
     error: str | None = None
     stop = len(words)
     i, n = 0, len(words)
@@ -186,6 +197,7 @@ def parse(g: Grammar, args: Iterable[Word], *, stop_at: int = -1) -> Parsed:
             if canonical is None:
                 hits = g.candidates(spelt)
                 why = f"ambiguous ({', '.join(hits[:4])})" if len(hits) > 1 else "not known"
+                ambiguous.extend(g.names[h] for h in hits)
                 error = error or f"{g.name}: option '{spelt}' is {why}"
                 unknown.append(spelt)
                 options.append((spelt, value if eq else None))
@@ -243,7 +255,14 @@ def parse(g: Grammar, args: Iterable[Word], *, stop_at: int = -1) -> Parsed:
                 options.append((canonical, None))
             break
     return Parsed(
-        tuple(options), tuple(operands), stop, error, tuple(unknown), tuple(dynamic), dashdash
+        tuple(options),
+        tuple(operands),
+        stop,
+        error,
+        tuple(unknown),
+        tuple(dynamic),
+        dashdash,
+        tuple(ambiguous),
     )
 
 

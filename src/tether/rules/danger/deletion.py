@@ -166,7 +166,7 @@ _RM_SHORT_RECURSIVE = "rR"
 
 def _rm(cmd: SimpleCommand, scope: Scope, args: tuple[Word, ...], how: str) -> Iterator[Hit]:
     parsed = options_of("rm", args)
-    recursive, operands = parsed.has("--recursive"), parsed.operands
+    recursive, operands = parsed.maybe("--recursive"), parsed.operands
     fed = _fed_words(cmd, scope) if any(_is_xargs_input(w) for w in operands) else []
     for word in [*(e for w in operands for e in _braces(w)), *fed]:
         where, path = place(word, cmd, scope)

@@ -174,13 +174,13 @@ def check_git(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     if parsed.has("-h", "--help"):
         return  # parse-options prints the usage and exits
     if sub == "reset":
-        hard = [o for o in parsed.names() if o in ("--hard", "--merge")]
+        hard = [o for o in ("--hard", "--merge") if parsed.maybe(o)]
         if hard:
             yield Hit("DG201", f"git reset {hard[0]}")
     elif sub == "push":
         yield from _push(parsed)
     elif sub == "clean":
-        if parsed.has("--force") and not parsed.has("--dry-run"):
+        if parsed.maybe("--force") and not parsed.has("--dry-run"):
             yield Hit("DG203", "git clean -f")
     elif sub == "branch":
         if parsed.has("-D") or (parsed.has("--delete") and parsed.has("--force")):
@@ -215,11 +215,11 @@ def _removes_by_force(args: tuple[Word, ...]) -> bool:
 
 def _push(parsed: Parsed) -> Iterator[Hit]:
     lease = parsed.has("--force-with-lease", "--force-if-includes")
-    if parsed.has("--force") and not lease:
+    if parsed.maybe("--force") and not lease:
         yield Hit("DG202", "git push --force")
         return
     for o in ("--mirror", "--delete", "--prune"):
-        if parsed.has(o):
+        if parsed.maybe(o):
             yield Hit("DG202", f"git push {o}")
             return
     for word in parsed.operands[1:]:
