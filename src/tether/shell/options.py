@@ -130,7 +130,7 @@ class Parsed(NamedTuple):
 
     def has(self, *names: str) -> bool:
         """Return True when any of the canonical ``names`` was given."""
-        return any(o in names for o, _ in self.options)
+        return any(option in names for option, _value in self.options)
 
     def maybe(self, *names: str) -> bool:
         """Return True when any of ``names`` was given or an ambiguous prefix may mean one.
@@ -149,13 +149,6 @@ class Parsed(NamedTuple):
         return [o for o, _ in self.options]
 
 
-def _is_option(g: Grammar, word: Word) -> bool:
-    v = word.value
-    if not word.literal or len(v) < 2:
-        return False
-    return v[0] == "-" or (g.plus and v[0] == "+")
-
-
 def parse(g: Grammar, args: Iterable[Word], *, stop_at: int = -1) -> Parsed:
     """Split ``args`` the way the program ``g`` describes would.
 
@@ -165,6 +158,15 @@ def parse(g: Grammar, args: Iterable[Word], *, stop_at: int = -1) -> Parsed:
     operands (a subcommand word, a wrapper's positional) even for a permuting grammar.
     """
     words = args if isinstance(args, (tuple, list)) else tuple(args)
+    n = len(words)
+    marks = "-+" if g.plus else "-"
+    for w in words:
+        if w.value[:1] in marks and len(w.value) > 1 and w.literal:
+            break
+    else:
+        # No options at all (most commands): every word is an operand.
+        last = stop_at - 1 if 0 < stop_at <= n else n
+        return Parsed((), tuple(words), last if g.permute else 0)
     options: list[tuple[str, str | None]] = []
     operands: list[Word] = []
     unknown: list[str] = []
@@ -172,13 +174,14 @@ def parse(g: Grammar, args: Iterable[Word], *, stop_at: int = -1) -> Parsed:
     dashdash = False
     ambiguous: list[str] = []
     error: str | None = None
-    stop = len(words)
-    i, n = 0, len(words)
+    stop = n
+    i = 0
+    names, arity, permute = g.names, g.arity, g.permute
     while i < n:
         word = words[i]
         v = word.value
-        if not _is_option(g, word):
-            if not g.permute or len(operands) + 1 == stop_at:
+        if not word.literal or len(v) < 2 or v[0] not in marks:
+            if not permute or len(operands) + 1 == stop_at:
                 stop = i
                 operands.extend(words[i:])
                 break
@@ -202,7 +205,7 @@ def parse(g: Grammar, args: Iterable[Word], *, stop_at: int = -1) -> Parsed:
                 unknown.append(spelt)
                 options.append((spelt, value if eq else None))
                 continue
-            kind = g.arity[canonical]
+            kind = arity[canonical]
             if eq:
                 if kind == FLAG:
                     error = error or f"{g.name}: option '{canonical}' takes no value"
@@ -226,17 +229,18 @@ def parse(g: Grammar, args: Iterable[Word], *, stop_at: int = -1) -> Parsed:
         sign = v[0]
         j = 1
         while j < len(v):
-            spelt = sign + v[j]
+            letter = v[j]
+            spelt = sign + letter
             j += 1
-            canonical = g.names.get("-" + spelt[1])
+            canonical = names.get("-" + letter)
             if canonical is None:
                 error = error or f"{g.name}: option '{spelt}' is not known"
                 unknown.append(spelt)
                 options.append((spelt, None))
                 continue
+            kind = arity[canonical]
             if sign == "+":
                 canonical = "+" + canonical.lstrip("-")
-            kind = g.arity[g.names["-" + spelt[1]]]
             if kind == FLAG:
                 options.append((canonical, None))
                 continue
@@ -254,6 +258,8 @@ def parse(g: Grammar, args: Iterable[Word], *, stop_at: int = -1) -> Parsed:
                 error = error or f"{g.name}: option '{spelt}' needs a value"
                 options.append((canonical, None))
             break
+    if error is None:
+        return Parsed(tuple(options), tuple(operands), stop, None, (), (), dashdash)
     return Parsed(
         tuple(options),
         tuple(operands),
@@ -290,6 +296,13 @@ class LazyTable(Mapping[str, T]):
 
     def __contains__(self, key: object) -> bool:
         return key in self._makers
+
+    def get(self, key: str, default: T | None = None) -> T | None:  # type: ignore[override]
+        """Return the entry for ``key``, or ``default`` (without raising on a miss)."""
+        found = self._built.get(key)
+        if found is not None:
+            return found
+        return self[key] if key in self._makers else default
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._makers)

@@ -220,11 +220,14 @@ GIT_SUBCOMMANDS: LazyTable[Grammar] = LazyTable(
 _UNKNOWN = grammar("program", "")
 
 
+_FOUND: dict[str, Grammar] = {}
+
+
 def tool_grammar(name: str) -> Grammar:
     """Return the grammar of ``name``: a tool's, a shell's, or one that knows no options."""
-    found = TOOLS.get(name)
+    found = _FOUND.get(name)
     if found is None:
-        found = SHELLS.get(name, _UNKNOWN)
+        found = _FOUND[name] = TOOLS.get(name) or SHELLS.get(name) or _UNKNOWN
     return found
 
 

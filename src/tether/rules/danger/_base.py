@@ -234,12 +234,17 @@ def options_of(name: str, args: Iterable[Word]) -> Parsed:
 
     Unknown options are kept as flags: a danger check judges what the words most likely do.
     """
-    return parse(tool_grammar(name), tuple(args))
+    return parse(tool_grammar(name), args if isinstance(args, tuple) else tuple(args))
 
 
 def edits_in_place(name: str, args: Iterable[Word]) -> bool:
     """Return True when ``sed``/``perl``/``ruby`` edit their file operands (-i, --in-place)."""
-    return options_of(name, args).has("--in-place" if name == "sed" else "-i")
+    words = tuple(args)
+    # Every spelling of -i / --in-place has an 'i' in an option word: most commands have none.
+    for w in words:
+        if w.value[:1] == "-" and "i" in w.value:
+            return options_of(name, words).has("--in-place" if name == "sed" else "-i")
+    return False
 
 
 Checker = Callable[[SimpleCommand, Scope], Iterable[Hit]]

@@ -133,7 +133,7 @@ def parse(spec: Spec, args: tuple[Word, ...]) -> Parsed | Check:
                 )
     if parsed.error is not None and not parsed.unknown:
         return write(UNKNOWN_OPTION, parsed.error)  # a missing value, a value given to a flag
-    return Parsed(parsed.options, tuple(w.value for w in parsed.operands))
+    return Parsed(parsed.options, tuple([w.value for w in parsed.operands]))
 
 
 def check_spec(spec: Spec, args: tuple[Word, ...], code: str, max_operands: int = -1) -> Check:
