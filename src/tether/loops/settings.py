@@ -30,7 +30,7 @@ STOP_DEFAULTS = {
     "exact_failure": 5,
     "same_tool_failure": 8,
     "idempotent_no_progress": 5,
-    "mutating_no_progress": 12,
+    "mutating_no_progress": 6,
     "cycle": 4,
     "turn_calls": 120,
 }
