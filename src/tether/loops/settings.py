@@ -57,6 +57,9 @@ READ_TOOLS: frozenset[str] = frozenset(
         "open", "goto", "scroll_up", "scroll_down", "find_file", "search_dir", "search_file",
         "skill_view", "skills_list", "session_search", "browser_snapshot", "browser_console",
         "ListMcpResourcesTool", "ReadMcpResourceTool", "read", "list", "ls", "cat", "find",
+        # The MCP reference filesystem server's reads.
+        "read_text_file", "read_media_file", "read_multiple_files", "list_directory_with_sizes",
+        "directory_tree", "get_file_info", "list_allowed_directories",
     }
 )  # fmt: skip
 WRITE_TOOLS: frozenset[str] = frozenset(
