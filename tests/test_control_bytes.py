@@ -7,8 +7,10 @@ A NUL used to end tree-sitter's view of the input, so ``rm\\x00 -rf /`` was judg
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -64,7 +66,11 @@ def test_every_position_of_a_control_byte_in_rm_rf_root_stays_hardline(at: int, 
 
 
 @pytest.mark.parametrize("command", ["rm\x00 -rf /", "rm -rf /\x00", "rm -rf /\x01"])
-def test_the_real_hook_denies_rm_rf_root_with_a_control_byte(command: str, tmp_path: object) -> None:
+def test_the_hook_denies_rm_rf_root_with_a_control_byte(command: str, tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TETHER_")}
+    for name in ("XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "HOME"):
+        (tmp_path / name).mkdir()
+        env[name] = str(tmp_path / name)
     payload = {
         "session_id": "nul",
         "hook_event_name": "PreToolUse",
@@ -72,12 +78,12 @@ def test_the_real_hook_denies_rm_rf_root_with_a_control_byte(command: str, tmp_p
         "tool_input": {"command": command},
         "cwd": str(tmp_path),
     }
-    env = {"HOME": str(tmp_path), "XDG_STATE_HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
     done = subprocess.run(
-        [sys.executable, "-m", "tether", "hook", "claude-code"],
+        [str(Path(sys.executable).with_name("tether")), "hook", "claude-code"],
         input=json.dumps(payload).encode(),
         capture_output=True,
         env=env,
+        cwd=tmp_path,
         timeout=60,
         check=False,
     )
