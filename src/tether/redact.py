@@ -25,8 +25,9 @@ from typing import Any
 MASK = "***"
 # Lower-case substrings at least one of which is in any text a pattern below can match.
 _HINTS = (
-    "bearer", "basic ", "token", "sk-", "gh", "xox", "akia", "asia", "glpat-", "aiza", "eyj",
-    "://", "pass", "secret", "key", "-p", "auth",
+    "bearer", "basic ", "token", "sk-", "ghp_", "gho_", "ghs_", "ghu_", "ghr_", "github_pat_",
+    "xox", "akia", "asia", "glpat-", "aiza", "eyj", "://", "pass", "secret", "key", "mysql",
+    "auth", "aws_",
 )  # fmt: skip
 
 _PATTERN = r"""
