@@ -210,6 +210,13 @@ def adjust(
         f"\nClaude Code posts every event to {hook_url(base)}; the fallback handler asks "
         f"{base}/health with curl and runs `{command}` only when the service does not answer"
     )
+    if literal and not token:  # the per-install token, not one from serve.token
+        from tether.serve.token import token_path
+
+        note += (
+            f"\nthe HTTP handlers send the token in {token_path(env)} (tether serve reads the "
+            f"same file): keep {path} private, it now holds that token"
+        )
     return new, {"url": hook_url(base), "service": "up" if up else "down"}, note
 
 
