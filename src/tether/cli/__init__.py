@@ -75,7 +75,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args[1] in HOSTS:
             from tether.hosts.runner import run_hook
 
-            status = _run(name, lambda: run_hook(args[1]))
+            status = _run(name, lambda: run_hook(args[1], hold_signals=argv is None))
             if argv is None:  # the `tether` script itself, not a caller in the same process
                 _exit_now(status)
             return status

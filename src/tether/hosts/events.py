@@ -9,6 +9,7 @@ from typing import Any, NamedTuple
 
 from tether.errors import InputError
 from tether.model import Action, Decision, ToolCall, ToolResult
+from tether.quoting import clip
 
 
 class Kind(enum.Enum):
@@ -74,11 +75,11 @@ def reason(decision: Decision) -> str:
     message = decision.message.strip()
     missing = [c for c in decision.codes if c not in message]
     if message.startswith("Tether"):  # the guard already wrote a self-describing message
-        return f"{message} [{', '.join(missing)}]" if missing else message
+        return clip(f"{message} [{', '.join(missing)}]" if missing else message)
     head = _HEAD[decision.action]
     if decision.codes:
         head += f" [{', '.join(decision.codes)}]"
-    return f"{head}: {message or _DEFAULT_MESSAGE[decision.action]}"
+    return clip(f"{head}: {message or _DEFAULT_MESSAGE[decision.action]}")
 
 
 _HEAD = {
@@ -98,12 +99,13 @@ _DEFAULT_MESSAGE = {
 
 
 FAILED_CLOSED = "Tether could not check this call"
+CAUSE_LIMIT = 400  # an exception's text can quote the input (a JSON error, a path)
 
 
 def failure_reason(cause: str) -> str:
     """Return the reason printed when Tether could not decide and so fails closed."""
     return (
-        f"{FAILED_CLOSED}, so it is denied (fail closed): {cause}. "
+        f"{FAILED_CLOSED}, so it is denied (fail closed): {clip(cause, CAUSE_LIMIT)}. "
         "Run `tether doctor` to find what to fix."
     )
 
@@ -111,8 +113,8 @@ def failure_reason(cause: str) -> str:
 def notice_reason(cause: str) -> str:
     """Return the notice printed when Tether could not record an event that is not a tool call."""
     return (
-        f"Tether could not record this event: {cause}. Tool calls are denied until this is "
-        "fixed; run `tether doctor` to find what to fix."
+        f"Tether could not record this event: {clip(cause, CAUSE_LIMIT)}. Tool calls are denied "
+        "until this is fixed; run `tether doctor` to find what to fix."
     )
 
 

@@ -130,7 +130,32 @@ def parse_command(text: str) -> CommandModel:
     if "\x00" in text:
         builder.errors.append("input contains a NUL byte")
     builder.add_source(text, _Ctx())
+    for variant in control_readings(text):
+        builder.add_source(variant, _Ctx())
     return builder.build(text)
+
+
+# C0 controls but tab and newline (bash's own separators), DEL and C1 controls.
+_CONTROLS = dict.fromkeys([*range(0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0)])
+
+
+def control_readings(text: str) -> tuple[str, ...]:
+    """Return the other ways ``text`` may reach a shell when it holds control characters.
+
+    A NUL ends a C string (``execve`` arguments stop there) and bash drops NULs from a script it
+    reads, and a terminal, a log or a host may drop other control characters. The model holds
+    the commands of every reading, so a NUL or a ``\\x01`` never hides ``rm -rf /`` (the
+    strictest reading wins) and never turns a write into a read.
+    """
+    stripped = text.translate(_CONTROLS)
+    if stripped == text:
+        return ()
+    readings = [stripped]
+    if "\x00" in text:
+        head = text.split("\x00", 1)[0]
+        if head.strip() and head != stripped:
+            readings.append(head)
+    return tuple(readings)
 
 
 def nesting_depth(text: str) -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterable, Mapping
 
+from tether.quoting import clip
 from tether.rules.base import NO_DANGER, Danger, DangerVerdict, Rule, Tier
 from tether.rules.danger import (
     cloud,
@@ -365,7 +366,8 @@ def assess(model: CommandModel) -> DangerVerdict:
     for hit in hits:
         if hit.code not in codes:
             codes.append(hit.code)
-            details.append(f"{hit.code} {_BY_CODE[hit.code].name}: {hit.detail}")
+            # A detail quotes the command: one line, escaped, capped (tether.quoting).
+            details.append(f"{hit.code} {_BY_CODE[hit.code].name}: {clip(hit.detail, 240)}")
     level = Danger.HARDLINE if any(_BY_CODE[c].tier is Tier.HARDLINE for c in codes) else Danger.ASK
     # Strictest first, so the message leads with what decides the verdict.
     order = sorted(range(len(codes)), key=lambda i: _BY_CODE[codes[i]].tier is not Tier.HARDLINE)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
+from tether.quoting import quote
 from tether.rules.base import Rule, Tier
 from tether.rules.danger._base import Hit, Scope, has_long, name_of, split_options
 from tether.rules.danger.paths import HARDLINE_PLACES, Place, place
@@ -189,7 +190,7 @@ def _rm(cmd: SimpleCommand, scope: Scope, args: tuple[Word, ...], how: str) -> I
     for word in [*(e for w in operands for e in _braces(w)), *fed]:
         where, path = place(word, cmd, scope)
         if recursive and where in HARDLINE_PLACES:
-            yield Hit("DG101", f"{how} of {path} ({where.value})")
+            yield Hit("DG101", f"{how} of {quote(path)} ({where.value})")
         elif recursive and where in (
             Place.OUTSIDE,
             Place.SYSTEM,
@@ -199,9 +200,9 @@ def _rm(cmd: SimpleCommand, scope: Scope, args: tuple[Word, ...], how: str) -> I
             if where is Place.DYNAMIC and _is_xargs_input(word):
                 yield Hit("DG102", f"{how} of paths read from xargs input")
             else:
-                yield Hit("DG102", f"{how} of {path} ({where.value})")
+                yield Hit("DG102", f"{how} of {quote(path)} ({where.value})")
         elif not recursive and where in (Place.SYSTEM, Place.SYSTEM_ROOT, Place.ROOT):
-            yield Hit("DG103", f"delete {path} ({where.value})")
+            yield Hit("DG103", f"delete {quote(path)} ({where.value})")
 
 
 _BRACE = re.compile(r"^([^{}$`]*)\{([^{}$`]*,[^{}$`]*)\}([^{}$`]*)$")

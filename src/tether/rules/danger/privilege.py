@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from tether.quoting import quote
 from tether.rules.base import Rule, Tier
 from tether.rules.danger._base import Hit, Scope, has_long, name_of, split_options
 from tether.rules.danger.paths import HARDLINE_PLACES, Place, place
@@ -171,7 +172,7 @@ def check_system_redirects(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     for r in cmd.redirects:
         writes = r.op in (">", ">>", ">|", "&>", "&>>", "<>") and r.target is not None
         if writes and r.target is not None and _system_target(r.target, cmd, scope):
-            yield Hit("DG409", f"redirect into {r.target.value}")
+            yield Hit("DG409", f"redirect into {quote(r.target.value)}")
 
 
 def _in_place(vals: list[str]) -> bool:

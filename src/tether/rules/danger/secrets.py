@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from tether.quoting import quote
 from tether.rules.base import Rule, Tier
 from tether.rules.danger._base import Hit, Scope, name_of, split_options
 from tether.rules.danger.paths import home_relative, resolve
@@ -345,7 +346,7 @@ def check_sensitive_write(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
             and r.target is not None
             and is_sensitive_target(r.target, cmd)
         ):
-            yield Hit("DG603", f"redirect into {r.target.value}")
+            yield Hit("DG603", f"redirect into {quote(r.target.value)}")
             return
     name = name_of(cmd)
     args = cmd.args
