@@ -72,7 +72,7 @@ class Guard:
         sig, text = signature_and_preview(call.tool, call.args, shell_key)
         if command is None:
             kind = kinds.static_kind(call.tool, call.args, s.tools)
-            files = self._review_files(call) if review and kind != kinds.READ else None
+            files = self._review_files(call) if review else None
             return _Prepared(sig, kind, text, None, files)
         verdict = None
         if review:
@@ -90,9 +90,12 @@ class Guard:
 
     def _review_files(self, call: ToolCall) -> Any:
         """Review a non-shell call that names Tether's guard files (Write, apply_patch, MCP)."""
+        from tether.loops.settings import READ_TOOLS
         from tether.rules.file_tools import guarded_paths
 
-        hits = guarded_paths(call.tool, call.args, self.settings.tools.read)
+        # The built-in readers only: a config listing `Write` under `tools.read` changes how
+        # loops count it, not whether it may rewrite the hooks.
+        hits = guarded_paths(call.tool, call.args, READ_TOOLS)
         if not hits:
             return None
         from tether.approval.files import review_files

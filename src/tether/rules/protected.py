@@ -10,6 +10,7 @@ read from disk. ``environ`` adds the places a user moved things to (``$XDG_*_HOM
 
 from __future__ import annotations
 
+import functools
 import os
 import posixpath
 from collections.abc import Mapping
@@ -59,31 +60,54 @@ _GLOB = frozenset("*?[")
 _HOME_PARENTS = ("home", "users")  # lower-cased: /Users on macOS
 
 
-def _home_dirs(environ: Mapping[str, str], path: str = "") -> list[str]:
-    """Return the homes to look under: ``~``, ``$HOME`` and the home ``path`` itself is in."""
+_ENV_KEYS = ("HOME", *(name for name, _ in _ENV_DIRS), "CODEX_HOME", "TETHER_CONFIG")
+# Text every guard path outside the user's relocated directories contains (a cheap first test:
+# most operands judged are ordinary files).
+_MARKERS = ("tether", ".claude", ".gemini", ".codex", "claude-code", "gemini-cli")
+_Snapshot = tuple[str, ...]
+
+
+@functools.cache
+def _process_snapshot() -> _Snapshot:
+    # The hook process and the sidecar never change their own environment: read it once.
+    return _snapshot(os.environ)
+
+
+def _snapshot(environ: Mapping[str, str]) -> _Snapshot:
+    return tuple(environ.get(key, "") for key in _ENV_KEYS)
+
+
+@functools.lru_cache(maxsize=64)
+def _roots(snap: _Snapshot, other_home: str = "") -> tuple[tuple[str, str], ...]:
+    """Return ``(directory, what)`` for Tether's directories, lower-cased.
+
+    Under ``~``, ``/root``, ``$HOME`` and ``other_home`` (the home a path itself is in:
+    ``/home/dev/.config/tether`` is dev's config whoever runs the hook), plus the relocated
+    ``$XDG_*_HOME/tether`` directories and ``$CODEX_HOME``.
+    """
+    env = dict(zip(_ENV_KEYS, snap, strict=True))
     homes = ["~", "/root"]
-    home = environ.get("HOME", "")
+    home = env["HOME"]
     if home.startswith("/") and home.rstrip("/"):
         homes.append(posixpath.normpath(home).lower())
-    parts = path.split("/", 3)
-    if len(parts) > 2 and parts[0] == "" and parts[1] in _HOME_PARENTS and parts[2]:
-        homes.append(f"/{parts[1]}/{parts[2]}")  # someone else's home: /home/dev/.config/…
-    return homes
-
-
-def _roots(environ: Mapping[str, str], path: str = "") -> list[tuple[str, str]]:
-    """Return ``(directory, what)`` for Tether's directories under ``environ``, lower-cased."""
-    roots: list[tuple[str, str]] = []
-    for home in _home_dirs(environ, path):
-        roots.extend((f"{home}/{rel}", what) for rel, what in _HOME_DIRS)
+    if other_home:
+        homes.append(other_home)
+    roots = [(f"{h}/{rel}", what) for h in homes for rel, what in _HOME_DIRS]
     for name, what in _ENV_DIRS:
-        value = environ.get(name, "")
+        value = env[name]
         if value.startswith("/"):
             roots.append((posixpath.normpath(value).lower() + "/tether", what))
-    codex = environ.get("CODEX_HOME", "")
-    if codex.startswith("/"):
-        roots.append((posixpath.normpath(codex).lower(), HOOK_SETTINGS))
-    return roots
+    if env["CODEX_HOME"].startswith("/"):
+        roots.append((posixpath.normpath(env["CODEX_HOME"]).lower(), HOOK_SETTINGS))
+    return tuple(roots)
+
+
+def _home_of(norm: str) -> str:
+    """Return the home directory an absolute path is in (``/home/dev/x`` -> ``/home/dev``)."""
+    parts = norm.split("/", 3)
+    if len(parts) > 2 and parts[0] == "" and parts[1] in _HOME_PARENTS and parts[2]:
+        return f"/{parts[1]}/{parts[2]}"
+    return ""
 
 
 def _normal(path: str) -> str:
@@ -101,7 +125,7 @@ def _inside(path: str, directory: str) -> bool:
     return path == directory or path.startswith(directory + "/")
 
 
-def _glob_hits(path: str, environ: Mapping[str, str]) -> str | None:
+def _glob_hits(path: str) -> str | None:
     """Return what a glob such as ``.claude/*`` or ``~/.config/tether/*.yaml`` may name."""
     parent, _, leaf = path.rpartition("/")
     if not _GLOB & set(leaf) or _GLOB & set(parent):
@@ -125,7 +149,15 @@ def protected(
     ``tree`` also counts directories that contain guard files (``.claude``, ``~/.config``): for
     recursive deletes, moves and permission changes, which take everything under them along.
     """
-    env = os.environ if environ is None else environ
+    snap = _process_snapshot() if environ is None else _snapshot(environ)
+    low = path.lower()
+    if (
+        not tree
+        and not any(m in low for m in _MARKERS)
+        and not _relocated(low, snap)
+        and not (_GLOB & set(low) and (low.startswith(".") or "/." in low))  # `.t*`
+    ):
+        return None
     norm = _normal(path)
     if not norm or norm in (".", "/", "~"):
         return None
@@ -140,10 +172,11 @@ def protected(
     segments = norm.split("/")
     if _CODEX_DIR in segments[:-1] or (leaf == _CODEX_DIR and tree):
         return HOOK_SETTINGS
-    explicit = env.get("TETHER_CONFIG", "")
+    explicit = snap[-1]  # TETHER_CONFIG
     if explicit.startswith("/") and norm == _normal(explicit):
         return CONFIG
-    for directory, what in _roots(env, norm):
+    roots = _roots(snap, _home_of(norm))
+    for directory, what in roots:
         if _inside(norm, directory):
             return what
     if "site-packages" in segments or "dist-packages" in segments:
@@ -154,18 +187,26 @@ def protected(
             return INSTALL
     if leaf == "tether" and len(segments) >= 2 and segments[-2] == "bin":
         return INSTALL
-    hit = _glob_hits(norm, env)
+    hit = _glob_hits(norm)
     if hit is not None:
         return hit
     if tree:
-        return _ancestor(norm, segments, env)
+        return _ancestor(norm, segments, roots)
     return None
 
 
-def _ancestor(norm: str, segments: list[str], environ: Mapping[str, str]) -> str | None:
+def _relocated(low: str, snap: _Snapshot) -> bool:
+    """Return True when ``low`` may be under ``$CODEX_HOME`` or be ``$TETHER_CONFIG``."""
+    codex, explicit = snap[-2], snap[-1]
+    return bool(codex and codex.lower().rstrip("/") in low) or bool(
+        explicit and posixpath.basename(explicit).lower() in low
+    )
+
+
+def _ancestor(norm: str, segments: list[str], roots: tuple[tuple[str, str], ...]) -> str | None:
     if segments[-1] in _HOST_DIRS:
         return ANCESTOR
-    for directory, what in _roots(environ, norm):
+    for directory, what in roots:
         # Not the cache's parents: it is derived data, and `rm -rf ~/.cache` is housekeeping.
         if what != CACHE and directory.startswith(norm + "/"):
             return ANCESTOR
