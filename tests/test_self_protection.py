@@ -103,7 +103,7 @@ MATRIX: list[Row] = [
         },
         ASK,
         "DG605",
-    ),  # fmt: skip
+    ),
     ("MultiEdit", {"file_path": f"{PROJECT}/.tether.yaml", "edits": []}, ASK, "DG605"),
     ("NotebookEdit", {"notebook_path": f"{HOME}/.config/tether/x.ipynb"}, ASK, "DG605"),
     ("Write", {"file_path": f"{HOME}/.local/state/tether/state.db", "content": ""}, ASK, "DG605"),
@@ -113,7 +113,7 @@ MATRIX: list[Row] = [
         {"file_path": f"{PROJECT}/.gemini/settings.json", "old_string": "a", "new_string": "b"},
         ASK,
         "DG605",
-    ),  # fmt: skip
+    ),
     ("apply_patch", _patch("*** Update File: .tether.yaml", "@@", "-a", "+b"), ASK, "DG605"),
     ("apply_patch", _patch("*** Delete File: .codex/hooks.json"), ASK, "DG605"),
     (
@@ -121,7 +121,7 @@ MATRIX: list[Row] = [
         _patch("*** Update File: src/a.py", "*** Move to: .claude/settings.json"),
         ASK,
         "DG605",
-    ),  # fmt: skip
+    ),
     ("apply_patch", _patch("*** Add File: /home/dev/.codex/config.toml", "+x"), ASK, "DG605"),
     # --- MCP filesystem tools (as Claude Code names them, and bare through the MCP proxy) ----
     (
@@ -129,32 +129,32 @@ MATRIX: list[Row] = [
         {"path": f"{HOME}/.claude/settings.json", "content": "{}"},
         ASK,
         "DG605",
-    ),  # fmt: skip
+    ),
     (
         "mcp__filesystem__edit_file",
         {"path": f"{PROJECT}/.tether.yaml", "edits": []},
         ASK,
         "DG605",
-    ),  # fmt: skip
+    ),
     (
         "mcp__filesystem__move_file",
         {"source": f"{HOME}/.codex/hooks.json", "destination": "/tmp/h.json"},
         ASK,
         "DG605",
-    ),  # fmt: skip
+    ),
     (
         "write_file",
         {"path": f"{HOME}/.cache/tether/config-1.json", "content": "{}"},
         ASK,
         "DG605",
-    ),  # fmt: skip
+    ),
     ("move_file", {"source": "/tmp/x", "destination": f"{PROJECT}/.tether.yaml"}, ASK, "DG605"),
     (
         "mcp__files__set_contents",
         {"target": f"{PROJECT}/.claude/settings.local.json"},
         ASK,
         "DG605",
-    ),  # fmt: skip  (a tool Tether never heard of, given a guard file)
+    ),  # a tool Tether never heard of, given a guard file
     # --- benign neighbours: reads of the same files and look-alikes stay allowed -------------
     ("Bash", "cat ~/.claude/settings.json", ALLOW, None),
     ("Bash", "jq .hooks .claude/settings.json", ALLOW, None),
@@ -180,13 +180,13 @@ MATRIX: list[Row] = [
         {"file_path": f"{PROJECT}/.claude/commands/review.md", "content": "x"},
         ALLOW,
         None,
-    ),  # fmt: skip
+    ),
     (
         "Edit",
         {"file_path": f"{PROJECT}/src/tether/guard.py", "old_string": "a", "new_string": "b"},
         ALLOW,
         None,
-    ),  # fmt: skip
+    ),
     ("apply_patch", _patch("*** Update File: src/app.py", "@@", "-x = 1", "+x = 2"), ALLOW, None),
     ("str_replace_editor", {"command": "view", "path": f"{PROJECT}/.tether.yaml"}, ALLOW, None),
 ]
@@ -221,8 +221,17 @@ def test_the_matrix_covers_every_self_protection_rule_and_tool() -> None:
     codes = {code for _, _, _, code in MATRIX}
     assert {"DG604", "DG605", "DG606", "DG607", "DG608", "DG609"} <= codes
     tools = {tool for tool, _, expected, _ in MATRIX if expected == ASK}
-    for tool in ("Write", "Edit", "MultiEdit", "NotebookEdit", "write_file", "replace",
-                 "apply_patch", "mcp__filesystem__write_file", "mcp__filesystem__move_file"):  # fmt: skip
+    for tool in (
+        "Write",
+        "Edit",
+        "MultiEdit",
+        "NotebookEdit",
+        "write_file",
+        "replace",
+        "apply_patch",
+        "mcp__filesystem__write_file",
+        "mcp__filesystem__move_file",
+    ):
         assert tool in tools, tool
 
 
@@ -302,9 +311,13 @@ def test_protected_paths(path: str, tree: bool, covered: bool) -> None:
 
 def test_patch_files_reads_every_header_kind() -> None:
     text = _patch(
-        "*** Add File: a.txt", "+x", "*** Update File: b.py", "*** Move to: c.py",
-        "*** Delete File: d.md", "+*** Update File: not-a-header.py",
-    )["command"]  # fmt: skip
+        "*** Add File: a.txt",
+        "+x",
+        "*** Update File: b.py",
+        "*** Move to: c.py",
+        "*** Delete File: d.md",
+        "+*** Update File: not-a-header.py",
+    )["command"]
     assert patch_files(text) == ["a.txt", "b.py", "c.py", "d.md"]
 
 
@@ -360,8 +373,12 @@ def test_claude_code_write_onto_its_own_hook_settings_asks(
 ) -> None:
     env, project = sandbox
     target = f"{env['HOME']}/.claude/settings.json"
-    payload = _payload("claude-code/pre_edit_subagent.json", "Write",
-                       {"file_path": target, "content": "{}"}, project)  # fmt: skip
+    payload = _payload(
+        "claude-code/pre_edit_subagent.json",
+        "Write",
+        {"file_path": target, "content": "{}"},
+        project,
+    )
     done = _hook("claude-code", payload, env, project)
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)["hookSpecificOutput"]
@@ -373,8 +390,12 @@ def test_claude_code_mcp_write_onto_tether_config_asks(
     sandbox: tuple[dict[str, str], Path],
 ) -> None:
     env, project = sandbox
-    payload = _payload("claude-code/pre_mcp.json", "mcp__filesystem__write_file",
-                       {"path": str(project / ".tether.yaml"), "content": "x"}, project)  # fmt: skip
+    payload = _payload(
+        "claude-code/pre_mcp.json",
+        "mcp__filesystem__write_file",
+        {"path": str(project / ".tether.yaml"), "content": "x"},
+        project,
+    )
     out = json.loads(_hook("claude-code", payload, env, project).stdout)["hookSpecificOutput"]
     assert out["permissionDecision"] == "ask", out
 
@@ -390,8 +411,9 @@ def test_codex_apply_patch_onto_its_hooks_blocks(sandbox: tuple[dict[str, str], 
 
 def test_codex_shell_reinstalling_the_hooks_blocks(sandbox: tuple[dict[str, str], Path]) -> None:
     env, project = sandbox
-    payload = _payload("codex/pre_bash.json", "Bash",
-                       {"command": "tether install codex --command true"}, project)  # fmt: skip
+    payload = _payload(
+        "codex/pre_bash.json", "Bash", {"command": "tether install codex --command true"}, project
+    )
     done = _hook("codex", payload, env, project)
     assert done.returncode == 2 and "DG604" in done.stderr, (done.returncode, done.stderr)
 
@@ -401,23 +423,32 @@ def test_gemini_write_file_onto_its_settings_is_refused(
 ) -> None:
     env, project = sandbox
     target = str(project / ".gemini" / "settings.json")
-    payload = _payload("gemini/pre_shell.json", "write_file",
-                       {"file_path": target, "content": "{}"}, project)  # fmt: skip
+    payload = _payload(
+        "gemini/pre_shell.json", "write_file", {"file_path": target, "content": "{}"}, project
+    )
     out = json.loads(_hook("gemini", payload, env, project).stdout)
     assert out["decision"] == "deny" and "DG605" in out["reason"], out
 
 
 def test_gemini_shell_killing_the_sidecar_is_refused(sandbox: tuple[dict[str, str], Path]) -> None:
     env, project = sandbox
-    payload = _payload("gemini/pre_shell.json", "run_shell_command",
-                       {"command": "pkill -f 'tether serve'"}, project)  # fmt: skip
+    payload = _payload(
+        "gemini/pre_shell.json",
+        "run_shell_command",
+        {"command": "pkill -f 'tether serve'"},
+        project,
+    )
     out = json.loads(_hook("gemini", payload, env, project).stdout)
     assert out["decision"] == "deny" and "DG606" in out["reason"], out
 
 
 def test_hook_allows_a_read_of_the_same_file(sandbox: tuple[dict[str, str], Path]) -> None:
     env, project = sandbox
-    payload = _payload("claude-code/pre_edit_subagent.json", "Read",
-                       {"file_path": f"{env['HOME']}/.claude/settings.json"}, project)  # fmt: skip
+    payload = _payload(
+        "claude-code/pre_edit_subagent.json",
+        "Read",
+        {"file_path": f"{env['HOME']}/.claude/settings.json"},
+        project,
+    )
     done = _hook("claude-code", payload, env, project)
     assert done.returncode == 0 and json.loads(done.stdout) == {}, done.stdout
