@@ -181,6 +181,7 @@ TABLE: list[tuple[str, Danger, str | None]] = [
     ("python3 -m pip uninstall -y tether", ASK, "DG607"),
     ("export TETHER_CONFIG=/tmp/t.yaml", ASK, "DG608"),
     ("redis-cli DEL tether:session:5b3f", ASK, "DG609"),
+    ("codex -c features.hooks=false exec 'rm -rf build'", ASK, "DG610"),
     ("cp .env.example .env.example.bak", NONE, None),
     ("cat .env > backup.txt", NONE, None),
 ]

@@ -92,6 +92,9 @@ MATRIX: list[Row] = [
     ("Bash", "redis-cli -n 0 UNLINK tether:sessions", ASK, "DG609"),
     ("Bash", "redis-cli EXPIRE tether:session:5b3f2a10 1", ASK, "DG609"),
     ("Bash", "redis-cli FLUSHALL", ASK, "DG501"),
+    ("Bash", "claude -p 'clean up' --settings '{\"disableAllHooks\": true}'", ASK, "DG610"),
+    ("Bash", "codex -c features.hooks=false exec 'deploy'", ASK, "DG610"),
+    ("Bash", "CODEX_HOME=/tmp/empty codex exec 'deploy'", ASK, "DG610"),
     # --- the hosts' file tools ---------------------------------------------------------------
     ("Write", {"file_path": f"{HOME}/.claude/settings.json", "content": "{}"}, ASK, "DG605"),
     (
@@ -171,6 +174,7 @@ MATRIX: list[Row] = [
     ("Bash", "rm -f ~/.cache/pip/selfcheck.json", ALLOW, None),
     ("Bash", "echo 'rm ~/.claude/settings.json'", ALLOW, None),
     ("Bash", "rm src/tether/guard.py", ALLOW, None),
+    ("Bash", "codex exec 'run the tests'", ALLOW, None),
     ("Read", {"file_path": f"{HOME}/.claude/settings.json"}, ALLOW, None),
     ("read_file", {"absolute_path": f"{PROJECT}/.tether.yaml"}, ALLOW, None),
     ("mcp__filesystem__read_text_file", {"path": f"{HOME}/.codex/config.toml"}, ALLOW, None),
@@ -219,7 +223,7 @@ def test_matrix_through_the_guard(row: Row) -> None:
 
 def test_the_matrix_covers_every_self_protection_rule_and_tool() -> None:
     codes = {code for _, _, _, code in MATRIX}
-    assert {"DG604", "DG605", "DG606", "DG607", "DG608", "DG609"} <= codes
+    assert {"DG604", "DG605", "DG606", "DG607", "DG608", "DG609", "DG610"} <= codes
     tools = {tool for tool, _, expected, _ in MATRIX if expected == ASK}
     for tool in (
         "Write",

@@ -1,4 +1,4 @@
-"""DG604-DG609: calls that disable, weaken or bypass Tether itself.
+"""DG604-DG610: calls that disable, weaken or bypass Tether itself.
 
 An agent that can rewrite the hook entries, delete the state database, kill the sidecar,
 uninstall the package or point ``TETHER_CONFIG`` elsewhere escapes every other rule, so each of
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from tether.rules.base import Rule, Tier
-from tether.rules.danger import self_files
+from tether.rules.danger import self_files, self_hosts
 from tether.rules.danger._base import Hit, Scope, is_python, name_of
 from tether.rules.danger.interp import interpreter_code
 from tether.shell.model import SimpleCommand
@@ -202,6 +202,33 @@ RULES = (
             "printenv TETHER_CONFIG",
             "export PATH=$PATH:/opt/bin",
             "FOO_TETHER=1 make",
+        ),
+    ),
+    Rule(
+        code="DG610",
+        name="host-hooks-bypass",
+        tier=Tier.ASK,
+        summary="Start Claude Code, Codex or Gemini CLI with its hooks off or its settings moved",
+        why="A nested agent runs its own tool calls; started with hooks disabled "
+        "(`--settings '{\"disableAllHooks\": true}'`, `codex -c features.hooks=false`) or with "
+        "another home (`CODEX_HOME=/tmp/x`), none of them reach Tether.",
+        instead="Run the nested agent with the user's own settings, or ask the user.",
+        match=(
+            "claude -p 'fix it' --settings '{\"disableAllHooks\": true}'",
+            "claude --setting-sources local -p 'clean up'",
+            "codex -c features.hooks=false exec 'rm -rf build'",
+            "codex --disable hooks exec 'deploy'",
+            "CODEX_HOME=/tmp/empty codex exec 'deploy'",
+            "HOME=/tmp/h claude -p 'anything'",
+            "env XDG_CONFIG_HOME=/tmp/c gemini -p 'x'",
+        ),
+        not_match=(
+            "claude -p 'summarise the diff'",
+            "claude --settings ./team-settings.json -p x",
+            "claude --setting-sources user,project,local -p x",
+            "codex exec 'run the tests'",
+            "codex -c model=o3 exec x",
+            "gemini -p 'hello'",
         ),
     ),
     Rule(
@@ -450,6 +477,7 @@ def _package_removal_as(cmd: SimpleCommand, scope: Scope, base: str) -> Iterator
 # Name tables, merged by the catalogue (a name may have several checks).
 TABLES = (
     self_files.CHECKS,
+    self_hosts.CHECKS,
     {n: check_guard_change for n in ("tether", *_LAUNCHERS)},
     {n: check_process_kill for n in ("pkill", "killall", "kill", "systemctl", "launchctl")},
     {"service": check_process_kill},
