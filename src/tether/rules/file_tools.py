@@ -10,6 +10,7 @@ over the call's name and arguments; :mod:`tether.rules.protected` says which pat
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -33,9 +34,6 @@ _READ_PREFIXES = (
     "read", "get", "list", "search", "find", "view", "show", "stat", "describe", "glob",
     "grep", "directory_tree", "tree", "cat", "head", "tail", "diff", "query", "fetch",
 )  # fmt: skip
-_PATCH_FILE = re.compile(
-    r"^\*\*\* (?:Update File|Add File|Delete File|Move to):[ \t]*(.+?)[ \t]*$", re.M
-)
 _MAX_PATHS = 256
 # An editor tool's ``command`` that only shows a file (str_replace_editor view …).
 _VIEW_COMMANDS = frozenset({"view", "view_range", "show"})
@@ -55,9 +53,19 @@ def is_reader(tool: str, reads: Iterable[str]) -> bool:
     return lowered.startswith(_READ_PREFIXES)
 
 
+@functools.cache
+def _patch_header() -> re.Pattern[str]:
+    # Compiled on first use: most calls the hook sees are not patches.
+    return re.compile(
+        r"^\*\*\* (?:Update File|Add File|Delete File|Move to):[ \t]*(.+?)[ \t]*$", re.M
+    )
+
+
 def patch_files(text: str) -> list[str]:
     """Return the files an apply_patch text adds, updates, deletes or moves to."""
-    return [m.group(1) for m in _PATCH_FILE.finditer(text)][:_MAX_PATHS]
+    if "*** " not in text:
+        return []
+    return [m.group(1) for m in _patch_header().finditer(text)][:_MAX_PATHS]
 
 
 def named_paths(tool: str, args: Mapping[str, Any]) -> list[str]:

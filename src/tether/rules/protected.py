@@ -63,7 +63,7 @@ _HOME_PARENTS = ("home", "users")  # lower-cased: /Users on macOS
 _ENV_KEYS = ("HOME", *(name for name, _ in _ENV_DIRS), "CODEX_HOME", "TETHER_CONFIG")
 # Text every guard path outside the user's relocated directories contains (a cheap first test:
 # most operands judged are ordinary files).
-_MARKERS = ("tether", ".claude", ".gemini", ".codex", "claude-code", "gemini-cli")
+MARKERS = ("tether", ".claude", ".gemini", ".codex", "claude-code", "gemini-cli")
 _Snapshot = tuple[str, ...]
 
 
@@ -153,7 +153,7 @@ def protected(
     low = path.lower()
     if (
         not tree
-        and not any(m in low for m in _MARKERS)
+        and not any(m in low for m in MARKERS)
         and not _relocated(low, snap)
         and not (_GLOB & set(low) and (low.startswith(".") or "/." in low))  # `.t*`
     ):
@@ -219,6 +219,7 @@ __all__ = [
     "CONFIG",
     "HOOK_SETTINGS",
     "INSTALL",
+    "MARKERS",
     "PROJECT_CONFIG",
     "STATE",
     "protected",

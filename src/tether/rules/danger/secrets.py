@@ -216,10 +216,15 @@ def is_secret_file(word: Word, cmd: SimpleCommand) -> bool:
 
 
 def is_sensitive_target(word: Word, cmd: SimpleCommand) -> bool:
-    """Return True for files that decide logins, shells, credentials or guardrails."""
+    """Return True for files that decide logins, shells, credentials or other agents' config.
+
+    Tether's own files and the hosts' hook settings are left to DG605 (one code per finding).
+    """
+    return _sensitive(word, cmd) and protected(resolve(word, cmd) or word.value) is None
+
+
+def _sensitive(word: Word, cmd: SimpleCommand) -> bool:
     value = word.value
-    if protected(resolve(word, cmd) or value) is not None:
-        return False  # Tether's own files and the hosts' hook settings: DG605 says so
     if is_env_file(value):
         return True
     if value.startswith(("$HERMES_HOME/", "${HERMES_HOME}/")):

@@ -15,10 +15,9 @@ import re
 from collections.abc import Iterable, Iterator
 
 from tether.rules.danger._base import Hit, Scope, name_of, split_options
-from tether.rules.danger.interp import interpreter_code
 from tether.rules.danger.paths import resolve
 from tether.rules.file_tools import patch_files
-from tether.rules.protected import protected
+from tether.rules.protected import MARKERS, protected
 from tether.shell.model import SimpleCommand, Word
 
 CODE = "DG605"
@@ -280,14 +279,19 @@ def code_targets(code: str) -> Iterator[tuple[str, str]]:
                 break
 
 
-def check_interpreter_write(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
-    """Flag inline programs that name a guard file and write, move or delete files."""
-    for code in interpreter_code(cmd):
-        if not _writes().search(code):
-            continue
-        for path, what in code_targets(code):
+def may_name_guard_files(low: str) -> bool:
+    """Return True when lower-cased program text may name a guard file (a cheap first test)."""
+    return any(m in low for m in MARKERS)
+
+
+def check_interpreter_write(cmd: SimpleCommand, scope: Scope, low: str, code: str) -> Iterator[Hit]:
+    """Flag an inline program that names a guard file and writes, moves or deletes files."""
+    if not may_name_guard_files(low):
+        return
+    for path, what in code_targets(code):
+        if _writes().search(code):
             yield Hit(CODE, f"{name_of(cmd)} code writes {path} ({what})")
-            return
+        return
 
 
 CHECKS = {n: check_file_change for n in NAMES}

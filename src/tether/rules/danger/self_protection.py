@@ -432,23 +432,21 @@ def check_store_wipe(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
                 return
 
 
-def check_interpreter_store(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
-    """Flag inline programs that delete Tether's Redis keys (``redis.delete('tether:…')``)."""
-    for code in interpreter_code(cmd):
-        low = code.lower()
-        if (
-            "redis" in low
-            and "tether:" in low
-            and any(v in low for v in (".delete(", ".unlink(", ".expire(", "flushall", "flushdb"))
-        ):
-            yield Hit("DG609", f"{name_of(cmd)} code deletes Tether's Redis keys")
-            return
+def _deletes_tether_keys(low: str) -> bool:
+    return (
+        "redis" in low
+        and "tether:" in low
+        and any(v in low for v in (".delete(", ".unlink(", ".expire(", "flushall", "flushdb"))
+    )
 
 
 def check_interpreter(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
-    """For interpreters: inline programs writing guard files, and ``python -m tether|pip``."""
-    yield from self_files.check_interpreter_write(cmd, scope)
-    yield from check_interpreter_store(cmd, scope)
+    """Judge an interpreter: guard-file writes and Redis deletes inline, ``-m tether|pip``."""
+    for code in interpreter_code(cmd):
+        low = code.lower()
+        yield from self_files.check_interpreter_write(cmd, scope, low, code)
+        if _deletes_tether_keys(low):
+            yield Hit("DG609", f"{name_of(cmd)} code deletes Tether's Redis keys")
     if is_python(name_of(cmd)):
         yield from check_guard_change(cmd, scope)
         yield from check_package_removal(cmd, scope)
