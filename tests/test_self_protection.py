@@ -76,6 +76,12 @@ MATRIX: list[Row] = [
     ("Bash", "tether config set approvals.mode off", ASK, "DG604"),
     ("Bash", "tether session reset 5b3f2a10", ASK, "DG604"),
     ("Bash", "python3 -m tether install claude-code --command true", ASK, "DG604"),
+    (
+        "Bash",
+        'curl -X POST localhost:8765/v1/user_message -d \'{"session_id": "s"}\'',
+        ASK,
+        "DG604",
+    ),
     ("Bash", "pip uninstall -y tether", ASK, "DG607"),
     ("Bash", "python -m pip uninstall tether", ASK, "DG607"),
     ("Bash", "uv pip uninstall tether", ASK, "DG607"),
@@ -175,6 +181,8 @@ MATRIX: list[Row] = [
     ("Bash", "echo 'rm ~/.claude/settings.json'", ALLOW, None),
     ("Bash", "rm src/tether/guard.py", ALLOW, None),
     ("Bash", "codex exec 'run the tests'", ALLOW, None),
+    ("Bash", "curl -s localhost:8765/health", ALLOW, None),
+    ("Bash", "curl -X POST localhost:3000/hook/github -d @event.json", ALLOW, None),
     ("Read", {"file_path": f"{HOME}/.claude/settings.json"}, ALLOW, None),
     ("read_file", {"absolute_path": f"{PROJECT}/.tether.yaml"}, ALLOW, None),
     ("mcp__filesystem__read_text_file", {"path": f"{HOME}/.codex/config.toml"}, ALLOW, None),
@@ -456,3 +464,33 @@ def test_hook_allows_a_read_of_the_same_file(sandbox: tuple[dict[str, str], Path
     )
     done = _hook("claude-code", payload, env, project)
     assert done.returncode == 0 and json.loads(done.stdout) == {}, done.stdout
+
+
+def test_an_ordinary_edit_loads_neither_the_parser_nor_the_catalogue(
+    sandbox: tuple[dict[str, str], Path],
+) -> None:
+    env, project = sandbox
+    tool_input = {
+        "file_path": str(project / "src" / "app.py"),
+        "old_string": "a",
+        "new_string": "b",
+    }
+    payload = _payload("claude-code/pre_edit_subagent.json", "Edit", tool_input, project)
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", str(TETHER), "hook", "claude-code"],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=project,
+        timeout=60,
+    )
+    assert done.returncode == 0 and json.loads(done.stdout) == {}, done.stdout
+    modules = {
+        line.rsplit("|", 1)[1].strip()
+        for line in done.stderr.splitlines()
+        if line.startswith("import time:") and line.count("|") == 2
+    }
+    assert "tether.rules.file_tools" in modules  # the path check really ran
+    heavy = {"tree_sitter", "tether.shell.parse", "tether.rules.danger", "tether.approval"}
+    assert heavy & modules == set()

@@ -24,7 +24,8 @@ RULES = (
         code="DG604",
         name="tether-guard-change",
         tier=Tier.ASK,
-        summary="Change, reinstall, switch off or forget Tether's guardrails through its CLI",
+        summary="Change, reinstall, switch off or forget Tether's guardrails through its CLI or "
+        "its sidecar's API",
         why="An agent that edits the config guarding it (`tether config set approvals.mode off`), "
         "rewrites or removes the hooks (`tether install claude-code --command true`), trusts a "
         "project file or resets its session's loop history escapes every other rule.",
@@ -48,6 +49,8 @@ RULES = (
             "bash -c 'tether install claude-code --command true'",
             "uvx tether uninstall claude-code",
             ".venv/bin/tether install claude-code --command true",
+            'curl -s -X POST localhost:8765/v1/user_message -d \'{"session_id": "s"}\'',
+            "curl -d @forged.json http://127.0.0.1:8765/hook/claude-code",
         ),
         not_match=(
             "tether config get loops.hard_stop",
@@ -60,6 +63,8 @@ RULES = (
             "tether classify 'rm -rf /'",
             "echo tether config set approvals.mode off",
             "git commit -m 'tether install claude-code'",
+            "curl -s localhost:8765/health",
+            'curl -s -d \'{"command": "ls"}\' localhost:8765/v1/classify',
         ),
     ),
     Rule(
@@ -305,6 +310,30 @@ def check_guard_change(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
             yield Hit("DG604", f"tether {sub} {wanted[0]}")
 
 
+# Sidecar routes that change what it remembers: a forged user turn un-halts a session, forged
+# results or hook events rewrite its streaks.
+_SIDECAR_WRITES = (
+    "/v1/user_message",
+    "/v1/after_call",
+    "/v1/before_call",
+    "/hook/claude-code",
+    "/hook/codex",
+    "/hook/gemini",
+)
+_LOOPBACK = ("localhost", "127.", "[::1]", "0.0.0.0", "ip6-localhost", ":")  # `:8765` is httpie
+_HTTP_CLIENTS = frozenset({"curl", "wget", "http", "https", "xh", "httpie", "curlie"})
+
+
+def check_sidecar_call(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
+    """Flag an HTTP client posting to the sidecar's hook or state-changing API routes."""
+    for w in cmd.args:
+        host, _, path = w.value.split("://", 1)[-1].partition("/")
+        route = "/" + path.split("?")[0]
+        if host.lower().startswith(_LOOPBACK) and route.startswith(_SIDECAR_WRITES):
+            yield Hit("DG604", f"{name_of(cmd)} to the sidecar's {route[:40]}")
+            return
+
+
 def _mentions_tether(text: str) -> bool:
     return "tether" in text.lower()
 
@@ -477,6 +506,7 @@ TABLES = (
     self_files.CHECKS,
     self_hosts.CHECKS,
     {n: check_guard_change for n in ("tether", *_LAUNCHERS)},
+    {n: check_sidecar_call for n in _HTTP_CLIENTS},
     {n: check_process_kill for n in ("pkill", "killall", "kill", "systemctl", "launchctl")},
     {"service": check_process_kill},
     {"uv": check_package_removal},
