@@ -63,7 +63,7 @@ _HOME_PARENTS = ("home", "users")  # lower-cased: /Users on macOS
 _ENV_KEYS = ("HOME", *(name for name, _ in _ENV_DIRS), "CODEX_HOME", "TETHER_CONFIG")
 # Text every guard path outside the user's relocated directories contains (a cheap first test:
 # most operands judged are ordinary files).
-MARKERS = ("tether", ".claude", ".gemini", ".codex", "claude-code", "gemini-cli")
+MARKERS = ("tether", "claude", "gemini", "codex")
 _Snapshot = tuple[str, ...]
 
 
@@ -150,13 +150,7 @@ def protected(
     recursive deletes, moves and permission changes, which take everything under them along.
     """
     snap = _process_snapshot() if environ is None else _snapshot(environ)
-    low = path.lower()
-    if (
-        not tree
-        and not any(m in low for m in MARKERS)
-        and not _relocated(low, snap)
-        and not (_GLOB & set(low) and (low.startswith(".") or "/." in low))  # `.t*`
-    ):
+    if not tree and not _may_name(path.lower(), snap):
         return None
     norm = _normal(path)
     if not norm or norm in (".", "/", "~"):
@@ -195,6 +189,26 @@ def protected(
     return None
 
 
+def may_name_guard_file(text: str, environ: Mapping[str, str] | None = None) -> bool:
+    """Return False only when no path in ``text`` can be a guard file (a cheap first test).
+
+    Directories holding guard files (``protected(..., tree=True)``) are not covered by it.
+    """
+    snap = _process_snapshot() if environ is None else _snapshot(environ)
+    return _may_name(text.lower(), snap)
+
+
+def _may_name(low: str, snap: _Snapshot) -> bool:
+    # Plain `in` tests: this runs on most operands of rm, cp, mv, sed, redirects…
+    if "tether" in low or "claude" in low or "gemini" in low or "codex" in low:
+        return True
+    if ("*" in low or "?" in low or "[" in low) and (
+        low.startswith(".") or "/." in low or " ." in low
+    ):
+        return True  # `.t*`, `x/.*`
+    return _relocated(low, snap)
+
+
 def _relocated(low: str, snap: _Snapshot) -> bool:
     """Return True when ``low`` may be under ``$CODEX_HOME`` or be ``$TETHER_CONFIG``."""
     codex, explicit = snap[-2], snap[-1]
@@ -222,5 +236,6 @@ __all__ = [
     "MARKERS",
     "PROJECT_CONFIG",
     "STATE",
+    "may_name_guard_file",
     "protected",
 ]

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from tether.rules.danger._base import Hit, Scope, name_of, split_options
 from tether.rules.danger.paths import resolve
 from tether.rules.file_tools import patch_files
-from tether.rules.protected import MARKERS, protected
+from tether.rules.protected import MARKERS, may_name_guard_file, protected
 from tether.shell.model import SimpleCommand, Word
 
 CODE = "DG605"
@@ -83,23 +83,51 @@ def _hit(verb: str, found: tuple[str, str] | None) -> Iterator[Hit]:
         yield Hit(CODE, f"{verb} {found[0]} ({found[1]})")
 
 
-def check_redirect(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
+def _unlikely(
+    words: Iterable[Word], cmd: SimpleCommand, scope: Scope, *, tree: bool = False
+) -> bool:
+    """Return True when none of ``words`` can name a guard file (the cheap common case).
+
+    With ``tree``, a directory holding guard files counts too; those are spelled from ``/``,
+    ``~`` or ``$`` (``~/.config``, ``$XDG_CONFIG_HOME``), or carry a marker (``.claude``).
+    """
+    text = " " + " ".join([w.value for w in words])
+    if may_name_guard_file(text) or (tree and (" /" in text or " ~" in text or " $" in text)):
+        return False
+    # A lone command runs where it was started; otherwise an earlier `cd` may have moved it.
+    return len(scope.model.commands) == 1 or scope.cwd(cmd) == "."
+
+
+# The checks return plain tuples, not generators, on their fast paths: they run on most commands.
+def check_redirect(cmd: SimpleCommand, scope: Scope) -> Iterable[Hit]:
     """Flag ``>``, ``>>``, ``:>`` and friends onto a guard file."""
     targets = [r.target for r in cmd.redirects if r.op in WRITE_OPS and r.target is not None]
-    yield from _hit("redirect into", _first(targets, cmd, scope))
+    if not targets or _unlikely(targets, cmd, scope):
+        return ()
+    return tuple(_hit("redirect into", _first(targets, cmd, scope)))
+
+
+_TREE_OPS = _REMOVERS | _OWNERSHIP | {"mv"}
 
 
 def _recursive(opts: list[str]) -> bool:
     return any(o in ("-r", "-R", "--recursive") for o in opts)
 
 
-def check_file_change(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
+def check_file_change(cmd: SimpleCommand, scope: Scope) -> Iterable[Hit]:
     """Flag deletes, moves, copies onto, permission changes and edits of guard files."""
     name = name_of(cmd)
+    special = _SPECIAL.get(name)
+    if special is not None:
+        return special(cmd, scope)
     args = cmd.args
-    if name in ("git", "curl", "wget", "find", "sqlite3", "apply_patch", "dd"):
-        yield from _SPECIAL[name](cmd, scope)
-        return
+    if _unlikely(args, cmd, scope, tree=name in _TREE_OPS):
+        return ()
+    return _file_change(cmd, scope, name)
+
+
+def _file_change(cmd: SimpleCommand, scope: Scope, name: str) -> Iterator[Hit]:
+    args = cmd.args
     opts, operands = split_options(args, _SHORT_VALUES.get(name, ""), _LONG_VALUES)
     if name in _REMOVERS or name == "mv":
         tree = name == "mv" or name == "rmdir" or _recursive(opts)
@@ -142,11 +170,12 @@ def _in_place(name: str, args: Iterable[Word]) -> bool:
     return False
 
 
-def _git(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
+def _git(cmd: SimpleCommand, scope: Scope) -> Iterable[Hit]:
     words = [w for w in cmd.args if not w.value.startswith("-")]
     verb = words[0].value if words else ""
-    if verb in ("checkout", "restore", "rm", "mv"):
-        yield from _hit(f"git {verb}", _first(words[1:], cmd, scope, tree=verb != "checkout"))
+    if verb not in ("checkout", "restore", "rm", "mv"):
+        return ()
+    return tuple(_hit(f"git {verb}", _first(words[1:], cmd, scope, tree=verb != "checkout")))
 
 
 def _curl(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
@@ -232,7 +261,7 @@ def _apply_patch(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     yield from _hit("apply_patch changes", _first(files, cmd, scope))
 
 
-_SPECIAL = {
+_SPECIAL: dict[str, Callable[[SimpleCommand, Scope], Iterable[Hit]]] = {
     "git": _git,
     "curl": _curl,
     "wget": _wget,

@@ -9,7 +9,7 @@ mean it. The file-tool side (Write/Edit, apply_patch, MCP filesystem tools) is
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from tether.rules.base import Rule, Tier
 from tether.rules.danger import self_files, self_hosts
@@ -395,12 +395,17 @@ def _tether_variable(text: str) -> bool:
     return text.startswith("TETHER_")
 
 
-def check_env_override(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
+def check_env_override(cmd: SimpleCommand, scope: Scope) -> Iterable[Hit]:
     """Flag ``TETHER_*`` set, exported or unset: prefixes, ``export``, ``env``, ``unset``."""
     for a in cmd.assignments:
         if _tether_variable(a.name):
-            yield Hit("DG608", f"{a.name}=…")
-            return
+            return (Hit("DG608", f"{a.name}=…"),)
+    if not cmd.wrappers and name_of(cmd) not in ENV_NAMES:
+        return ()
+    return tuple(_env_override(cmd))
+
+
+def _env_override(cmd: SimpleCommand) -> Iterator[Hit]:
     for wrapper in cmd.wrappers:
         if wrapper.name in ("env", "sudo", "doas"):
             vals = [w.value for w in wrapper.args]
@@ -461,6 +466,9 @@ def check_store_wipe(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
                 return
 
 
+_MODULES = frozenset({"tether", "pip", "pip3"})  # python -m …
+
+
 def _deletes_tether_keys(low: str) -> bool:
     return (
         "redis" in low
@@ -469,14 +477,21 @@ def _deletes_tether_keys(low: str) -> bool:
     )
 
 
-def check_interpreter(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
+def check_interpreter(cmd: SimpleCommand, scope: Scope) -> Iterable[Hit]:
     """Judge an interpreter: guard-file writes and Redis deletes inline, ``-m tether|pip``."""
-    for code in interpreter_code(cmd):
+    codes = interpreter_code(cmd)
+    if not codes and not any(w.value in _MODULES for w in cmd.args[:4]):
+        return ()
+    return tuple(_interpreter(cmd, scope, codes))
+
+
+def _interpreter(cmd: SimpleCommand, scope: Scope, codes: list[str]) -> Iterator[Hit]:
+    for code in codes:
         low = code.lower()
         yield from self_files.check_interpreter_write(cmd, scope, low, code)
         if _deletes_tether_keys(low):
             yield Hit("DG609", f"{name_of(cmd)} code deletes Tether's Redis keys")
-    if is_python(name_of(cmd)):
+    if is_python(name_of(cmd)) and any(w.value in _MODULES for w in cmd.args[:4]):
         yield from check_guard_change(cmd, scope)
         yield from check_package_removal(cmd, scope)
 
