@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Iterator
 from tether.rules.danger._base import Hit, Scope, name_of, split_options
 from tether.rules.danger.paths import resolve
 from tether.rules.file_tools import patch_files
-from tether.rules.protected import MARKERS, may_name_guard_file, protected
+from tether.rules.protected import may_name_guard_file, protected
 from tether.shell.model import SimpleCommand, Word
 
 CODE = "DG605"
@@ -241,11 +241,13 @@ def _sqlite3(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
         yield from _hit("sqlite3 opens for writing", found)
 
 
-_READ_SQL = re.compile(r"^(?:select|explain|\.tables|\.schema|\.dump|pragma\s+\w+\s*;?$)[^;]*;?$")
+@functools.cache
+def _read_statement() -> re.Pattern[str]:
+    return re.compile(r"^(?:select|explain|\.tables|\.schema|\.dump|pragma\s+\w+\s*;?$)[^;]*;?$")
 
 
 def _read_sql(sql: str) -> bool:
-    return bool(sql) and _READ_SQL.match(sql) is not None
+    return bool(sql) and _read_statement().match(sql) is not None
 
 
 def _dd(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
@@ -274,7 +276,10 @@ _SPECIAL: dict[str, Callable[[SimpleCommand, Scope], Iterable[Hit]]] = {
 
 # --- interpreter one-liners ------------------------------------------------------------------
 
-_LITERAL = re.compile(r"""'([^'\\\n]{1,4096})'|"([^"\\\n]{1,4096})\"""")
+
+@functools.cache
+def _literal() -> re.Pattern[str]:
+    return re.compile(r"""'([^'\\\n]{1,4096})'|"([^"\\\n]{1,4096})\"""")
 
 
 @functools.cache
@@ -295,7 +300,7 @@ def _writes() -> re.Pattern[str]:
 
 def code_targets(code: str) -> Iterator[tuple[str, str]]:
     """Yield ``(path, what)`` for guard paths a program text names (literals, or joined)."""
-    literals = [a or b for a, b in _LITERAL.findall(code)][:256]
+    literals = [a or b for a, b in _literal().findall(code)][:256]
     for i in range(len(literals)):
         # os.path.join(home, '.claude', 'settings.json'), Path.home() / '.config' / 'tether'
         for n in (1, 2, 3):
@@ -308,14 +313,9 @@ def code_targets(code: str) -> Iterator[tuple[str, str]]:
                 break
 
 
-def may_name_guard_files(low: str) -> bool:
-    """Return True when lower-cased program text may name a guard file (a cheap first test)."""
-    return any(m in low for m in MARKERS)
-
-
-def check_interpreter_write(cmd: SimpleCommand, scope: Scope, low: str, code: str) -> Iterator[Hit]:
+def check_interpreter_write(cmd: SimpleCommand, scope: Scope, code: str) -> Iterator[Hit]:
     """Flag an inline program that names a guard file and writes, moves or deletes files."""
-    if not may_name_guard_files(low):
+    if not may_name_guard_file(code):
         return
     for path, what in code_targets(code):
         if _writes().search(code):

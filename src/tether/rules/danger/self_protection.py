@@ -488,7 +488,7 @@ def check_interpreter(cmd: SimpleCommand, scope: Scope) -> Iterable[Hit]:
 def _interpreter(cmd: SimpleCommand, scope: Scope, codes: list[str]) -> Iterator[Hit]:
     for code in codes:
         low = code.lower()
-        yield from self_files.check_interpreter_write(cmd, scope, low, code)
+        yield from self_files.check_interpreter_write(cmd, scope, code)
         if _deletes_tether_keys(low):
             yield Hit("DG609", f"{name_of(cmd)} code deletes Tether's Redis keys")
     if is_python(name_of(cmd)) and any(w.value in _MODULES for w in cmd.args[:4]):
