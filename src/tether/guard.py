@@ -1,6 +1,7 @@
 """The guard: one decision before each tool call and one after, from session state in a Store.
 
-``before_call`` reviews shell commands (classification and approval policy), then asks the loop
+``before_call`` reviews shell commands (classification and approval policy) and file writes onto
+Tether's guard files (rule DG605, whatever the tool), then asks the loop
 detectors whether this exact call should still run; ``after_call`` fingerprints the result,
 updates the streaks and says what the model should know. Each hook process builds a new Guard:
 everything it remembers lives in the store, as one JSON-ready dict per session
@@ -70,9 +71,9 @@ class Guard:
         shell_key = s.tools.shell.get(call.tool) if command is not None else None
         sig, text = signature_and_preview(call.tool, call.args, shell_key)
         if command is None:
-            return _Prepared(
-                sig, kinds.static_kind(call.tool, call.args, s.tools), text, None, None
-            )
+            kind = kinds.static_kind(call.tool, call.args, s.tools)
+            files = self._review_files(call) if review else None
+            return _Prepared(sig, kind, text, None, files)
         verdict = None
         if review:
             from tether.approval import review as review_command
@@ -86,6 +87,20 @@ class Guard:
         else:
             kind = kinds.EXEC
         return _Prepared(sig, kind, text, wait, verdict)
+
+    def _review_files(self, call: ToolCall) -> Any:
+        """Review a non-shell call that names Tether's guard files (Write, apply_patch, MCP)."""
+        from tether.loops.settings import READ_TOOLS
+        from tether.rules.file_tools import guarded_paths
+
+        # The built-in readers only: a config listing `Write` under `tools.read` changes how
+        # loops count it, not whether it may rewrite the hooks.
+        hits = guarded_paths(call.tool, call.args, READ_TOOLS)
+        if not hits:
+            return None
+        from tether.approval.files import review_files
+
+        return review_files(call.tool, hits, self.config, unattended=self.unattended)
 
     def before_call(self, call: ToolCall) -> Decision:
         """Decide whether ``call`` may run: approval for shell commands, then loop detectors."""
