@@ -101,7 +101,13 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Env:
         ("loops.hard_stop", "maybe", "expected true, false, yes or no, got 'maybe'"),
         ("loops.warn_after", "3", "is a group of settings, not one setting"),
         ("approvals.mode", "smart", "expected one of 'manual', 'off'"),
-        ("tools.shell.Bash", "", None),  # valid: removes a built-in (checked below)
+        (
+            "tools.shell.Bash",
+            "",
+            "tools.shell.Bash: 'Bash' is a built-in shell tool and cannot be removed",
+        ),
+        ("tools.shell.Bash", "cmd", "'Bash' is a built-in shell tool and cannot be remapped"),
+        ("tools.shell.my_sh", "script", None),  # valid: adds a shell tool (checked below)
     ],
 )
 def test_refused_set_names_the_fix_and_leaves_the_file_byte_identical(
@@ -111,7 +117,7 @@ def test_refused_set_names_the_fix_and_leaves_the_file_byte_identical(
     result = env.tether("config", "set", key, value)
     if message is None:
         assert result.rc == 0, result.err
-        assert "Bash" not in load_config(environ=env.vars).get("tools.shell")
+        assert load_config(environ=env.vars).get("tools.shell.my_sh") == "script"
         return
     assert result.rc == 2
     assert message in result.err

@@ -231,11 +231,18 @@ def _check(args: argparse.Namespace) -> int:
                 {"source": p.source, "line": p.line, "key": p.key, "message": p.message}
                 for p in report.problems
             ],
+            "ignored": [item._asdict() for item in report.ignored],
         }
         print(json.dumps(data, ensure_ascii=False, indent=2))
         return 0 if report.ok else 1
     for problem in report.problems:
         sys.stderr.write(f"{problem}\n")
+    if report.ignored:
+        from tether.config.core import trust_notice
+
+        for item in report.ignored:
+            print(f"note: {item}")
+        print(f"note: {trust_notice(report.ignored)}")
     if not report.checked:
         print("ok: no config files found; the built-in defaults apply")
     elif report.ok:
