@@ -17,6 +17,7 @@ import pytest
 
 from tether.config import load_config
 from tether.config.edit import set_key, unset_key
+from tether.config.paths import own_files
 from tether.errors import ConfigError
 
 USER_TEXT = """\
@@ -226,10 +227,14 @@ def test_path_and_write_targets(env: Env, tmp_path: Path) -> None:
     out = env.tether("config", "path").out
     assert f"user:          {env.user_file}  (read)" in out
     assert f"set writes:    {env.user_file}" in out
+    assert f"trust:         {own_files(env.vars).trust_file}" in out
     result = env.tether("config", "set", "--project", "loops.window", "9")
     assert result.rc == 0
     project = env.repo / ".tether.yaml"
     assert project.read_text() == "loops:\n  window: 9\n"
+    # A shorter memory loosens: written, but ignored until the user trusts the file.
+    assert f"note: loops.window is ignored: {project} is not trusted" in result.err
+    assert f"run `tether trust {project}`" in result.err
     fleet = tmp_path / "fleet.yaml"
     assert env.tether("config", "set", "store.backend", "redis", TETHER_CONFIG=str(fleet)).rc == 0
     assert fleet.read_text() == "store:\n  backend: redis\n"
