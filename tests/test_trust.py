@@ -429,7 +429,7 @@ def test_a_trust_record_written_by_hand_is_not_trust(box: Box) -> None:
     trust(write(box.repo / "other.yaml", "loops:\n  window: 10\n"), box.env)  # makes the key
     store = own_files(box.env).trust_file
     data = json.loads(store.read_text())
-    data["files"][str(path.resolve())] = {
+    data["files"][str(path)] = {
         "sha256": sha256_hex(path.read_bytes()),
         "trusted_at": "2026-01-01T00:00:00Z",
         "mac": "0" * 64,
@@ -438,7 +438,15 @@ def test_a_trust_record_written_by_hand_is_not_trust(box: Box) -> None:
     assert not is_trusted(path, path.read_bytes(), box.env)
     assert decision(hook(box, "git push --force origin main")) == "ask"
     states = {r.path: r.state for r in records(box.env)}
-    assert states[str(path.resolve())] == "forged"
+    assert states[str(path)] == "forged"
+
+
+def test_a_link_to_a_file_trusted_elsewhere_is_not_trusted(box: Box, tmp_path: Path) -> None:
+    sandbox_repo = tmp_path / "sandbox"
+    (sandbox_repo / ".git").mkdir(parents=True)
+    trust(write(sandbox_repo / ".tether.yaml", LOOSE), box.env)  # the user's loose sandbox
+    box.project_file.symlink_to(sandbox_repo / ".tether.yaml")  # planted by the agent
+    assert decision(hook(box, "git push --force origin main")) == "ask"
 
 
 def test_a_trust_file_others_can_write_trusts_nothing(box: Box) -> None:

@@ -62,9 +62,9 @@ def run(args: argparse.Namespace, name: str) -> int:
     if args.revoke:
         found = trust.revoke(path, environ)
         if args.json:
-            print(json.dumps({"path": trust.real(path), "revoked": found}))
+            print(json.dumps({"path": trust.location(path), "revoked": found}))
         else:
-            print(f"revoked {trust.real(path)}" if found else f"{path} was not trusted")
+            print(f"revoked {trust.location(path)}" if found else f"{path} was not trusted")
         return 0 if found else 1
     if not path.is_file():
         sys.stderr.write(f"tether {name}: {path}: no such file\n")
@@ -119,5 +119,5 @@ def _ignored(path: Path) -> list[Any]:
         config = load_config(cwd=path.parent, use_cache=False)
     except ConfigError:
         return []
-    target = os.path.realpath(path)
-    return [f"{i.key} ({i.reason})" for i in config.ignored if os.path.realpath(i.source) == target]
+    target = os.path.abspath(path)
+    return [f"{i.key} ({i.reason})" for i in config.ignored if os.path.abspath(i.source) == target]

@@ -2,7 +2,7 @@
 
 A repository's ``.tether.yaml`` is written by whoever wrote the repository, and an agent working
 in it can write it too; so until the user trusts it, it may only tighten the guard (see
-:mod:`tether.config.direction`). ``tether trust PATH`` records the file's real path and the
+:mod:`tether.config.direction`). ``tether trust PATH`` records the file's absolute path and the
 SHA-256 of its content in ``$XDG_STATE_HOME/tether/trust.json`` (mode 0600), each record
 authenticated with the per-user key (:mod:`tether.config.secret`). Any change to the file
 changes its hash, which revokes the trust; so does a record edited by hand, a trust file that
@@ -28,7 +28,7 @@ MAX_BYTES = 4 * 1024 * 1024
 
 
 class Record(NamedTuple):
-    """One trusted file: its real path, the SHA-256 it was trusted with, and when."""
+    """One trusted file: its absolute path, the SHA-256 it was trusted with, and when."""
 
     path: str
     sha256: str
@@ -36,9 +36,13 @@ class Record(NamedTuple):
     state: str = "trusted"  # trusted | changed (content differs: revoked) | missing | forged
 
 
-def real(path: Path | str) -> str:
-    """Return the absolute path with symbolic links resolved (what a record names)."""
-    return os.path.realpath(os.path.abspath(path))
+def location(path: Path | str) -> str:
+    """Return the absolute path a record names, symbolic links *not* resolved.
+
+    Trust belongs to the place the loader finds the file: a ``.tether.yaml`` that is a link
+    to a file trusted elsewhere (another repository's loose settings) is not trusted here.
+    """
+    return os.path.abspath(path)
 
 
 def _mac(key: bytes, path: str, digest: str) -> str:
@@ -62,19 +66,19 @@ def _entries(environ: Mapping[str, str]) -> dict[str, Any]:
 
 def is_trusted(path: Path | str, content: bytes, environ: Mapping[str, str]) -> bool:
     """Return whether the user trusted exactly ``content`` for the file at ``path``."""
-    entry = _entries(environ).get(real(path))
+    entry = _entries(environ).get(location(path))
     if not isinstance(entry, dict):
         return False
     key = load_key(environ, create=False)
     digest, mac = entry.get("sha256"), entry.get("mac")
     if key is None or not isinstance(digest, str) or not isinstance(mac, str):
         return False
-    return same(digest, sha256_hex(content)) and same(mac, _mac(key, real(path), digest))
+    return same(digest, sha256_hex(content)) and same(mac, _mac(key, location(path), digest))
 
 
 def trust(path: Path | str, environ: Mapping[str, str]) -> Record:
     """Trust the file's current content; return the record. Raises OSError if unreadable."""
-    name = real(path)
+    name = location(path)
     with open(name, "rb") as handle:
         content = handle.read(MAX_BYTES + 1)
     if len(content) > MAX_BYTES:
@@ -93,7 +97,7 @@ def trust(path: Path | str, environ: Mapping[str, str]) -> Record:
 def revoke(path: Path | str, environ: Mapping[str, str]) -> bool:
     """Forget the trust record of ``path``; return whether there was one."""
     entries = _entries(environ)
-    names = {real(path), os.path.abspath(path)}
+    names = {location(path), os.path.realpath(path)}
     found = [name for name in names if name in entries]
     for name in found:
         del entries[name]
@@ -139,4 +143,4 @@ def _write(environ: Mapping[str, str], entries: Mapping[str, Any]) -> None:
             os.unlink(tmp)
 
 
-__all__ = ["FORMAT", "Record", "is_trusted", "real", "records", "revoke", "trust"]
+__all__ = ["FORMAT", "Record", "is_trusted", "location", "records", "revoke", "trust"]
