@@ -46,6 +46,7 @@ _CODE = (
     "cache.py",
     "trust.py",
 )
+_CODE_PATHS = tuple(os.path.join(_HERE, name) for name in _CODE)
 _PAYLOAD_KEYS = {"values", "origins", "files", "ignored", "untrusted"}
 
 Payload = dict[str, Any]
@@ -61,7 +62,7 @@ def _stat(path: Path | str) -> list[int] | None:
 
 def signature(paths: Paths, environ: Mapping[str, str]) -> list[Any]:
     """Return what must be unchanged for a cached entry of ``paths`` to be trusted."""
-    code = [_stat(os.path.join(_HERE, name)) for name in _CODE]
+    code = [_stat(path) for path in _CODE_PATHS]
     files = [[layer, str(p), _stat(p), paths.scoped(layer, p)] for layer, p, _ in paths.layers()]
     return [FORMAT, code, files, _stat(trust_file(environ))]
 
@@ -123,8 +124,8 @@ def _rows(rows: Any, shape: tuple[Any, ...]) -> bool:
 
 def read_entry(entry: Path, key: bytes, sig: list[Any]) -> Payload | None:
     """Return an entry's payload if it is authentic, current and valid; else None."""
-    data = read_private(str(entry), MAX_ENTRY + 1)
-    if data is None or len(data) > MAX_ENTRY:
+    data = read_private(str(entry), MAX_ENTRY)
+    if data is None:
         return None
     mac, _, body = data.partition(b"\n")
     try:

@@ -58,28 +58,30 @@ class Key:
         """Return whether ``value`` is a valid typed value of this key (a cheap re-check).
 
         The config cache's payload is checked with this on every load: derived data is never
-        trusted for its type or range, only for saving a YAML parse.
+        trusted for its type or range, only for saving a YAML parse. (``type() is``, not
+        ``isinstance``: a bool is not an int here; it runs for every key of every hook call.)
         """
-        kind = self.kind
-        if kind == "bool":
-            return isinstance(value, bool)
+        kind, kind_of = self.kind, type(value)
         if kind in ("int", "float"):
-            if isinstance(value, bool) or not isinstance(value, int | float):
-                return False
-            if kind == "int" and not isinstance(value, int):
-                return False
-            if value != value or value in (float("inf"), float("-inf")):
+            if kind_of is not int and (kind == "int" or kind_of is not float):
                 return False
             low, high = self.minimum, self.maximum
-            return (low is None or value >= low) and (high is None or value <= high)
-        if kind == "str":
-            return isinstance(value, str)
+            # value - value is 0 for every finite number, nan for nan and the infinities.
+            return (
+                value - value == 0
+                and (low is None or value >= low)
+                and (high is None or value <= high)
+            )
+        if kind == "bool":
+            return kind_of is bool
         if kind == "enum":
-            return isinstance(value, str) and value in self.choices
+            return kind_of is str and value in self.choices
+        if kind == "str":
+            return kind_of is str
         if kind == "list":
-            return isinstance(value, list) and all(isinstance(item, str) for item in value)
-        return isinstance(value, dict) and all(
-            isinstance(name, str) and name and isinstance(arg, str) for name, arg in value.items()
+            return kind_of is list and all(type(item) is str for item in value)
+        return kind_of is dict and all(
+            type(name) is str and name and type(arg) is str for name, arg in value.items()
         )
 
     def expected(self) -> str:

@@ -26,7 +26,7 @@ def private(st: os.stat_result) -> bool:
 
 
 def read_private(path: str, limit: int) -> bytes | None:
-    """Return a private file's content (at most ``limit`` bytes), or None if absent or not private.
+    """Return a private file's content, or None if absent, not private or over ``limit`` bytes.
 
     Symbolic links are not followed, and the checks apply to the file actually opened.
     """
@@ -34,10 +34,24 @@ def read_private(path: str, limit: int) -> bytes | None:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     except OSError:
         return None
-    with os.fdopen(fd, "rb") as handle:
-        if not private(os.fstat(handle.fileno())):
+    try:
+        st = os.fstat(fd)
+        if not private(st) or st.st_size > limit:
             return None
-        return handle.read(limit)
+        # Sized by fstat: read(limit) would allocate the whole limit on every hook call.
+        chunks, size = [], st.st_size + 1
+        while size > 0:
+            chunk = os.read(fd, size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size -= len(chunk)
+        data = b"".join(chunks)
+        return data if len(data) <= limit else None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def load_key(environ: Mapping[str, str], *, create: bool = True) -> bytes | None:
