@@ -538,3 +538,35 @@ def test_the_built_in_hmac_matches_the_standard_library() -> None:
             expected = hmac.new(key, message, hashlib.sha256).hexdigest()
             assert hmac_sha256_hex(key, message) == expected
     assert sha256_hex(b"abc") == hashlib.sha256(b"abc").hexdigest()
+
+
+@pytest.mark.parametrize(
+    ("host", "event", "tool"),
+    [("codex", "PreToolUse", "Bash"), ("gemini", "BeforeTool", "run_shell_command")],
+)
+def test_codex_and_gemini_users_hear_it_once_too(
+    box: Box, host: str, event: str, tool: str
+) -> None:
+    write(box.project_file, LOOSE)
+    payload = {
+        "session_id": f"{host}-session",
+        "cwd": str(box.repo),
+        "hook_event_name": event,
+        "tool_name": tool,
+        "tool_input": {"command": "ls"},
+    }
+    replies = []
+    for _ in range(2):
+        proc = subprocess.run(
+            [str(TETHER), "hook", host],
+            input=json.dumps(payload),
+            capture_output=True,
+            text=True,
+            env=box.env,
+            cwd=box.repo,
+            timeout=60,
+        )
+        assert proc.returncode == 0, proc.stderr
+        replies.append(json.loads(proc.stdout or "{}"))
+    assert "tether trust" in replies[0]["systemMessage"]
+    assert "systemMessage" not in replies[1]
