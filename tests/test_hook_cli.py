@@ -198,7 +198,9 @@ def test_a_corrupt_store_is_denied_with_its_cause(
     env, project = sandbox
     broken = project / "state.db"
     broken.write_bytes(b"this is not a sqlite database" * 100)
-    (project / ".tether.yaml").write_text(f"store:\n  path: {broken}\n")
+    user_file = Path(env["XDG_CONFIG_HOME"]) / "tether" / "config.yaml"
+    user_file.parent.mkdir(parents=True)
+    user_file.write_text(f"store:\n  path: {broken}\n")  # the user's: a project's is ignored
     proc = hook(host, pre(host, "s1", "ls -la", project), env, project)
     assert verdict(host, proc) == "deny"
     assert "StoreError" in reason(proc)

@@ -20,6 +20,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "rules": ("tether.cli.rules", "list the rule catalogue or show one rule with its examples"),
     "replay": ("tether.cli.replay", "run recorded sessions through the guard"),
     "config": ("tether.cli.config", "get, set, list and check configuration"),
+    "trust": ("tether.cli.trust", "trust a project's .tether.yaml (until then it only tightens)"),
     "hook": ("tether.cli.hook", "answer a host's hook event (Claude Code, Codex, Gemini CLI)"),
     "install": ("tether.cli.install", "add Tether's hooks to a host's settings"),
     "uninstall": ("tether.cli.install", "remove exactly the hooks Tether added"),

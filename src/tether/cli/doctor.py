@@ -74,6 +74,11 @@ def _check_config(cwd: Path, checks: list[Check]) -> Any:
         )
         return DEFAULT_CONFIG
     checks.append(Check("config", "ok", "configuration loads"))
+    if config.ignored:
+        from tether.config.core import trust_notice
+
+        names = " ".join(dict.fromkeys(item.source for item in config.ignored))
+        checks.append(Check("trust", "warn", trust_notice(config.ignored), f"tether trust {names}"))
     return config
 
 

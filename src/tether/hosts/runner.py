@@ -23,6 +23,9 @@ from tether.hosts.events import FAILED_CLOSED, HookEvent, Kind, Reply
 from tether.model import ALLOW, Decision
 
 DEFAULT_DEADLINE = 15.0
+# Under the host's timeout whatever any layer says (tether.config.schema.HOOK_DEADLINE_MAX, a
+# test keeps the two equal; importing the schema here would cost the watchdog its head start).
+MAX_DEADLINE = 25.0
 DEADLINE_ENV = "TETHER_HOOKS__DEADLINE"
 MAX_INPUT = 32 * 1024 * 1024  # bytes; tool responses can be large, but not unbounded
 
@@ -109,7 +112,7 @@ def initial_deadline(environ: Mapping[str, str]) -> float:
         value = float(text) if text else DEFAULT_DEADLINE
     except ValueError:
         return DEFAULT_DEADLINE
-    return value if value > 0 else DEFAULT_DEADLINE
+    return min(value, MAX_DEADLINE) if value > 0 else DEFAULT_DEADLINE
 
 
 def run_hook(
@@ -187,9 +190,14 @@ def _answer(
     config = load_config(cwd=cwd, environ=environ)
     deadline = config.get("hooks.deadline")
     if isinstance(deadline, int | float) and not isinstance(deadline, bool) and deadline > 0:
-        watchdog.set_deadline(float(deadline))
+        watchdog.set_deadline(min(float(deadline), MAX_DEADLINE))
     decision = decide(event, config, unattended=not ad.CAN_ASK, environ=environ)
     reply: Reply = ad.render(event, decision)
+    if config.ignored:  # an untrusted project file could not loosen the guard: say so once
+        from tether.config.core import trust_notice
+        from tether.hosts.notice import with_notice
+
+        reply = with_notice(reply, event.session_id, trust_notice(config.ignored), environ)
     return reply
 
 
