@@ -41,6 +41,9 @@ _TEXT_FILES = {
     "config.json": '{"a": 1, "b": [1, 2]}\n',
     "config.yaml": "a: 1\nb: [1, 2]\n",
     "blob.txt": "aGVsbG8K\n",
+    "file": "a w p\nsecond a line\n",
+    "secret.dat": "not really a secret\n",
+    "directory/inside.txt": "in a directory\n",
 }
 _BINARY_FILES = {"f.bin": bytes(range(256)), "a.out": b"\x7fELF" + bytes(60)}
 _PAST = 1_600_000_000  # 2020-09-13: older than anything a command could write
@@ -64,9 +67,11 @@ class Fixture(NamedTuple):
     tmp: Path
 
     def environment(self, path: str) -> dict[str, str]:
-        """Return the whole environment a verified command gets (nothing from the caller)."""
+        """Return the whole environment a verified command gets: the fixture's, the caller's
+        PATH, and the homes of the toolchains whose proxies that PATH holds."""
         config = self.home / ".config"
         return {
+            **toolchain_homes(),
             "HOME": str(self.home),
             "USER": "root",
             "LOGNAME": "root",
@@ -83,6 +88,22 @@ class Fixture(NamedTuple):
             "TERM": "dumb",
             "PWD": str(self.work),
         }
+
+
+# Toolchain managers whose PATH entries are proxies that need their installation: without it
+# rustup's proxies (`rustc --version`, which `pip list` runs) would initialise a new one in
+# the fixture's HOME. Writes into them are still captured; the installation is the machine's.
+_TOOLCHAINS = (("RUSTUP_HOME", ".rustup"), ("CARGO_HOME", ".cargo"))
+
+
+def toolchain_homes() -> dict[str, str]:
+    """Return RUSTUP_HOME/CARGO_HOME as the caller has them, where they exist."""
+    out = {}
+    for var, default in _TOOLCHAINS:
+        where = os.environ.get(var) or os.path.join(os.path.expanduser("~"), default)
+        if os.path.isdir(where):
+            out[var] = where
+    return out
 
 
 def build(root: Path) -> Fixture:

@@ -14,7 +14,10 @@ from typing import Any, NamedTuple
 from tether.verify.diff import Change
 
 _MAX_LISTED = 200  # changes listed per command; the count is always exact
-_MISSING = re.compile(r"^(?:.*?: )?(?:line \d+: )?([^\s:]+): (?:command )?not found", re.M)
+# bash: "bash: line 1: foo: command not found"; dash: "sh: 1: foo: not found".
+_MISSING = re.compile(
+    r"^\S+: (?:line \d+: )?([^\s:]+): command not found$|^\S+: \d+: ([^\s:]+): not found$", re.M
+)
 _NETWORK = re.compile(
     r"could not resolve|temporary failure in name resolution|name or service not known"
     r"|network is unreachable|no route to host|getaddrinfo|failed to establish a new connection"
@@ -82,7 +85,7 @@ def judge(
         return base._replace(reason=f"could not verify: {why}")
     missing = _MISSING.search(stderr)
     if exit_code == 127 or missing:
-        what = f"'{missing.group(1)}'" if missing else "a program"
+        what = f"'{missing.group(1) or missing.group(2)}'" if missing else "a program"
         return base._replace(reason=f"could not verify: {what} is not installed (exit {exit_code})")
     net = _NETWORK.search(stderr) or _NETWORK.search(stdout)
     if net and exit_code != 0:

@@ -1,4 +1,8 @@
-"""RO7xx: version queries and package-manager reads (pip list/show, npm ls, …)."""
+"""RO7xx: version queries and package-manager reads (pip list/show, …).
+
+RO703 (npm ls/view/outdated/…) is retired: run in the execution oracle, every npm command
+but ``--version`` writes its debug log and update-check state under ``~/.npm``.
+"""
 
 from __future__ import annotations
 
@@ -35,15 +39,6 @@ RULES = (
         ("pip list", "pip show django", "pip3 freeze", "python -m pip show numpy"),
         ("pip install pytest", "pip list --log out.txt", "pip uninstall x"),
     ),
-    rule(
-        "RO703",
-        "npm-query",
-        "`npm ls/list/view/info/outdated/root/prefix` and `npm --version` are read-only.",
-        "They print the dependency tree or registry metadata without running package scripts.",
-        "Nothing to change.",
-        ("npm ls", "npm view react version", "npm outdated"),
-        ("npm install", "npm run build", "npm test"),
-    ),
 )
 
 # Only tools whose version flag is handled before any project file is read: not cargo/rustc
@@ -57,7 +52,8 @@ _TOOLS = opts(
 _VERSION_FLAGS = frozenset({"--version", "-V", "-version", "version", "-v"})
 _PIP_READS = frozenset({"list", "show", "freeze", "check", "--version", "-V"})
 _PIP_DENY = ("--log", "--log-file", "--local-log", "--python", "--help")
-_NPM_READS = opts("ls list view info show v outdated root prefix --version -v")
+# npm subcommands that only query, but npm logs every run under ~/.npm (tether verify saw it).
+_NPM_QUERIES = opts("ls list view info show v outdated root prefix")
 
 
 def _literal(args: tuple[Word, ...]) -> list[str] | Check:
@@ -92,8 +88,9 @@ def _version_or_pip(name: str, args: tuple[Word, ...]) -> Check:
         return _pip(name, words)
     if name.startswith("python") and words[:2] == ["-m", "pip"]:
         return _pip(f"{name} -m pip", words[2:])
-    if name == "npm" and words and words[0] in _NPM_READS:
-        return read("RO703", f"npm {words[0]} only reads")
+    if name == "npm" and words and words[0] in _NPM_QUERIES:
+        why = "writes its debug log and update-check state under ~/.npm on every run"
+        return write(WRITE_SUBCOMMAND, f"npm {words[0]}: {why}")
     return write("RW013", f"{name}: runs code whose effects cannot be proven")
 
 
