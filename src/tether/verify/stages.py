@@ -58,6 +58,7 @@ read -r inner outer count < /proc/self/uid_map || fail "no user namespace map"
   || fail "a network interface other than loopback is visible"
 cd "$1" || fail "no work directory"
 cmd=$2; shift 2
+ulimit -f 1048576  # 1 GiB per file: the upper layer is on the host's disk
 echo ready >&4
 exec 4>&-
 exec env -i "$@" /bin/bash -c "$cmd" </dev/null
