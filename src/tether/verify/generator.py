@@ -43,6 +43,12 @@ WRAPPERS = (
     "stdbuf -o0", "stdbuf --out 0", "stdbuf -o L", "nohup", "exec", "builtin", "sudo",
     "sudo -u root", "sudo --chd /", "ionice -c3", "chrt -i 0", "setsid", "unbuffer",
 )  # fmt: skip
+# xargs reads operands from stdin; `-i`/`-e`/`-l` take optional attached arguments only.
+XARGS = (
+    "xargs", "xargs -r", "xargs -n1", "xargs -n 1", "xargs -I{}", "xargs --max-args=1",
+    "xargs -0", "xargs -L 1", "xargs -l", "xargs -i", "xargs -e", "xargs -P2", "xargs --null",
+    "xargs -t", "xargs --max-a 1", "xargs -a file.txt", "xargs -d ,",
+)  # fmt: skip
 REDIRECTS = (
     "2>&1", ">/dev/null", "2>/dev/null", "< file.txt", "&>/dev/null", "> out.txt",
     ">> file.txt", "2> err.log", "| head -5", "| sort", "| wc -l", "| tee out.txt",
@@ -158,8 +164,11 @@ def mutated(draw: st.DrawFn, base: str | None = None) -> str:
             else:  # an option before the operands, or after them (permutation)
                 words[len(words) if kind == 2 else where : where] = draw(spelled_option())
         elif kind == 4 or kind == 5 or kind <= 3:
-            prefix = draw(st.sampled_from(ENV if kind == 4 else WRAPPERS))
-            if words is not None:
+            prefix = draw(st.sampled_from(ENV if kind == 4 else WRAPPERS + XARGS))
+            if prefix.startswith("xargs"):
+                raw = f"printf '%s\\n' file.txt | {prefix} {render()}"
+                words, suffix = None, []
+            elif words is not None:
                 words[0:0] = shlex.split(prefix)
             else:
                 raw = f"{prefix} {raw}"
