@@ -23,6 +23,13 @@ FOUND = [
         "git config stops at its first operand: sets user.name to '--bool-or-int' in .git/config",
     ),
     ("git config core.pager --int | sort", "generator", "the same, inside a pipeline"),
+    (
+        "xxd f.bin --hintro",
+        "generator",
+        "xxd stops at its first operand: writes the file '--hintro'",
+    ),
+    ("xxd f.bin --", "generator", "writes the file '--' (after an operand, '--' is the output)"),
+    ("bash -c -- 'xxd f.bin --x=5'", "generator", "the same through bash -c --"),
     ("npm ls", "generator", "~/.npm/_logs/*-debug-0.log and _update-notifier-last-checked"),
     ("npm view react version", "generator", "~/.npm/_logs (network or not)"),
     ("stdbuf -o L npm outdated", "generator", "~/.npm/_logs, through a wrapper"),
