@@ -60,11 +60,14 @@ def main() -> int:
     commands = list(dict.fromkeys(draw(args.examples, args.seed)))
     read_only = [c for c in commands if classify_command(c).read_only]
     outcomes: collections.Counter[str] = collections.Counter()
+    example: dict[str, str] = {}
     unsound: list[Verdict] = []
     with Oracle(timeout=args.timeout) as oracle, ThreadPoolExecutor(args.jobs) as pool:
         for v in pool.map(oracle.run, read_only):
             if v.changed is None:
-                outcomes[v.reason.split("(")[0].split(": ")[-1].strip()] += 1
+                why = v.reason.split("(")[0].split(": ")[-1].strip()
+                outcomes[why] += 1
+                example.setdefault(why, v.command)
             else:
                 outcomes["changed" if v.changed else "no change"] += 1
             if v.changed:
@@ -74,7 +77,7 @@ def main() -> int:
     print(f"{elapsed:.0f} s: {len(commands) / elapsed:.1f} examples/s, "
           f"{len(read_only) / elapsed:.1f} sandbox runs/s")  # fmt: skip
     for name, k in outcomes.most_common():
-        print(f"  {k:6}  {name}")
+        print(f"  {k:6}  {name}" + (f"   e.g. {example[name]!r}" if name in example else ""))
     print(f"{len(unsound)} unsound read-only verdicts:")
     for v in unsound:
         print(f"  {v.command!r}: " + ", ".join(f"{c.path} ({c.kind})" for c in v.changes[:3]))
