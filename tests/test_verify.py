@@ -160,3 +160,15 @@ def test_cli_bad_usage_says_what_to_do() -> None:
     assert out.returncode == 2 and "no command given" in out.stderr
     bad = _cli("--jsonl", stdin="{not json\n")
     assert bad.returncode == 2 and "stdin line 1: not valid JSON" in bad.stderr
+
+
+def test_cli_without_git_says_what_is_missing(tmp_path: Path) -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "tether", "verify", "ls"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PATH": str(tmp_path), "TMPDIR": str(tmp_path)},
+    )
+    assert out.returncode == 2
+    assert "git must be installed and on PATH" in out.stderr
+    assert list(tmp_path.iterdir()) == []  # and nothing is left behind

@@ -14,6 +14,8 @@ import time
 from pathlib import Path
 from typing import NamedTuple
 
+from tether.errors import FixtureError
+
 # Files named by the catalogue's examples and by agents' commonly read paths, so that reads
 # read something instead of failing on a missing file.
 _TEXT_FILES = {
@@ -125,7 +127,15 @@ def build(root: Path) -> Fixture:
     env = {**fx.environment(os.environ.get("PATH", "/usr/bin:/bin")), **_GIT_ENV}
 
     def git(*args: str) -> None:
-        subprocess.run(["git", *args], cwd=fx.work, env=env, check=True, capture_output=True)
+        try:
+            subprocess.run(["git", *args], cwd=fx.work, env=env, check=True, capture_output=True)
+        except (OSError, subprocess.CalledProcessError) as exc:
+            err = getattr(exc, "stderr", b"") or b""
+            detail = err.decode("utf-8", "replace").strip() or str(exc)
+            raise FixtureError(
+                f"{fx.work}: 'git {' '.join(args)}' failed ({detail}); the oracle's fixture is a "
+                "git repository, so git must be installed and on PATH"
+            ) from None
 
     git("init", "-q", "-b", "main")
     git("add", "-A")

@@ -52,7 +52,11 @@ class Oracle:
         self._base = Path(tempfile.mkdtemp(prefix="tether-verify-"))
         self._lock = threading.Lock()
         self._count = 0
-        self.fixture = fixture.build(self._base / "fixture")
+        try:
+            self.fixture = fixture.build(self._base / "fixture")
+        except BaseException:
+            shutil.rmtree(self._base, ignore_errors=True)
+            raise
         self._areas = Areas(str(self.fixture.work), str(self.fixture.home), str(self.fixture.tmp))
 
     def __enter__(self) -> Oracle:
