@@ -30,6 +30,13 @@ FOUND = [
     ),
     ("xxd f.bin --", "generator", "writes the file '--' (after an operand, '--' is the output)"),
     ("bash -c -- 'xxd f.bin --x=5'", "generator", "the same through bash -c --"),
+    (
+        "BASH_ENV=scripts/setup-env.sh bash -c ls",
+        "generator",
+        "bash sources $BASH_ENV before its payload: the assignment was dropped when peeling",
+    ),
+    ("bash -c 'BASH_ENV=scripts/setup-env.sh bash -c pwd'", "generator", "the same, nested"),
+    ("ENV=scripts/setup-env.sh sh -i -c pwd", "generator", "an interactive sh sources $ENV"),
     ("npm ls", "generator", "~/.npm/_logs/*-debug-0.log and _update-notifier-last-checked"),
     ("npm view react version", "generator", "~/.npm/_logs (network or not)"),
     ("stdbuf -o L npm outdated", "generator", "~/.npm/_logs, through a wrapper"),

@@ -108,6 +108,9 @@ class _Ctx(NamedTuple):
     stage: int = 0
     redirects: tuple[Redirect, ...] = ()
     wrappers: tuple[Wrapper, ...] = ()
+    # Assignments before a peeled shell (`BASH_ENV=x bash -c '…'`) are in the environment of
+    # every command of its payload; dropping them would let BASH_ENV, PATH… pass unchecked.
+    assignments: tuple[Assignment, ...] = ()
 
 
 _Stack = list[tuple["Node", _Ctx, bytes]]
@@ -274,10 +277,10 @@ class _Builder:
         self.pipelines += 1
         stage = 0
         items: _Stack = []
-        sub, fn, bg, depth, _, _, redirects, wrappers = ctx
+        sub, fn, bg, depth, _, _, redirects, wrappers, assigns = ctx
         for child in node.children:
             if child.is_named:
-                leg = _Ctx(sub, fn, bg, depth, pid, stage, redirects, wrappers)
+                leg = _Ctx(sub, fn, bg, depth, pid, stage, redirects, wrappers, assigns)
                 items.append((child, leg, src))
             elif child.type in ("|", "|&"):
                 stage += 1
@@ -374,22 +377,30 @@ class _Builder:
             self._give_up(f"more than {MAX_COMMANDS:,} commands")
             return
         all_redirects = ctx.redirects + tuple(redirects) if redirects else ctx.redirects
+        all_assigns = ctx.assignments + tuple(assigns) if assigns else ctx.assignments
         peeled = unwrap(tuple(argv))
         wrappers = ctx.wrappers + peeled.wrappers if peeled.wrappers else ctx.wrappers
         if peeled.payload is not None:
-            self._payload(peeled.payload, ctx._replace(wrappers=wrappers, redirects=all_redirects))
+            inner = ctx._replace(
+                wrappers=wrappers, redirects=all_redirects, assignments=all_assigns
+            )
+            self._payload(peeled.payload, inner)
             return
         if peeled.shell_reads_stdin:
             script = _stdin_script(all_redirects)
             if script is not None:
                 shell = peeled.argv[0].value.rpartition("/")[2] if peeled.argv else "sh"
-                inner = ctx._replace(wrappers=(*wrappers, Wrapper(shell)), redirects=all_redirects)
+                inner = ctx._replace(
+                    wrappers=(*wrappers, Wrapper(shell)),
+                    redirects=all_redirects,
+                    assignments=all_assigns,
+                )
                 self._payload(script, inner)
                 return
         self.commands.append(
             SimpleCommand(
                 argv=peeled.argv,
-                assignments=tuple(assigns),
+                assignments=all_assigns,
                 redirects=all_redirects,
                 wrappers=wrappers,
                 in_substitution=ctx.in_substitution,

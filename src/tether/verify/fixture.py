@@ -46,6 +46,8 @@ _TEXT_FILES = {
     "file": "a w p\nsecond a line\n",
     "secret.dat": "not really a secret\n",
     "directory/inside.txt": "in a directory\n",
+    # A repository script that writes, for commands that source or run one unawares.
+    "scripts/setup-env.sh": 'export DEMO=1\ntouch "$HOME/.setup-env-ran"\n',
 }
 _BINARY_FILES = {"f.bin": bytes(range(256)), "a.out": b"\x7fELF" + bytes(60)}
 _PAST = 1_600_000_000  # 2020-09-13: older than anything a command could write
