@@ -9,11 +9,14 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 from tether.verify import Oracle, sandbox_problem
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 from bench_oracle_corpus import read_only_commands
 
+pytestmark = pytest.mark.slow  # bounded: SAMPLE sandbox runs of at most 10 s each
 SAMPLE = 120
 
 

@@ -17,6 +17,7 @@ from tether import classify_command
 from tether.verify import Oracle, sandbox_problem
 from tether.verify.generator import bases, mutated, options
 
+pytestmark = pytest.mark.slow  # bounded: CI_EXAMPLES examples, each at most one sandbox run
 CI_EXAMPLES = 150
 
 
