@@ -5,8 +5,9 @@ The bases are the catalogue's own ``match`` examples; the options are those its 
 modules, so this keeps working when the option engine moves) plus every option token in the
 examples and a list of options that make common tools write. Mutations: options in every
 getopt spelling (long, ``--opt=v``, ``--opt v``, unique-prefix abbreviations, short,
-attached, clustered), placed before or after the operands, ``--``, environment prefixes,
-wrappers, redirects, pipes and lists, ``bash -c``. The property checked with them is
+attached, clustered), placed before or after the operands, ``--``, an option turned into a
+bare word (``version``), environment prefixes, wrappers (xargs fed from stdin among them),
+redirects, pipes and lists, ``bash -c``. The property checked with them is
 "classified read-only ⇒ the oracle sees no change". Needs hypothesis (the ``test`` extra).
 """
 
@@ -159,7 +160,11 @@ def mutated(draw: st.DrawFn, base: str | None = None) -> str:
         kind = draw(st.integers(0, 8))
         if kind <= 3 and words is not None:
             where = draw(st.integers(1, len(words)))
-            if kind == 3:
+            dashed = [i for i, w in enumerate(words) if w.startswith("--") and len(w) > 2]
+            if kind == 3 and dashed and draw(st.booleans()):
+                i = draw(st.sampled_from(dashed))  # a bare word where an option was: `version`
+                words[i] = words[i].lstrip("-")
+            elif kind == 3:
                 words.insert(where, "--")
             else:  # an option before the operands, or after them (permutation)
                 words[len(words) if kind == 2 else where : where] = draw(spelled_option())
