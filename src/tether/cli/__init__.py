@@ -18,6 +18,7 @@ from tether.errors import TetherError
 COMMANDS: dict[str, tuple[str, str]] = {
     "classify": ("tether.cli.classify", "classify shell commands: read-only? dangerous? why?"),
     "rules": ("tether.cli.rules", "list the rule catalogue or show one rule with its examples"),
+    "verify": ("tether.cli.verify", "run commands in a sandbox and report what they changed"),
     "replay": ("tether.cli.replay", "run recorded sessions through the guard"),
     "config": ("tether.cli.config", "get, set, list and check configuration"),
     "trust": ("tether.cli.trust", "trust a project's .tether.yaml (until then it only tightens)"),
