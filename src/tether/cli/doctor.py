@@ -176,6 +176,8 @@ def _check_host(host: str, cwd: Path, session: str, checks: list[Check]) -> None
                 commands.append(str(handler["command"]))
     if host == "codex":
         _codex_toml(cwd, checks)
+        if commands:
+            _codex_trust(cwd, checks)
     if not commands:
         command = settings.default_command(host)
         checks.append(
@@ -247,6 +249,54 @@ def _codex_toml(cwd: Path, checks: list[Check]) -> None:
                     "`tether install`/`uninstall` manage hooks.json only",
                 )
             )
+
+
+def _codex_trust(cwd: Path, checks: list[Check]) -> None:
+    """Fail while Codex would skip one of Tether's hooks (untrusted or modified: no warning)."""
+    from tether.hosts import codex_trust
+
+    codex = codex_trust.find_codex()
+    if codex is None:
+        checks.append(
+            Check(
+                "codex",
+                "warn",
+                "cannot tell whether Codex trusts Tether's hooks: `codex` is not on PATH "
+                "(Codex skips untrusted hooks silently)",
+                "put `codex` on PATH and rerun `tether doctor`",
+            )
+        )
+        return
+    try:
+        hooks = codex_trust.tether_hooks(codex, cwd)
+    except codex_trust.CodexError as exc:
+        checks.append(Check("codex", "fail", f"cannot read Codex's hook trust: {exc}", ""))
+        return
+    skipped = [h for h in hooks if not h.active]
+    if not hooks:
+        checks.append(
+            Check(
+                "codex",
+                "fail",
+                f"`{codex}` does not list Tether's hooks for {cwd}: Codex does not run them",
+                f"run `tether install codex`; {codex_trust.MANUAL_STEP}",
+            )
+        )
+    elif skipped:
+        names = ", ".join(
+            f"{h.event} ({h.status}{'' if h.enabled else ', disabled'})" for h in skipped
+        )
+        checks.append(
+            Check(
+                "codex",
+                "fail",
+                f"Codex skips Tether's hooks without a word: {names}",
+                f"run `tether install codex` (it asks Codex to trust them); or "
+                f"{codex_trust.MANUAL_STEP}",
+            )
+        )
+    else:
+        checks.append(Check("codex", "ok", f"Codex trusts and runs Tether's {len(hooks)} hooks"))
 
 
 def _forget(config: Any, session: str) -> None:
