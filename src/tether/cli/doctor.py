@@ -174,6 +174,8 @@ def _check_host(host: str, cwd: Path, session: str, checks: list[Check]) -> None
         for handler in found.get(pre, []):
             if handler["command"] not in commands:
                 commands.append(str(handler["command"]))
+    if host == "claude-code":
+        _claude_version(checks)
     if host == "codex":
         _codex_toml(cwd, checks)
         if commands:
@@ -249,6 +251,53 @@ def _codex_toml(cwd: Path, checks: list[Check]) -> None:
                     "`tether install`/`uninstall` manage hooks.json only",
                 )
             )
+
+
+# The first Claude Code that honours ``onFailure: "block"`` (documented) and, in Tether's e2e
+# runs, ``continue: false`` next to a deny: 2.1.197 ignores both, 2.1.332 honours both.
+CLAUDE_HONOURS = (2, 1, 295)
+
+
+def _claude_version(checks: list[Check]) -> None:
+    """Warn when the installed Claude Code lets a crashed hook's call run and ignores halts."""
+    import re
+    import shutil
+    import subprocess
+
+    claude = shutil.which("claude")
+    if claude is None:
+        return
+    try:
+        out = subprocess.run(
+            [claude, "--version"], capture_output=True, text=True, timeout=30
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return
+    found = re.search(r"(\d+)\.(\d+)\.(\d+)", out)
+    if found is None:
+        return
+    version = tuple(int(g) for g in found.groups())
+    if version < CLAUDE_HONOURS:
+        shown = ".".join(map(str, version))
+        need = ".".join(map(str, CLAUDE_HONOURS))
+        checks.append(
+            Check(
+                "claude-code",
+                "warn",
+                f"Claude Code {shown} ({claude}) ignores onFailure: block (a hook that cannot "
+                "start lets the call run) and continue: false (a halt does not stop the agent; "
+                "Tether refuses its later calls instead)",
+                f"update Claude Code to {need} or newer (`claude update`)",
+            )
+        )
+    else:
+        checks.append(
+            Check(
+                "claude-code",
+                "ok",
+                f"Claude Code {'.'.join(map(str, version))} honours onFailure and continue",
+            )
+        )
 
 
 def _codex_trust(cwd: Path, checks: list[Check]) -> None:
