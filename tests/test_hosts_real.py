@@ -321,12 +321,8 @@ def test_an_event_sent_twice_is_counted_once(environ: dict[str, str]) -> None:
     """The HTTP hook and its fallback (or a retry) deliver one call twice: one call, one answer."""
     for event in ("PreToolUse", "PreToolUse", "PostToolUse", "PostToolUse"):
         send("claude-code", claude(event, "rm -rf /tmp/x", 0), environ)
-    first, v1 = send(
-        "claude-code", claude("PreToolUse", "mkfs.ext4 /dev/sdz9", 1), environ
-    )
-    again, v2 = send(
-        "claude-code", claude("PreToolUse", "mkfs.ext4 /dev/sdz9", 1), environ
-    )
+    first, v1 = send("claude-code", claude("PreToolUse", "mkfs.ext4 /dev/sdz9", 1), environ)
+    again, v2 = send("claude-code", claude("PreToolUse", "mkfs.ext4 /dev/sdz9", 1), environ)
     assert v1 == v2 == "deny" and first.stdout == again.stdout
     st = state("cbbe78db-3158-44cd-b2e6-931a6dac7552", environ)
     assert st["calls"] == 2 and st["blocks"] == 1

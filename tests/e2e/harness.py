@@ -16,16 +16,11 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from fake_models import FakeModel, Script
+from honours import PINS
 
 TETHER = Path(sys.executable).with_name("tether")
 CACHE_ENV = "TETHER_E2E_NPM"
 CACHE = Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "tether-e2e" / "npm")
-# host -> versions the suite drives (the oldest supported 2.1 and the newest Claude Code).
-PINS: dict[str, tuple[str, ...]] = {
-    "claude-code": ("2.1.197", "2.1.332"),
-    "codex": ("0.171.0",),
-    "gemini": ("0.61.0",),
-}
 PACKAGES = {
     "claude-code": ("@anthropic-ai/claude-code", "claude"),
     "codex": ("@openai/codex", "codex"),

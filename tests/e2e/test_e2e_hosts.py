@@ -6,8 +6,9 @@ model was sent is what is asserted: the probe's deny reason, the read's output, 
 from the 2nd identical result (once), the refusal of the 6th, the halt on the 8th, and then the
 agent stopped (where the host honours ``continue: false``) or every later call refused.
 
-``HONOURS`` is what each tested version did; ``docs/hosts.md``'s table is generated from it
-(``python tests/e2e/table.py``), and these tests fail when a version stops matching it.
+``honours.HONOURS`` is what each tested version did; ``docs/hosts.md``'s table is generated
+from it (``python tests/e2e/honours.py --write``), and these tests fail when a version stops
+matching it.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 
 import pytest
 from harness import Host, Run, describe
+from honours import HONOURS
 
 from conftest import host_versions
 
@@ -30,26 +32,6 @@ SCRIPT = [PROBE, READ] + [LOOP] * 8 + [AFTER]
 LOOP0 = 2  # index of the first LOOP call
 WARN_AT, REFUSE_AT, HALT_AT = LOOP0 + 1, LOOP0 + 5, LOOP0 + 7
 HARD = {"TETHER_LOOPS__HARD_STOP": "true"}
-
-# What each tested version honours (asserted below against the real binary).
-FEATURES = {
-    "deny": "denies a call before it runs, the reason reaches the model",
-    "warn": "a warning after a call reaches the model",
-    "stop": "`continue: false` stops the agent (else Tether refuses every later call)",
-    "on_failure": "a hook that cannot start blocks the call",
-    "fails_closed": "a broken state store denies calls (Tether fails closed)",
-    "trust": "hooks run only once trusted (`tether install` trusts them through the host)",
-}
-HONOURS: dict[str, dict[str, bool]] = {
-    "claude-code 2.1.197": {"deny": True, "warn": True, "stop": False, "on_failure": False,
-                            "fails_closed": True, "trust": False},
-    "claude-code 2.1.332": {"deny": True, "warn": True, "stop": True, "on_failure": True,
-                            "fails_closed": True, "trust": False},
-    "codex 0.171.0": {"deny": True, "warn": True, "stop": False, "on_failure": False,
-                      "fails_closed": True, "trust": True},
-    "gemini 0.61.0": {"deny": True, "warn": True, "stop": True, "on_failure": True,
-                      "fails_closed": True, "trust": False},
-}  # fmt: skip
 
 CASES = host_versions()
 IDS = [f"{h}-{v}" for h, v in CASES]

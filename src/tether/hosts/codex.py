@@ -11,6 +11,14 @@ but were not acted on in released versions (openai/codex#20756 closed unmerged),
 unsupported value lets the call run. So every deny, ask and halt before a call is exit 2 with
 the reason on stderr, which every Codex version with hooks treats as a block. Output objects
 are closed (``additionalProperties: false``): no extra keys.
+
+What Codex 0.171 does (tests/e2e): the shell's PostToolUse ``tool_response`` is the bare output
+string (the exit code is in the rollout file, see ``results.rollout_exit_code``); a halt does
+not stop the agent, ``continue: false`` with exit 0 on PreToolUse runs the call and is ignored
+after one, so a halt is an exit-2 deny and the guard refuses every later call; ``decision:
+"block"`` after a call replaces the output the model reads; the model reads a deny as
+"<reason>. Command: …", so the reason loses its final period. Hooks run only once trusted
+(``codex_trust``).
 """
 
 from __future__ import annotations
