@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from fake_models import FakeModel, Script
-from honours import PINS
 
 TETHER = Path(sys.executable).with_name("tether")
 CACHE_ENV = "TETHER_E2E_NPM"
