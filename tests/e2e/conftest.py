@@ -10,7 +10,8 @@ import os
 from pathlib import Path
 
 import pytest
-from harness import CACHE, CACHE_ENV, PACKAGES, PINS, Host, binary
+from harness import CACHE, CACHE_ENV, PACKAGES, Host, binary
+from honours import PINS
 
 OPT_OUT = "TETHER_E2E"
 
