@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 from harness import CACHE, CACHE_ENV, PACKAGES, Host, binary
-from honours import PINS
 
 OPT_OUT = "TETHER_E2E"
 
@@ -25,11 +24,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if os.environ.get(OPT_OUT) == "0" and mine:
         config.hook.pytest_deselected(items=mine)
         items[:] = [i for i in items if i not in mine]
-
-
-def host_versions() -> list[tuple[str, str]]:
-    """Return every (host, version) the suite drives."""
-    return [(h, v) for h, versions in PINS.items() for v in versions]
 
 
 @pytest.fixture

@@ -16,6 +16,13 @@ PINS: dict[str, tuple[str, ...]] = {
     "codex": ("0.171.0",),
     "gemini": ("0.61.0",),
 }
+
+
+def host_versions() -> list[tuple[str, str]]:
+    """Return every (host, version) the suite drives."""
+    return [(h, v) for h, versions in PINS.items() for v in versions]
+
+
 FEATURES = {
     "deny": "denies a call before it runs, the reason reaches the model",
     "warn": "a warning after a call reaches the model",

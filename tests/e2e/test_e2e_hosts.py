@@ -18,9 +18,8 @@ from typing import Any
 
 import pytest
 from harness import Host, Run, describe
-from honours import HONOURS
+from honours import HONOURS, host_versions
 
-from conftest import host_versions
 
 PROBE = "touch probe-ran; mkfs.ext4 /dev/sdz9"  # hardline DG401; /dev/sdz9 does not exist
 READ = "cat hello.txt"
