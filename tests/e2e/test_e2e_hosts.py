@@ -20,7 +20,6 @@ import pytest
 from harness import Host, Run, describe
 from honours import HONOURS, host_versions
 
-
 PROBE = "touch probe-ran; mkfs.ext4 /dev/sdz9"  # hardline DG401; /dev/sdz9 does not exist
 READ = "cat hello.txt"
 LOOP = "cat same.txt"
