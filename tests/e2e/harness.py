@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -93,11 +94,22 @@ class Host:
     def configure(self, url: str) -> None:
         """Point the host at the fake model at ``url`` (before ``tether install`` merges in)."""
         if self.host == "codex":
-            (self.home / ".codex").mkdir(exist_ok=True)
-            (self.home / ".codex" / "config.toml").write_text(
+            path = self.home / ".codex" / "config.toml"
+            path.parent.mkdir(exist_ok=True)
+            # Keep the hook trust Codex wrote (``tether install codex``); replace the rest.
+            old = tomllib.loads(path.read_text()) if path.exists() else {}
+            state = old.get("hooks", {}).get("state", {})
+            trust = "".join(
+                f"\n[hooks.state.{json.dumps(key)}]\n"
+                f"trusted_hash = {json.dumps(v['trusted_hash'])}\n"
+                for key, v in state.items()
+                if "trusted_hash" in v
+            )
+            path.write_text(
                 'model = "gpt-fake"\nmodel_provider = "fake"\napproval_policy = "never"\n'
                 'sandbox_mode = "danger-full-access"\n\n[model_providers.fake]\nname = "fake"\n'
                 f'base_url = "{url}/v1"\nwire_api = "responses"\nenv_key = "FAKE_OPENAI_KEY"\n'
+                + trust
             )
         elif self.host == "gemini":
             path = self.home / ".gemini" / "settings.json"
