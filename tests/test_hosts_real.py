@@ -352,3 +352,16 @@ def test_wording_says_neither_twice_nor_denied_after_the_fact(environ: dict[str,
     assert asked.lower().count("approval") == 1, asked
     reply = claude_code.render_failure("PostToolUse", "StoreError: locked")
     assert "denied" not in json.loads(reply.stdout)["reason"].split("Later")[0]
+
+
+def test_an_asked_loop_says_needs_approval_once() -> None:
+    from tether.guard import Guard
+    from tether.model import ToolCall, ToolResult
+
+    g = Guard()
+    for n in range(3):
+        call = ToolCall("s", "Bash", {"command": "git push --force origin main"}, f"k{n}")
+        decision = g.before_call(call)
+        g.after_call(ToolResult(call, "! [rejected] (fetch first)", 1))
+    assert "TL203" in decision.codes
+    assert decision.message.lower().count("needs approval") == 1, decision.message

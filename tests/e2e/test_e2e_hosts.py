@@ -120,3 +120,17 @@ def test_codex_runs_the_hooks_install_trusted_and_doctor_sees_what_it_skips(
     guarded = h.run([PROBE])
     assert not (h.project / "probe-ran").exists(), describe(guarded)
     assert "DG401" in guarded.after(0)
+
+
+@pytest.mark.parametrize("version", ["2.1.197", "2.1.332"])
+def test_doctor_warns_about_a_claude_code_that_ignores_on_failure(
+    version: str, make_host: Any
+) -> None:
+    h: Host = make_host("claude-code", version)
+    assert h.tether("install", "claude-code").returncode == 0
+    proc = h.tether("doctor", "--json", "--host", "claude-code")
+    checks = json.loads(proc.stdout)["checks"]
+    about = [c for c in checks if f"Claude Code {version}" in c["message"]]
+    honours = HONOURS[f"claude-code {version}"]
+    assert len(about) == 1, checks
+    assert about[0]["status"] == ("ok" if honours["on_failure"] else "warn"), about
