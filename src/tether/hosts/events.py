@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 import json
+import re
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
@@ -72,7 +73,7 @@ def reply_object(reply: Reply) -> dict[str, Any] | str:
 
 def reason(decision: Decision) -> str:
     """Return the one message the model (or user) reads for ``decision``."""
-    message = decision.message.strip()
+    message = _LEADS.get(decision.action, _NO_LEAD).sub("", decision.message.strip(), count=1)
     missing = [c for c in decision.codes if c not in message]
     if message.startswith("Tether"):  # the guard already wrote a self-describing message
         return clip(f"{message} [{', '.join(missing)}]" if missing else message)
@@ -89,6 +90,13 @@ _HEAD = {
     Action.BLOCK: "Tether blocked this call",
     Action.HALT: "Tether halted the agent",
 }
+# A message's own lead that the headline already says ("Tether asks for approval: Needs
+# approval: …" would say it twice).
+_LEADS = {
+    Action.ASK: re.compile(r"^(?:Tether )?needs approval:\s*", re.IGNORECASE),
+    Action.BLOCK: re.compile(r"^Blocked:\s*"),
+}
+_NO_LEAD = re.compile(r"(?!)")
 _DEFAULT_MESSAGE = {
     Action.ALLOW: "allowed.",
     Action.WARN: "this call looks like part of a loop; change approach.",
@@ -102,8 +110,17 @@ FAILED_CLOSED = "Tether could not check this call"
 CAUSE_LIMIT = 400  # an exception's text can quote the input (a JSON error, a path)
 
 
-def failure_reason(cause: str) -> str:
-    """Return the reason printed when Tether could not decide and so fails closed."""
+def failure_reason(cause: str, *, after: bool = False) -> str:
+    """Return the reason printed when Tether could not decide and so fails closed.
+
+    ``after``: the call already ran (a result event), so nothing was denied; the next calls are.
+    """
+    if after:
+        return (
+            f"Tether could not record this call's result (the call already ran): {cause}. "
+            "Later tool calls are denied until this is fixed; run `tether doctor` to find what "
+            "to fix."
+        )
     return (
         f"{FAILED_CLOSED}, so it is denied (fail closed): {clip(cause, CAUSE_LIMIT)}. "
         "Run `tether doctor` to find what to fix."

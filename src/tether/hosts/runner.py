@@ -227,7 +227,10 @@ def decide(
     try:
         from tether.guard import Guard
 
-        return dispatch(Guard(config, store, unattended=unattended), event)
+        # A hook host shows the model one message per call and may not stop the agent: hold a
+        # warning until the result, and keep refusing calls after a halt until the user speaks.
+        guard = Guard(config, store, unattended=unattended, sticky_halt=True, hold_warnings=True)
+        return dispatch(guard, event)
     finally:
         store.close()
 
