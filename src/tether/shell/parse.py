@@ -3,11 +3,19 @@
 The tree is walked with an explicit stack: no Python recursion on untrusted depth, and never
 ``str(node)`` (tree-sitter's printer recurses in C and crashes on deep trees). Input over the
 caps is reported as ``unprovable`` with a reason, never raised.
+
+Two caps bound tree-sitter itself. Its error recovery and its reductions cost time quadratic in
+the length of one pipeline (8,000 stages ending in ``|`` take seconds and hundreds of MB in one
+step of the C parser, which nothing can interrupt), so an input with more than ``MAX_PIPES``
+pipe operators is not parsed. Every other shape is guarded by a clock: tree-sitter reports its
+progress every hundred operations and the parse, then the walk, stop after ``PARSE_BUDGET``
+seconds. Once the input is unprovable the walk stops: nothing after it can change the verdict.
 """
 
 from __future__ import annotations
 
 import re
+import time
 from typing import TYPE_CHECKING, NamedTuple
 
 from tether.shell import nodes
@@ -29,13 +37,16 @@ from tether.shell.words import (
 if TYPE_CHECKING:
     from types import ModuleType
 
-    from tree_sitter import Node, Parser
+    from tree_sitter import Node, Parser, Tree
 
 MAX_INPUT_CHARS = 128 * 1024
 MAX_NESTING = 1000
 MAX_SHELL_DEPTH = 4
-MAX_COMMANDS = 50_000
+MAX_COMMANDS = 5_000  # the real corpus's largest input has 188
 MAX_ERRORS = 8
+MAX_PIPES = 500  # `|` and `|&` operators per source: tree-sitter is quadratic in them
+PARSE_BUDGET = 0.2  # seconds of tree-sitter work and walk per input, payloads included
+_CLOCK_EVERY = 512  # walk steps between two looks at the clock
 TEXT_CAP = 200
 
 _parser: Parser | None = None
@@ -52,6 +63,22 @@ def _get_parser() -> Parser:
 
         _parser = Parser(Language(_bash_language()))
     return _parser
+
+
+def _parse_within(src: bytes, deadline: float) -> Tree | None:
+    """Parse ``src``, or return None when the clock passes ``deadline`` first."""
+    parser = _get_parser()
+    view = memoryview(src)
+    clock = time.monotonic
+
+    def over_budget(offset: int, has_error: bool) -> bool:
+        return clock() > deadline
+
+    try:
+        return parser.parse(lambda offset, point: view[offset:], progress_callback=over_budget)
+    except ValueError:  # cancelled: the parser would resume this parse next time
+        parser.reset()
+        return None
 
 
 def _bash_language() -> object:
@@ -161,6 +188,7 @@ class _Builder:
         # Redirects that tree-sitter put on a whole list or pipeline, keyed by the node of the
         # last command, which bash gives them to.
         self.tail_redirects: dict[int, tuple[Redirect, ...]] = {}
+        self.deadline = time.monotonic() + PARSE_BUDGET
 
     def build(self, source: str) -> CommandModel:
         """Return the model, with pipeline ids renumbered densely."""
@@ -192,8 +220,15 @@ class _Builder:
         """Parse ``text`` and walk its tree into the builder."""
         if "\\\n" in text:
             text = _CONTINUATION.sub(r"\1", text)
+        pipes = text.count("|") - 2 * text.count("||")
+        if pipes > MAX_PIPES:
+            self._give_up(f"{pipes:,} pipe operators, over the {MAX_PIPES:,} cap")
+            return
         src = text.encode("utf-8", "surrogatepass")
-        tree = _get_parser().parse(src)
+        tree = _parse_within(src, self.deadline)
+        if tree is None:
+            self._give_up(f"parsing took over the {PARSE_BUDGET * 1000:g} ms budget")
+            return
         root = tree.root_node
         if root.has_error:
             self._collect_errors(root, src)
@@ -226,7 +261,14 @@ class _Builder:
 
     def _walk(self, root: Node, ctx: _Ctx, src: bytes) -> None:
         stack: _Stack = [(root, ctx, src)]
+        steps = 0
         while stack:
+            if self.unprovable is not None:
+                return  # the verdict is settled: walking the rest only costs time
+            steps += 1
+            if steps % _CLOCK_EVERY == 0 and time.monotonic() > self.deadline:
+                self._give_up(f"analysis took over the {PARSE_BUDGET * 1000:g} ms budget")
+                return
             node, ctx, src = stack.pop()
             if self.tail_redirects:
                 tail = self.tail_redirects.pop(node.id, None)
