@@ -183,12 +183,15 @@ def _strip_keys(value: Any) -> Any:
         node = stack.pop()
         slots = node.items() if isinstance(node, dict) else enumerate(node)
         for slot, child in slots:
+            copy: Any
             if isinstance(child, dict):
-                node[slot] = copy = clean(child)  # same key: allowed while iterating
-                stack.append(copy)
+                copy = clean(child)
             elif isinstance(child, list):
-                node[slot] = copy = list(child)
-                stack.append(copy)
+                copy = list(child)
+            else:
+                continue
+            node[slot] = copy  # an existing key: allowed while iterating
+            stack.append(copy)
     return root
 
 
