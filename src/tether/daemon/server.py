@@ -24,8 +24,9 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 from tether.daemon import hook as wire
 from tether.errors import TetherError
@@ -82,6 +83,7 @@ class Daemon:
         self._listener: socket.socket | None = None
         self._lockfile: int | None = None
         self._inode = 0
+        self._stores: dict[tuple[object, ...], Any] = {}
 
     def version(self) -> str:
         """Return the installed Tether version."""
@@ -160,6 +162,11 @@ class Daemon:
                 os.unlink(self.path)
             self._listener.close()
             self._listener = None
+        with self._lock:
+            stores, self._stores = list(self._stores.values()), {}
+        for store in stores:
+            with contextlib.suppress(Exception):
+                store.close()
         if self._lockfile is not None:
             os.close(self._lockfile)
             self._lockfile = None
@@ -172,6 +179,19 @@ class Daemon:
                 return False
             self.checked = now
         return code_snapshot(self.root) != self.snapshot
+
+    def store(self, config: Any, environ: Mapping[str, str] | None) -> Any:
+        """Return the open store ``config`` names, opening it the first time it is asked for."""
+        from tether.store.open import open_store, sqlite_path
+
+        backend = config.get("store.backend")
+        where = sqlite_path(config, environ) if backend == "sqlite" else config.get("store.url")
+        key = (backend, str(where), config.get("store.key_prefix"), config.get("store.ttl_days"))
+        with self._lock:
+            store = self._stores.get(key)
+            if store is None:
+                store = self._stores[key] = open_store(config, environ=environ)
+            return store
 
     def status(self) -> dict[str, object]:
         """Return what ``tether daemon status`` prints."""
@@ -245,6 +265,7 @@ class Daemon:
             stderr=err,
             environ=environ,
             exit_on_deadline=reply,  # the watchdog's deny goes out at once
+            stores=self.store,
         )
         reply(code)
         with self._lock:

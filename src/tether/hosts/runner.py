@@ -24,6 +24,8 @@ from tether.model import ALLOW, Decision
 DEFAULT_DEADLINE = 15.0
 DEADLINE_ENV = "TETHER_HOOKS__DEADLINE"
 MAX_INPUT = 32 * 1024 * 1024  # bytes; tool responses can be large, but not unbounded
+# (config, environ) -> an open store the caller keeps and closes.
+StoreSource = Callable[[Any, Mapping[str, str] | None], Any]
 
 
 class _Output:
@@ -97,8 +99,13 @@ def run_hook(
     stderr: IO[str] | None = None,
     environ: Mapping[str, str] | None = None,
     exit_on_deadline: Callable[[int], None] = os._exit,
+    stores: StoreSource | None = None,
 ) -> int:
-    """Answer one hook event from ``stdin`` for ``host``; return the exit status to use."""
+    """Answer one hook event from ``stdin`` for ``host``; return the exit status to use.
+
+    ``stores`` gives a long-lived process (the daemon) its open stores; by default each event
+    opens the configured store and closes it.
+    """
     ad = adapter(host)
     env = os.environ if environ is None else environ
     out = _Output(stdout or sys.stdout, stderr or sys.stderr)
@@ -111,7 +118,7 @@ def run_hook(
 
     watchdog = Watchdog(initial_deadline(env), on_deadline)
     try:
-        reply = _answer(ad, stdin or sys.stdin.buffer, env, seen, watchdog)
+        reply = _answer(ad, stdin or sys.stdin.buffer, env, seen, watchdog, stores)
     except BaseException as exc:  # fail closed on everything, even SystemExit from a library
         reply = ad.render_failure(seen["event"], describe(exc))
     watchdog.stop()
@@ -132,6 +139,7 @@ def _answer(
     environ: Mapping[str, str],
     seen: dict[str, str | None],
     watchdog: Watchdog,
+    stores: StoreSource | None = None,
 ) -> Reply:
     raw = stream.read(MAX_INPUT + 1)
     if len(raw) > MAX_INPUT:
@@ -149,7 +157,7 @@ def _answer(
     deadline = config.get("hooks.deadline")
     if isinstance(deadline, int | float) and not isinstance(deadline, bool) and deadline > 0:
         watchdog.set_deadline(float(deadline))
-    decision = decide(event, config, unattended=not ad.CAN_ASK, environ=environ)
+    decision = decide(event, config, unattended=not ad.CAN_ASK, environ=environ, stores=stores)
     reply: Reply = ad.render(event, decision)
     return reply
 
@@ -172,14 +180,17 @@ def decide(
     *,
     unattended: bool,
     environ: Mapping[str, str] | None = None,
+    stores: StoreSource | None = None,
 ) -> Decision:
     """Feed ``event`` to a Guard backed by the configured store; return its decision."""
+    from tether.guard import Guard
+
+    if stores is not None:
+        return dispatch(Guard(config, stores(config, environ), unattended=unattended), event)
     from tether.store.open import open_store
 
     store = open_store(config, environ=environ)
     try:
-        from tether.guard import Guard
-
         return dispatch(Guard(config, store, unattended=unattended), event)
     finally:
         store.close()
