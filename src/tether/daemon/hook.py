@@ -231,15 +231,15 @@ def start_daemon(root: str, path: str) -> None:
             "import sys; sys.path.insert(0, sys.argv[1]); "
             "from tether.daemon.server import main; raise SystemExit(main(sys.argv[2]))"
         )
-        import subprocess
-
-        subprocess.Popen(
+        # posix_spawn, not subprocess (~10 ms to import); the child gets /dev/null for the
+        # host's pipes and a session of its own, so the host never waits for it.
+        null = [(posix.POSIX_SPAWN_OPEN, fd, "/dev/null", posix.O_RDWR, 0) for fd in (0, 1, 2)]
+        posix.posix_spawn(
+            sys.executable,
             [sys.executable, "-I", "-c", boot, root, path],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-            close_fds=True,
+            posix.environ,
+            file_actions=null,
+            setsid=True,
         )
     except (OSError, ValueError):
         pass  # the next call answers in-process again: slower, never wrong
