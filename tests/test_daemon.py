@@ -314,3 +314,20 @@ def test_a_warm_hook_imports_nothing_beyond_the_interpreters_startup(box: Sandbo
     startup = _imported(["-c", "pass"], box)
     warm = _imported([str(HOOK), "claude-code"], box, payload("ls", 1))
     assert warm - startup == {"_socket"}, warm - startup
+
+
+def test_the_daemon_reads_an_edited_config_on_the_next_event(box: Sandbox) -> None:
+    box.run(payload("ls"))
+    box.wait_for_daemon()
+    assert decision(box.run(payload("ls -la", 1))) == "allow"
+    edit = subprocess.run(
+        [str(TETHER), "config", "set", "approvals.deny", '["ls *"]'],
+        capture_output=True,
+        text=True,
+        env=box.env,
+        cwd=box.project,
+        timeout=60,
+    )
+    assert edit.returncode == 0, edit.stderr
+    assert decision(box.run(payload("ls -la", 2))) == "deny"
+    assert box.status()["served"] == 2  # type: ignore[index]
