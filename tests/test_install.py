@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +12,7 @@ from typing import Any
 
 import pytest
 
+import tether.daemon.hook
 from tether.hosts import HOSTS
 from tether.hosts.settings import install_events, is_tether_command, merge, remove
 
@@ -95,6 +97,11 @@ COMMAND_CASES = [
     ("other-guard --then tether hook claude-code", "claude-code", False),
     ("python3 -m other hook claude-code", "claude-code", False),
     ("tether hook 'claude-code", "claude-code", False),
+    ("/v/bin/python3 -I -S /v/lib/site/tether/daemon/hook.py codex", "codex", True),
+    ("'/a b/python' -I -S '/a b/tether/daemon/hook.py' gemini", "gemini", True),
+    ("/v/bin/python3 -I -S /v/lib/site/tether/daemon/hook.py codex", "gemini", False),
+    ("/v/bin/python3 -I -S /v/lib/site/other/daemon/hook.py codex", "codex", False),
+    ("/v/bin/python3 /x/hook.py codex", "codex", False),
     ("", "claude-code", False),
 ]
 
@@ -173,7 +180,17 @@ def test_install_and_uninstall_round_trip_on_disk(host: str, dirs: tuple[Path, P
     backup = Path(report["backup"])
     assert json.loads(backup.read_text()) == FOREIGN[host]
     installed = json.loads(path.read_text())
-    assert str(TETHER) in json.dumps(installed)
+    hook_file = str(Path(tether.daemon.hook.__file__))
+    commands = [
+        h["command"]
+        for groups in installed["hooks"].values()
+        for g in groups
+        for h in g["hooks"]
+        if is_tether_command(h["command"], host)
+    ]
+    words = shlex.split(commands[0])
+    assert words[1:] == ["-I", "-S", hook_file, host], "this venv's builtins-only hook"
+    assert Path(words[0]).parent == TETHER.parent, "this venv's interpreter"
 
     second = cli("install", host, "--project", "--json", cwd=project, home=home)
     assert json.loads(second.stdout)["changed"] is False
@@ -312,8 +329,8 @@ def test_http_install_switches_back_and_uninstalls_cleanly(dirs: tuple[Path, Pat
     assert back.returncode == 0, back.stderr
     text = path.read_text()
     assert "/hook/claude-code" not in text and "|| exec" not in text
-    assert json.loads(text)["hooks"]["PreToolUse"][-1]["hooks"][0]["command"].endswith(
-        "tether hook claude-code"
+    assert is_tether_command(
+        json.loads(text)["hooks"]["PreToolUse"][-1]["hooks"][0]["command"], "claude-code"
     )
 
     cli("install", "claude-code", "--project", "--http", "--url", url, cwd=project, home=home)

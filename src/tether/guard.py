@@ -11,6 +11,7 @@ everything it remembers lives in the store, as one JSON-ready dict per session
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 from tether.loops import detectors as d
@@ -29,6 +30,7 @@ from tether.loops.state import (
     State,
     coerce,
     new_record,
+    pack,
     reset_turn,
     trim,
 )
@@ -79,6 +81,10 @@ class Guard:
         self.sticky_halt = sticky_halt
         self.hold_warnings = hold_warnings
         self.settings: LoopSettings = from_config(config)
+
+    def _update(self, session_id: str, fn: Callable[[State | None], State]) -> None:
+        """Apply ``fn`` through the store, storing the state packed (see ``loops.state.pack``)."""
+        self.store.update(session_id, lambda state: pack(fn(state)))
 
     # -- calls -------------------------------------------------------------------------------
 
@@ -195,7 +201,7 @@ class Guard:
             out.append(decision)
             return st
 
-        self.store.update(call.session_id, update)
+        self._update(call.session_id, update)
         return out[-1]  # a store may retry the update: the last run is the one kept
 
     def after_call(self, result: ToolResult) -> Decision:
@@ -300,10 +306,10 @@ class Guard:
             out.append(decision)
             return st
 
-        self.store.update(call.session_id, update)
+        self._update(call.session_id, update)
         if out[-1] is None:  # a result without its before_call: classify, then record it
             prep.append(self._prepare(call, review=True))
-            self.store.update(call.session_id, update)
+            self._update(call.session_id, update)
         decision = out[-1]  # a store may retry the update: the last run is the one kept
         assert decision is not None
         return decision
@@ -320,7 +326,7 @@ class Guard:
             st["updated"] = time.time()
             return st
 
-        self.store.update(session_id, update)
+        self._update(session_id, update)
 
     def assistant_message(
         self, session_id: str, text: str, agent_id: str | None = None
@@ -350,7 +356,7 @@ class Guard:
             out.append(decision)
             return st
 
-        self.store.update(session_id, update)
+        self._update(session_id, update)
         return out[-1]  # a store may retry the update: the last run is the one kept
 
     def subagent_start(self, session_id: str, agent_id: str) -> None:
@@ -372,7 +378,7 @@ class Guard:
             st["updated"] = time.time()
             return st
 
-        self.store.update(session_id, update)
+        self._update(session_id, update)
 
 
 # How many other calls may stand between two identical calls of a kind for the second to count
@@ -397,7 +403,7 @@ def _record_result(
 ) -> bool:
     """Update a signature's streaks with one result; return True when it is progress."""
     gap = when - rec["t"] if when is not None and rec["t"] is not None else None
-    rec["t"] = when
+    rec["t"] = round(when, 3) if when is not None else None  # stored: milliseconds are plenty
     if failed:
         rec["stubborn"] = rec["stubborn"] + 1 if rec["stubborn"] and rec["res"] == res else 1
         rec["fails"] += 1

@@ -28,6 +28,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "doctor": ("tether.cli.doctor", "check the installed hooks, config and state store"),
     "session": ("tether.cli.session", "list, show and reset recorded sessions"),
     "serve": ("tether.cli.serve", "run the local HTTP sidecar (hook events and the JSON API)"),
+    "daemon": ("tether.cli.daemon", "status or stop the per-user daemon that answers hooks warm"),
     "mcp-proxy": ("tether.cli.mcp_proxy", "guard an MCP server's tool calls (stdio proxy)"),
 }
 

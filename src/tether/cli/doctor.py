@@ -44,6 +44,7 @@ def run(args: argparse.Namespace, name: str) -> int:
     checks: list[Check] = []
     config = _check_config(cwd, checks)
     _check_store(config, bool(args.fix), checks)
+    _check_daemon(checks)
     session = f"tether-doctor-{uuid.uuid4().hex[:12]}"
     for host in args.host or list(HOSTS):
         _check_host(host, cwd, session, checks)
@@ -119,6 +120,36 @@ def _check_store(config: Any, fix: bool, checks: list[Check]) -> None:
         checks.append(Check("store", "fail", f"{backend} store {where}: {cause}", hint))
         return
     checks.append(Check("store", "ok", f"{backend} store opens: {where}"))
+
+
+def _check_daemon(checks: list[Check]) -> None:
+    from tether.daemon import probe
+
+    status = probe()
+    if status.problem:
+        folder = os.path.dirname(status.socket)
+        checks.append(
+            Check(
+                "daemon",
+                "warn",
+                f"cannot run: {status.problem}; every hook call answers in-process (slower)",
+                f"make {folder} a directory of yours with mode 700, or set XDG_RUNTIME_DIR",
+            )
+        )
+    elif status.running and status.info:
+        i = status.info
+        checks.append(
+            Check(
+                "daemon",
+                "ok",
+                f"running: pid {i.get('pid')}, tether {i.get('version')}, "
+                f"{i.get('served')} events served ({status.socket})",
+            )
+        )
+    else:
+        checks.append(
+            Check("daemon", "info", f"not running; the next hook event starts it ({status.socket})")
+        )
 
 
 def _probe(config: Any) -> None:

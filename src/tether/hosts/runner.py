@@ -28,6 +28,8 @@ DEFAULT_DEADLINE = 15.0
 MAX_DEADLINE = 25.0
 DEADLINE_ENV = "TETHER_HOOKS__DEADLINE"
 MAX_INPUT = 32 * 1024 * 1024  # bytes; tool responses can be large, but not unbounded
+# (config, environ) -> an open store the caller keeps and closes.
+StoreSource = Callable[[Any, Mapping[str, str] | None], Any]
 
 
 BLOCKING_EXIT = 2  # every host treats exit status 2 as "blocked", the reason on stderr
@@ -124,13 +126,16 @@ def run_hook(
     environ: Mapping[str, str] | None = None,
     exit_on_deadline: Callable[[int], None] = os._exit,
     hold_signals: bool = False,
+    stores: StoreSource | None = None,
 ) -> int:
     """Answer one hook event from ``stdin`` for ``host``; return the exit status to use.
 
     SIGTERM, SIGHUP, SIGINT and SIGPIPE print the host's deny and end the process through
     ``exit_on_deadline`` (see ``tether.hosts.interrupts``). ``hold_signals`` keeps them
     caught after the return, for a caller that exits right away: a signal during its teardown
-    then still exits with the printed reply's status rather than 128 + N.
+    then still exits with the printed reply's status rather than 128 + N. ``stores`` gives a
+    long-lived process (the daemon) its open stores; by default each event opens the
+    configured store and closes it.
     """
     from tether.hosts.interrupts import SIGNALS, Interrupts
 
@@ -151,7 +156,7 @@ def run_hook(
     interrupts = Interrupts.arm(on_signal)
     watchdog = Watchdog(initial_deadline(env), on_deadline)
     try:
-        reply = _answer(ad, stdin or sys.stdin.buffer, env, seen, watchdog)
+        reply = _answer(ad, stdin or sys.stdin.buffer, env, seen, watchdog, stores)
     except BaseException as exc:  # fail closed on everything, even SystemExit from a library
         reply = ad.render_failure(seen["event"], describe(exc))
     watchdog.stop()
@@ -174,6 +179,7 @@ def _answer(
     environ: Mapping[str, str],
     seen: dict[str, str | None],
     watchdog: Watchdog,
+    stores: StoreSource | None = None,
 ) -> Reply:
     raw = stream.read(MAX_INPUT + 1)
     if len(raw) > MAX_INPUT:
@@ -191,7 +197,7 @@ def _answer(
     deadline = config.get("hooks.deadline")
     if isinstance(deadline, int | float) and not isinstance(deadline, bool) and deadline > 0:
         watchdog.set_deadline(min(float(deadline), MAX_DEADLINE))
-    decision = decide(event, config, unattended=not ad.CAN_ASK, environ=environ)
+    decision = decide(event, config, unattended=not ad.CAN_ASK, environ=environ, stores=stores)
     reply: Reply = ad.render(event, decision)
     if config.ignored:  # an untrusted project file could not loosen the guard: say so once
         from tether.config.core import trust_notice
@@ -219,20 +225,27 @@ def decide(
     *,
     unattended: bool,
     environ: Mapping[str, str] | None = None,
+    stores: StoreSource | None = None,
 ) -> Decision:
     """Feed ``event`` to a Guard backed by the configured store; return its decision."""
+    if stores is not None:
+        return dispatch(_hook_guard(config, stores(config, environ), unattended), event)
     from tether.store.open import open_store
 
     store = open_store(config, environ=environ)
     try:
-        from tether.guard import Guard
-
-        # A hook host shows the model one message per call and may not stop the agent: hold a
-        # warning until the result, and keep refusing calls after a halt until the user speaks.
-        guard = Guard(config, store, unattended=unattended, sticky_halt=True, hold_warnings=True)
-        return dispatch(guard, event)
+        return dispatch(_hook_guard(config, store, unattended), event)
     finally:
         store.close()
+
+
+def _hook_guard(config: Any, store: Any, unattended: bool) -> Any:
+    """Return the Guard a hook event is judged by, over ``store``."""
+    from tether.guard import Guard
+
+    # A hook host shows the model one message per call and may not stop the agent: hold a
+    # warning until the result, and keep refusing calls after a halt until the user speaks.
+    return Guard(config, store, unattended=unattended, sticky_halt=True, hold_warnings=True)
 
 
 def dispatch(guard: Any, event: HookEvent) -> Decision:

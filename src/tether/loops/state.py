@@ -66,9 +66,15 @@ def new_state() -> State:
 
 
 def coerce(state: State | None) -> State:
-    """Return ``state`` with every key present (old or foreign states are repaired, not trusted)."""
+    """Return ``state`` with every key present (old or foreign states are repaired, not trusted).
+
+    Records stored packed (see ``pack``) get their default fields back.
+    """
     if isinstance(state, dict) and state.get("v") == VERSION and state.keys() >= _TEMPLATE_KEYS:
-        return state  # the fast path: our own layout, every key there
+        sigs = state["sigs"]
+        if isinstance(sigs, dict):
+            _unpack(sigs)
+            return state  # the fast path: our own layout, every key there
     if not isinstance(state, dict) or state.get("v") != VERSION:
         fresh = new_state()
         if isinstance(state, dict):  # keep the user-visible counters across a layout change
@@ -86,6 +92,31 @@ def coerce(state: State | None) -> State:
 
 
 _TEMPLATE_KEYS = frozenset(new_state())
+
+
+def pack(state: State) -> State:
+    """Drop the record fields that hold their default (most of them, most of the time).
+
+    A record is ~350 bytes of JSON in full and most of it is zeros, empty strings and nulls;
+    the stored state shrinks by about a quarter, and SQLite's cost per call follows the size.
+    ``coerce`` puts the defaults back, and a state stored in full (before this) loads as is.
+    """
+    for rec in state["sigs"].values():
+        if isinstance(rec, dict):
+            for key, default in _SPARSE:
+                if key in rec:
+                    value = rec[key]
+                    if value is default or (type(value) is type(default) and value == default):
+                        del rec[key]
+    return state
+
+
+def _unpack(sigs: dict[str, Any]) -> None:
+    for rec in sigs.values():
+        if isinstance(rec, dict) and len(rec) < _RECORD_FIELDS:
+            for key, default in _SPARSE:
+                if key not in rec:
+                    rec[key] = default
 
 
 def new_record(tool: str, kind: str, preview: str) -> dict[str, Any]:
@@ -107,6 +138,12 @@ def new_record(tool: str, kind: str, preview: str) -> dict[str, Any]:
         "last": 0,  # seq of the last use, for eviction
         "t": None,  # time of the last result
     }
+
+
+_SPARSE = tuple(
+    (k, v) for k, v in new_record("", "", "").items() if k not in ("tool", "kind", "preview")
+)
+_RECORD_FIELDS = len(new_record("", "", ""))
 
 
 def trim(state: State, window: int) -> None:
