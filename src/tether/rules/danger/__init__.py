@@ -2,7 +2,8 @@
 
 Rules live by family: DG1xx deletion, DG2xx version-control history, DG3xx remote and hidden
 code, DG4xx the machine (disks, power, permissions, sudo), DG5xx data stores and infrastructure,
-DG6xx secrets. Every check reads the parsed ``CommandModel`` only, never the raw text.
+DG6xx secrets and Tether's own guard
+(self-protection). Every check reads the parsed ``CommandModel`` only, never the raw text.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterable, Mapping
 
+from tether.quoting import clip
 from tether.rules.base import NO_DANGER, Danger, DangerVerdict, Rule, Tier
 from tether.rules.danger import (
     cloud,
@@ -20,6 +22,8 @@ from tether.rules.danger import (
     remote,
     runners,
     secrets,
+    self_files,
+    self_protection,
     system,
     vcs,
 )
@@ -39,6 +43,7 @@ RULES: tuple[Rule, ...] = tuple(
             *infra.RULES,
             *cloud.RULES,
             *secrets.RULES,
+            *self_protection.RULES,
         ),
         key=lambda r: r.code,
     )
@@ -67,6 +72,7 @@ _BY_NAME = _merge(
     infra.CHECKS,
     cloud.CHECKS,
     secrets.CHECKS,
+    *self_protection.TABLES,
 )
 # Checks that are not tied to one command name, grouped by what makes them relevant, so the
 # common case (a plain command: literal name, no redirects, no wrappers) runs only two of them.
@@ -76,11 +82,13 @@ _ON_REDIRECTS: tuple[_Check, ...] = (
     system.check_device_redirects,
     privilege.check_system_redirects,
     secrets.check_sensitive_write,
+    self_files.check_redirect,
 )
 _ON_RUNNERS: tuple[_Check, ...] = (
     remote.check_runner,
     remote.check_download_run,
     check_interpreter,
+    self_protection.check_interpreter,
 )
 _WRITERS = frozenset({"tee", "cp", "mv", "install", "ln", "rsync", "sed", "perl", "ruby", "dd"})
 
@@ -94,12 +102,19 @@ def _generic_for(cmd: SimpleCommand, name: str) -> tuple[_Check, ...]:
         first is not None and not first.literal,
         cmd.in_function,
         bool(cmd.wrappers),
+        bool(cmd.assignments),
     )
 
 
 @functools.lru_cache(maxsize=1024)
 def _generic_table(
-    name: str, redirects: bool, slash: bool, dynamic: bool, in_function: bool, wrapped: bool
+    name: str,
+    redirects: bool,
+    slash: bool,
+    dynamic: bool,
+    in_function: bool,
+    wrapped: bool,
+    assigned: bool = False,
 ) -> tuple[_Check, ...]:
     checks: tuple[_Check, ...] = _ALWAYS
     if redirects:
@@ -113,17 +128,23 @@ def _generic_table(
     ):
         checks += _ON_RUNNERS
     elif slash:
-        checks += (remote.check_download_run,)
+        checks += (remote.check_download_run, self_protection.check_path_named)
     if dynamic:
         checks += (hidden.check_dynamic_word,)
     if in_function:
         checks += (system.check_fork_bomb,)
     if wrapped or name == "sudo":
         checks += (privilege.check_sudo,)
+    if (wrapped or assigned) and name not in self_protection.ENV_NAMES:
+        checks += (self_protection.check_env_override,)  # TETHER_X=1 cmd, env TETHER_X=1 cmd
     return checks
 
 
-_PREFIXES: tuple[tuple[str, _Check], ...] = (("mkfs", system.check_machine), *cloud.PREFIXES)
+_PREFIXES: tuple[tuple[str, _Check], ...] = (
+    ("mkfs", system.check_machine),
+    *cloud.PREFIXES,
+    *self_protection.PREFIXES,
+)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -282,7 +303,8 @@ def assess(model: CommandModel) -> DangerVerdict:
     for hit in hits:
         if hit.code not in codes:
             codes.append(hit.code)
-            details.append(f"{hit.code} {_BY_CODE[hit.code].name}: {hit.detail}")
+            # A detail quotes the command: one line, escaped, capped (tether.quoting).
+            details.append(f"{hit.code} {_BY_CODE[hit.code].name}: {clip(hit.detail, 240)}")
     level = Danger.HARDLINE if any(_BY_CODE[c].tier is Tier.HARDLINE for c in codes) else Danger.ASK
     # Strictest first, so the message leads with what decides the verdict.
     order = sorted(range(len(codes)), key=lambda i: _BY_CODE[codes[i]].tier is not Tier.HARDLINE)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from tether.quoting import quote
 from tether.rules.base import Rule, Tier
 from tether.rules.danger._base import Hit, Scope, name_of, options_of
 from tether.rules.danger.paths import HARDLINE_PLACES, Place, place
@@ -36,6 +37,14 @@ RULES = (
             "x=rm; $x -rf /",
             "$(echo rm) -rf /",
             "rm${IFS}-rf${IFS}/",
+            "rm -rf /u*",
+            "rm -rf /e?c",
+            "rm -rf /[e]tc",
+            "rm -rf ~/..",
+            "cd ~ && rm -rf .",
+            "cd && rm -rf *",
+            "cd ~/.. && rm -rf *",
+            "cd ~/a/b && rm -rf ../..",
         ),
         not_match=(
             'echo "rm -rf /"',
@@ -46,6 +55,11 @@ RULES = (
             "rm -rf ~/Downloads/old",
             "rm -rf /...",
             "grep -r 'rm -rf /' .",
+            "rm -rf /tmp/foo*",
+            "rm -rf ./build*",
+            "cd /tmp && rm -rf *",
+            "cd ~/proj && rm -rf ./build",
+            "rm -rf '/u*'",
         ),
     ),
     Rule(
@@ -171,7 +185,7 @@ def _rm(cmd: SimpleCommand, scope: Scope, args: tuple[Word, ...], how: str) -> I
     for word in [*(e for w in operands for e in _braces(w)), *fed]:
         where, path = place(word, cmd, scope)
         if recursive and where in HARDLINE_PLACES:
-            yield Hit("DG101", f"{how} of {path} ({where.value})")
+            yield Hit("DG101", f"{how} of {quote(path)} ({where.value})")
         elif recursive and where in (
             Place.OUTSIDE,
             Place.SYSTEM,
@@ -181,9 +195,9 @@ def _rm(cmd: SimpleCommand, scope: Scope, args: tuple[Word, ...], how: str) -> I
             if where is Place.DYNAMIC and _is_xargs_input(word):
                 yield Hit("DG102", f"{how} of paths read from xargs input")
             else:
-                yield Hit("DG102", f"{how} of {path} ({where.value})")
+                yield Hit("DG102", f"{how} of {quote(path)} ({where.value})")
         elif not recursive and where in (Place.SYSTEM, Place.SYSTEM_ROOT, Place.ROOT):
-            yield Hit("DG103", f"delete {path} ({where.value})")
+            yield Hit("DG103", f"delete {quote(path)} ({where.value})")
 
 
 _BRACE = re.compile(r"^([^{}$`]*)\{([^{}$`]*,[^{}$`]*)\}([^{}$`]*)$")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from tether.quoting import quote
 from tether.rules.base import Rule, Tier
 from tether.rules.danger._base import Hit, Scope, edits_in_place, name_of, options_of
 from tether.rules.danger.paths import HARDLINE_PLACES, Place, place
@@ -173,7 +174,7 @@ def check_system_redirects(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     for r in cmd.redirects:
         writes = r.op in (">", ">>", ">|", "&>", "&>>", "<>") and r.target is not None
         if writes and r.target is not None and _system_target(r.target, cmd, scope):
-            yield Hit("DG409", f"redirect into {r.target.value}")
+            yield Hit("DG409", f"redirect into {quote(r.target.value)}")
 
 
 def _place_of_remote(path: str) -> bool:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from tether.quoting import clip, quote
 from tether.rules.base import ReadVerdict
 from tether.rules.readonly import files, forge, packages, search, system, text, vcs
 from tether.rules.readonly.catalogue import Entry
@@ -277,8 +278,7 @@ def _command(cmd: SimpleCommand, functions: tuple[str, ...] = ()) -> list[Check]
 
 
 def _shown(cmd: SimpleCommand) -> str:
-    text = cmd.text or " ".join(w.value for w in cmd.argv)
-    return text if len(text) <= 60 else text[:57] + "..."
+    return quote(cmd.text or " ".join(w.value for w in cmd.argv), 60)
 
 
 def assess_model(model: CommandModel) -> ReadVerdict:
@@ -317,7 +317,7 @@ def assess_model(model: CommandModel) -> ReadVerdict:
         if not last.read_only:
             fail_codes[last.code] = None
             if not failures:
-                first_failure = f"`{_shown(cmd)}`: {last.reason} ({last.code})"
+                first_failure = f"{_shown(cmd)}: {clip(last.reason, 240)} ({last.code})"
             failures += 1
             continue
         for c in checks:

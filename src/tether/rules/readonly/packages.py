@@ -1,4 +1,8 @@
-"""RO7xx: version queries and package-manager reads (pip list/show, npm ls, …)."""
+"""RO7xx: version queries and package-manager reads (pip list/show, …).
+
+RO703 (npm ls/view/outdated/…) is retired: run in the execution oracle, every npm command
+but ``--version`` writes its debug log and update-check state under ``~/.npm``.
+"""
 
 from __future__ import annotations
 
@@ -36,15 +40,6 @@ RULES = (
         ("pip list", "pip show django", "pip3 freeze", "python -m pip show numpy"),
         ("pip install pytest", "pip list --log out.txt", "pip uninstall x"),
     ),
-    rule(
-        "RO703",
-        "npm-query",
-        "`npm ls/list/view/info/outdated/root/prefix` and `npm --version` are read-only.",
-        "They print the dependency tree or registry metadata without running package scripts.",
-        "Nothing to change.",
-        ("npm ls", "npm view react version", "npm outdated"),
-        ("npm install", "npm run build", "npm test"),
-    ),
 )
 
 # Only tools whose version flag is handled before any project file is read: not cargo/rustc
@@ -59,7 +54,8 @@ _VERSION_FLAGS = frozenset({"--version", "-V", "-version", "-v"})
 # A bare ``version`` word is a subcommand that prints versions only for these; for the rest
 # it is a script, a make target or a source file to run or build (``node version``).
 _VERSION_WORD = frozenset({"docker", "npm", "uv"})
-_NPM_READS = opts("ls list view info show v outdated root prefix --version -v")
+# npm subcommands that only query, but npm logs every run under ~/.npm (tether verify saw it).
+_NPM_QUERIES = opts("ls list view info show v outdated root prefix")
 
 # pip (optparse: unique prefixes of long options). General options come before the
 # subcommand (which ends them) and may follow it; checked against pip 23 ``--help``.
@@ -146,8 +142,9 @@ def _version_or_pip(name: str, args: tuple[Word, ...]) -> Check:
         return _pip(name, args)
     if name.startswith("python") and words[:2] == ["-m", "pip"]:
         return _pip(f"{name} -m pip", args[2:])
-    if name == "npm" and words and words[0] in _NPM_READS:
-        return read("RO703", f"npm {words[0]} only reads")
+    if name == "npm" and words and words[0] in _NPM_QUERIES:
+        why = "writes its debug log and update-check state under ~/.npm on every run"
+        return write(WRITE_SUBCOMMAND, f"npm {words[0]}: {why}")
     return write("RW013", f"{name}: runs code whose effects cannot be proven")
 
 

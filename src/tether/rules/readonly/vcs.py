@@ -135,6 +135,7 @@ _CONFIG = Spec(
         "--no-includes --bool --int --bool-or-int --path --expiry-date --all --regexp --value"
     ),
     valued=opts("-f --file --blob --type --default --url"),
+    permute=False,  # `git config user.name --bool` sets user.name to "--bool"
 )
 _CONFIG_GETS = ("--get", "--get-all", "--get-regexp", "--get-urlmatch")
 _CONFIG_VERBS = opts("set unset rename-section remove-section edit")
