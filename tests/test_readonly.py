@@ -183,7 +183,7 @@ WRITES = [
     ("ls 2>&1-", "RW008"),
     ("sudo -l", "RW010"),
     ("exec ls", "RW011"),
-    ("builtin cat f", "RW007"),
+    ("builtin cat f", "RW011"),
     ("cargo --version", "RW013"),
     # files
     ("tree -o out.txt", "RW020"),
