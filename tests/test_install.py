@@ -62,10 +62,15 @@ FOREIGN: dict[str, dict[str, Any]] = {
 }
 
 
+# Without a Codex to trust them, Codex hooks are written but inactive: install exits 1.
+INACTIVE = {"codex": 1}
+
+
 def cli(*args: str, cwd: Path, home: Path) -> subprocess.CompletedProcess[str]:
     """Run ``tether ARGS`` with a private HOME."""
     env = {k: v for k, v in os.environ.items() if k != "CODEX_HOME"}
     env["HOME"] = str(home)
+    env["PATH"] = f"{TETHER.parent}:/usr/bin:/bin"  # no `codex` here: see the codex tests
     return subprocess.run(
         [str(TETHER), *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=60
     )
@@ -169,7 +174,7 @@ def test_install_and_uninstall_round_trip_on_disk(host: str, dirs: tuple[Path, P
     path.parent.mkdir(parents=True)
     path.write_text(json.dumps(FOREIGN[host], indent=4))
     first = cli("install", host, "--project", "--json", cwd=project, home=home)
-    assert first.returncode == 0, first.stderr
+    assert first.returncode == INACTIVE.get(host, 0), first.stderr
     report = json.loads(first.stdout)
     assert report["changed"] and Path(report["path"]) == path
     backup = Path(report["backup"])
@@ -201,7 +206,7 @@ def test_install_and_uninstall_round_trip_on_disk(host: str, dirs: tuple[Path, P
 def test_user_scope_writes_under_home(host: str, dirs: tuple[Path, Path]) -> None:
     project, home = dirs
     proc = cli("install", host, cwd=project, home=home)
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == INACTIVE.get(host, 0), proc.stderr
     assert (home / FILES[host]).is_file()
     assert not (project / FILES[host]).exists()
     assert list((home / FILES[host]).parent.glob("*.tether-backup-*")) == []  # nothing to back up
@@ -345,3 +350,14 @@ def test_http_options_are_refused_where_they_do_not_apply(
     assert proc.returncode == 2
     assert "apply to `tether install claude-code` only" in proc.stderr
     assert not (project / ".codex").exists() and not (project / ".claude").exists()
+
+
+def test_codex_install_without_codex_says_the_hooks_are_not_active(dirs: tuple[Path, Path]) -> None:
+    """Codex skips untrusted hooks silently: install must not end as if all were well."""
+    project, home = dirs
+    proc = cli("install", "codex", cwd=project, home=home)
+    assert proc.returncode == 1
+    assert "NOT ACTIVE YET" in proc.stdout and "/hooks" in proc.stdout
+    assert (home / FILES["codex"]).is_file()  # written, ready to be trusted
+    report = json.loads(cli("install", "codex", "--json", cwd=project, home=home).stdout)
+    assert report["codex"]["active"] is False and report["codex"]["codex"] is None

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, NamedTuple
 
 from tether.loops.settings import FREE_TEXT_ARGS
+from tether.redact import redact
 
 DIGEST_CHARS = 16
 # Results above this size are masked at the head and tail only (where timing lines, prompts
@@ -326,6 +327,9 @@ def preview(
 
 
 def _shorten(tool: str, text: str, limit: int) -> str:
+    # Credentials never reach the stored preview; redacting the head before the cut means a
+    # secret cut in two is still masked (the patterns need only its first characters).
+    text = redact(text[: limit * 4])
     if len(text) > limit:
         text = text[: limit - 1] + "…"
     return f"{tool} {text}" if text and text != "{}" else tool

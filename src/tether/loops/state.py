@@ -15,7 +15,10 @@ Layout (every key always present, so stores and ``tether session show`` can rely
                        [seq, call_id, sig, res, kind, status]   status: ok | fail | blocked
     sigs        dict   signature -> record (see ``new_record``), at most ``loops.window`` of them
     tools       dict   tool name -> [consecutive failures, call id of the first]
-    pending     dict   call id -> [seq, sig, kind, tool, time, blocked, warned]  begun, not done
+    pending     dict   call id -> [seq, sig, kind, tool, time, blocked, warned, answer]  begun,
+                       not done; answer: [action, codes, message] given before it ran (or None)
+    done        list   ids of the last finished calls (a host that sends a result twice)
+    halted      str    the halt message while the session is halted (until the user speaks)
     agents      dict   agent id -> [rounds without progress, warned]   (sub-agent progress)
     talk        list   [hash of the last assistant text, identical in a row, texts in a row]
 
@@ -35,7 +38,8 @@ MAX_AGENTS = 64
 # Window entry fields.
 W_SEQ, W_ID, W_SIG, W_RES, W_KIND, W_STATUS = range(6)
 # Pending entry fields.
-P_SEQ, P_SIG, P_KIND, P_TOOL, P_TIME, P_BLOCKED, P_WARNED = range(7)
+P_SEQ, P_SIG, P_KIND, P_TOOL, P_TIME, P_BLOCKED, P_WARNED, P_ANSWER = range(8)
+MAX_DONE = 32
 
 
 def new_state() -> State:
@@ -56,6 +60,8 @@ def new_state() -> State:
         "pending": {},
         "agents": {},
         "talk": ["", 0, 0],
+        "done": [],
+        "halted": "",
     }
 
 
@@ -156,6 +162,9 @@ def trim(state: State, window: int) -> None:
         by_age = sorted(pending, key=lambda c: pending[c][P_SEQ])
         for cid in by_age[: len(pending) - MAX_PENDING]:
             del pending[cid]
+    done: list[Any] = state["done"]
+    if len(done) > MAX_DONE:
+        del done[: len(done) - MAX_DONE]
     agents: dict[str, Any] = state["agents"]
     if len(agents) > MAX_AGENTS:
         for aid in list(agents)[: len(agents) - MAX_AGENTS]:
@@ -169,6 +178,7 @@ def reset_turn(state: State) -> None:
     state["tools"] = {}
     state["streaks"] = {}
     state["talk"] = ["", 0, 0]
+    state["halted"] = ""
     for rec in state["sigs"].values():
         rec["same"] = 0
         rec["fails"] = 0

@@ -126,6 +126,9 @@ class _Ctx(NamedTuple):
     stage: int = 0
     redirects: tuple[Redirect, ...] = ()
     wrappers: tuple[Wrapper, ...] = ()
+    # Prefix assignments of a peeled shell or wrapper (``BASH_ENV=x bash -c '…'``): the
+    # environment every command of its payload runs with.
+    assignments: tuple[Assignment, ...] = ()
 
 
 _Stack = list[tuple["Node", _Ctx, bytes]]
@@ -148,7 +151,32 @@ def parse_command(text: str) -> CommandModel:
     if "\x00" in text:
         builder.errors.append("input contains a NUL byte")
     builder.add_source(text, _Ctx())
+    for variant in control_readings(text):
+        builder.add_source(variant, _Ctx())
     return builder.build(text)
+
+
+# C0 controls but tab and newline (bash's own separators), DEL and C1 controls.
+_CONTROLS = dict.fromkeys([*range(0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0)])
+
+
+def control_readings(text: str) -> tuple[str, ...]:
+    """Return the other ways ``text`` may reach a shell when it holds control characters.
+
+    A NUL ends a C string (``execve`` arguments stop there) and bash drops NULs from a script it
+    reads, and a terminal, a log or a host may drop other control characters. The model holds
+    the commands of every reading, so a NUL or a ``\\x01`` never hides ``rm -rf /`` (the
+    strictest reading wins) and never turns a write into a read.
+    """
+    stripped = text.translate(_CONTROLS)
+    if stripped == text:
+        return ()
+    readings = [stripped]
+    if "\x00" in text:
+        head = text.split("\x00", 1)[0]
+        if head.strip() and head != stripped:
+            readings.append(head)
+    return tuple(readings)
 
 
 def nesting_depth(text: str) -> int:
@@ -309,10 +337,10 @@ class _Builder:
         self.pipelines += 1
         stage = 0
         items: _Stack = []
-        sub, fn, bg, depth, _, _, redirects, wrappers = ctx
+        sub, fn, bg, depth, _, _, redirects, wrappers, assigns = ctx
         for child in node.children:
             if child.is_named:
-                leg = _Ctx(sub, fn, bg, depth, pid, stage, redirects, wrappers)
+                leg = _Ctx(sub, fn, bg, depth, pid, stage, redirects, wrappers, assigns)
                 items.append((child, leg, src))
             elif child.type in ("|", "|&"):
                 stage += 1
@@ -411,20 +439,26 @@ class _Builder:
         all_redirects = ctx.redirects + tuple(redirects) if redirects else ctx.redirects
         peeled = unwrap(tuple(argv))
         wrappers = ctx.wrappers + peeled.wrappers if peeled.wrappers else ctx.wrappers
+        inherited = ctx.assignments + tuple(assigns) if assigns else ctx.assignments
         if peeled.payload is not None:
-            self._payload(peeled.payload, ctx._replace(wrappers=wrappers, redirects=all_redirects))
+            inner = ctx._replace(wrappers=wrappers, redirects=all_redirects, assignments=inherited)
+            self._payload(peeled.payload, inner)
             return
         if peeled.shell_reads_stdin:
             script = _stdin_script(all_redirects)
             if script is not None:
                 shell = peeled.argv[0].value.rpartition("/")[2] if peeled.argv else "sh"
-                inner = ctx._replace(wrappers=(*wrappers, Wrapper(shell)), redirects=all_redirects)
+                inner = ctx._replace(
+                    wrappers=(*wrappers, Wrapper(shell)),
+                    redirects=all_redirects,
+                    assignments=inherited,
+                )
                 self._payload(script, inner)
                 return
         self.commands.append(
             SimpleCommand(
                 argv=peeled.argv,
-                assignments=tuple(assigns),
+                assignments=inherited,
                 redirects=all_redirects,
                 wrappers=wrappers,
                 in_substitution=ctx.in_substitution,
