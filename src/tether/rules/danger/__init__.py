@@ -92,7 +92,7 @@ _ON_RUNNERS: tuple[_Check, ...] = (
 _WRITERS = frozenset({"tee", "cp", "mv", "install", "ln", "rsync", "sed", "perl", "ruby", "dd"})
 
 
-def _generic_for(cmd: SimpleCommand, name: str) -> tuple[_Check, ...]:
+def _generic_for(cmd: SimpleCommand, name: str, quiet: bool = False) -> tuple[_Check, ...]:
     first = cmd.argv[0] if cmd.argv else None
     return _generic_table(
         name,
@@ -102,6 +102,7 @@ def _generic_for(cmd: SimpleCommand, name: str) -> tuple[_Check, ...]:
         cmd.in_function,
         bool(cmd.wrappers),
         bool(cmd.assignments),
+        quiet,
     )
 
 
@@ -114,6 +115,7 @@ def _generic_table(
     in_function: bool,
     wrapped: bool,
     assigned: bool = False,
+    quiet: bool = False,
 ) -> tuple[_Check, ...]:
     checks: tuple[_Check, ...] = _ALWAYS
     if redirects:
@@ -136,7 +138,7 @@ def _generic_table(
         checks += (privilege.check_sudo,)
     if (wrapped or assigned) and name not in self_protection.ENV_NAMES:
         checks += (self_protection.check_env_override,)  # TETHER_X=1 cmd, env TETHER_X=1 cmd
-    return checks
+    return self_protection.ungated(checks, name) if quiet else checks
 
 
 _PREFIXES: tuple[tuple[str, _Check], ...] = (
@@ -153,6 +155,11 @@ def _checks_for(name: str) -> tuple[_Check, ...]:
         if name.startswith(prefix) and check not in found:
             found = (*found, check)
     return found
+
+
+@functools.lru_cache(maxsize=1024)
+def _quiet_checks_for(name: str) -> tuple[_Check, ...]:
+    return self_protection.ungated(_checks_for(name), name)
 
 
 def _replace_argv(cmd: SimpleCommand, argv: tuple[Word, ...]) -> SimpleCommand:
@@ -332,9 +339,11 @@ def _judge(cmd: SimpleCommand, scope: Scope) -> list[Hit]:
             cmd = resolved
     hits: list[Hit] = []
     name = name_of(cmd)
-    for check in _checks_for(name):
+    # Input that names none of Tether's files, tools or routes skips most self-protection checks.
+    quiet = not self_protection.concerns(scope)
+    for check in _quiet_checks_for(name) if quiet else _checks_for(name):
         hits.extend(check(cmd, scope))
-    for check in _generic_for(cmd, name):
+    for check in _generic_for(cmd, name, quiet):
         hits.extend(check(cmd, scope))
     if name in _WRAPPER_VALUES:
         inner = _peel(cmd)

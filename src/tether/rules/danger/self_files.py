@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Iterator
 from tether.rules.danger._base import Hit, Scope, name_of, split_options
 from tether.rules.danger.paths import resolve
 from tether.rules.file_tools import patch_files
-from tether.rules.protected import may_name_guard_file, protected
+from tether.rules.protected import may_name_guard_file, protected, relocated
 from tether.shell.model import SimpleCommand, Word
 
 CODE = "DG605"
@@ -117,13 +117,21 @@ def _recursive(opts: list[str]) -> bool:
 def check_file_change(cmd: SimpleCommand, scope: Scope) -> Iterable[Hit]:
     """Flag deletes, moves, copies onto, permission changes and edits of guard files."""
     name = name_of(cmd)
+    args = cmd.args
+    if not concerns(scope) and not _spelled_from_root(args):
+        return ()  # names no guard file, and no directory that could hold one
     special = _SPECIAL.get(name)
     if special is not None:
         return special(cmd, scope)
-    args = cmd.args
     if _unlikely(args, cmd, scope, tree=name in _TREE_OPS):
         return ()
     return _file_change(cmd, scope, name)
+
+
+def _spelled_from_root(args: Iterable[Word]) -> bool:
+    """Return True when an operand starts at ``/``, ``~`` or a variable (``$XDG_…``)."""
+    text = " " + " ".join([w.value for w in args])
+    return " /" in text or " ~" in text or " $" in text
 
 
 def _file_change(cmd: SimpleCommand, scope: Scope, name: str) -> Iterator[Hit]:
@@ -324,3 +332,37 @@ def check_interpreter_write(cmd: SimpleCommand, scope: Scope, code: str) -> Iter
 
 
 CHECKS = {n: check_file_change for n in NAMES}
+
+
+# --- the gate: most input never mentions Tether, its hosts or its sidecar ---------------------
+
+_GATE = "self_protection.concerns"
+# Names whose check still runs on input that names no guard file: `rm -rf ~/.config` and
+# `find ~/.local/state -delete` take guard files along without naming them.
+TREE_NAMES = frozenset({"rm", "rmdir", "mv", "chmod", "chown", "chgrp", "chattr", "find"})
+
+
+def concerns(scope: Scope) -> bool:
+    """Return True when the input may touch Tether (computed once per parsed input).
+
+    Every self-protection finding needs the input's text to name a guard path or marker
+    (``tether``, ``claude``, ``codex``, ``gemini``, a relocated ``$CODEX_HOME``…) or a sidecar
+    route, except a recursive delete, move or ``chmod -R`` of a directory holding guard files
+    (``rm -rf ~/.config``): :data:`TREE_NAMES` keep their check.
+    """
+    found = scope.cache.get(_GATE)
+    if found is None:
+        low = scope.model.source.lower()
+        # Plain `in` tests: several times faster than one regex here, and this runs on every input.
+        found = (
+            "tether" in low
+            or "claude" in low
+            or "codex" in low
+            or "gemini" in low
+            or "/v1/" in low
+            or (("*" in low or "?" in low or "[" in low) and ("/." in low or " ." in low))
+            or (low[:1] == "." and may_name_guard_file(low))  # `.t*`
+            or relocated(low)  # a $CODEX_HOME or $TETHER_CONFIG outside the usual places
+        )
+        scope.cache[_GATE] = found
+    return bool(found)
