@@ -360,9 +360,13 @@ def concerns(scope: Scope) -> bool:
             or "codex" in low
             or "gemini" in low
             or "/v1/" in low
-            or (("*" in low or "?" in low or "[" in low) and ("/." in low or " ." in low))
-            or (low[:1] == "." and may_name_guard_file(low))  # `.t*`
+            or (("*" in low or "?" in low or "[" in low) and _dot_glob(low))  # `.*`, `x/.t*`
             or relocated(low)  # a $CODEX_HOME or $TETHER_CONFIG outside the usual places
         )
         scope.cache[_GATE] = found
     return bool(found)
+
+
+def _dot_glob(low: str) -> bool:
+    """Return True when a word may be a glob for a dot file (``.*``, ``x/.t*``, ``.?ether*``)."""
+    return low[:1] == "." or any(f"{sep}.{c}" in low for sep in " /'\"" for c in "*?[t")

@@ -539,11 +539,15 @@ _TREE_NAMES = self_files.TREE_NAMES
 
 
 def ungated(checks: tuple[_Check, ...], name: str) -> tuple[_Check, ...]:
-    """Return ``checks`` without the self-protection ones that need a marker in the input."""
+    """Return ``checks`` without the self-protection ones that need a marker in the input.
+
+    ``checks`` itself (the same object) when none of them is gated, so a caller can tell.
+    """
     keep_files = name in _TREE_NAMES
-    return tuple(
+    kept = tuple(
         c for c in checks if c not in _GATED or (keep_files and c is self_files.check_file_change)
     )
+    return checks if len(kept) == len(checks) else kept
 
 
 _GATED: frozenset[_Check] = frozenset(
