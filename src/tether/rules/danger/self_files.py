@@ -119,7 +119,7 @@ def check_file_change(cmd: SimpleCommand, scope: Scope) -> Iterable[Hit]:
     name = name_of(cmd)
     args = cmd.args
     if not concerns(scope) and not _spelled_from_root(args):
-        return ()  # names no guard file, and no directory that could hold one
+        return ()  # names no guard file, no directory that could hold one, no `.t*` glob
     special = _SPECIAL.get(name)
     if special is not None:
         return special(cmd, scope)
@@ -129,9 +129,14 @@ def check_file_change(cmd: SimpleCommand, scope: Scope) -> Iterable[Hit]:
 
 
 def _spelled_from_root(args: Iterable[Word]) -> bool:
-    """Return True when an operand starts at ``/``, ``~`` or a variable (``$XDG_…``)."""
+    """Return True when an operand starts at ``/``, ``~`` or ``$``, or globs dot files."""
     text = " " + " ".join([w.value for w in args])
-    return " /" in text or " ~" in text or " $" in text
+    return (
+        " /" in text
+        or " ~" in text
+        or " $" in text
+        or (("*" in text or "?" in text or "[" in text) and _dot_glob(text))
+    )
 
 
 def _file_change(cmd: SimpleCommand, scope: Scope, name: str) -> Iterator[Hit]:
@@ -309,8 +314,10 @@ def _writes() -> re.Pattern[str]:
 def code_targets(code: str) -> Iterator[tuple[str, str]]:
     """Yield ``(path, what)`` for guard paths a program text names (literals, or joined)."""
     literals = [a or b for a, b in _literal().findall(code)][:256]
-    for i in range(len(literals)):
-        # os.path.join(home, '.claude', 'settings.json'), Path.home() / '.config' / 'tether'
+    for i, literal in enumerate(literals):
+        if not _has_marker(literal.lower()):
+            continue
+        # '~/.claude/settings.json', or os.path.join(home, '.claude', 'settings.json')
         for n in (1, 2, 3):
             if i + n > len(literals):
                 break
@@ -321,9 +328,13 @@ def code_targets(code: str) -> Iterator[tuple[str, str]]:
                 break
 
 
+def _has_marker(low: str) -> bool:
+    return "tether" in low or "claude" in low or "codex" in low or "gemini" in low or relocated(low)
+
+
 def check_interpreter_write(cmd: SimpleCommand, scope: Scope, code: str) -> Iterator[Hit]:
     """Flag an inline program that names a guard file and writes, moves or deletes files."""
-    if not may_name_guard_file(code):
+    if not _has_marker(code.lower()):
         return
     for path, what in code_targets(code):
         if _writes().search(code):
@@ -347,8 +358,9 @@ def concerns(scope: Scope) -> bool:
 
     Every self-protection finding needs the input's text to name a guard path or marker
     (``tether``, ``claude``, ``codex``, ``gemini``, a relocated ``$CODEX_HOME``…) or a sidecar
-    route, except a recursive delete, move or ``chmod -R`` of a directory holding guard files
-    (``rm -rf ~/.config``): :data:`TREE_NAMES` keep their check.
+    route, except a delete, move or ``chmod`` of a directory holding guard files
+    (``rm -rf ~/.config``) or of a dot-file glob (``rm .t*``): :data:`TREE_NAMES` keep their
+    check, which looks for those itself.
     """
     found = scope.cache.get(_GATE)
     if found is None:
@@ -360,7 +372,6 @@ def concerns(scope: Scope) -> bool:
             or "codex" in low
             or "gemini" in low
             or "/v1/" in low
-            or (("*" in low or "?" in low or "[" in low) and _dot_glob(low))  # `.*`, `x/.t*`
             or relocated(low)  # a $CODEX_HOME or $TETHER_CONFIG outside the usual places
         )
         scope.cache[_GATE] = found
@@ -369,4 +380,9 @@ def concerns(scope: Scope) -> bool:
 
 def _dot_glob(low: str) -> bool:
     """Return True when a word may be a glob for a dot file (``.*``, ``x/.t*``, ``.?ether*``)."""
-    return low[:1] == "." or any(f"{sep}.{c}" in low for sep in " /'\"" for c in "*?[t")
+    return _dot_glob_pattern().search(low) is not None
+
+
+@functools.cache
+def _dot_glob_pattern() -> re.Pattern[str]:
+    return re.compile(r"""(?:^|[\s/'"])\.[*?\[t][^\s]*[*?\[]|(?:^|[\s/'"])\.[*?\[]""")
