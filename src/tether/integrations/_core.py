@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from tether.model import Action, Decision, ToolCall, ToolResult
+from tether.quoting import clip
 
 ERROR_CODE = "tether-error"
 # Arguments that, named in a tool's input schema, hold a shell command.
@@ -192,6 +193,17 @@ class Checkpoint:
         add_shell_tools(built, shell_tools or {})
         return cls(built, session_id)
 
+    def user_turn(self, session_id: str, text: str = "") -> None:
+        """Start a new user turn in ``session_id`` (a new run that brings a user message).
+
+        A guard that cannot record it is not hidden: the next call's ``before`` meets the same
+        fault and refuses the call with its cause (fail closed), so nothing runs unchecked.
+        """
+        try:
+            self.guard.user_message(session_id, text)
+        except Exception:  # reported, fail closed, by the next before()
+            return
+
     def remember(self, call: ToolCall, verdict: Verdict) -> None:
         """Keep an allowed call until its result comes back (bounded)."""
         self._pending[call.call_id] = (call, verdict)
@@ -244,7 +256,7 @@ class Checkpoint:
 
 
 def _failure(exc: BaseException) -> Decision:
-    cause = f"{type(exc).__name__}: {exc}"
+    cause = clip(f"{type(exc).__name__}: {exc}", 400)  # an error's text can quote the input
     return Decision(
         Action.BLOCK,
         (ERROR_CODE,),

@@ -30,7 +30,7 @@ STOP_DEFAULTS = {
     "exact_failure": 5,
     "same_tool_failure": 8,
     "idempotent_no_progress": 5,
-    "mutating_no_progress": 12,
+    "mutating_no_progress": 6,
     "cycle": 4,
     "turn_calls": 120,
 }
@@ -57,6 +57,9 @@ READ_TOOLS: frozenset[str] = frozenset(
         "open", "goto", "scroll_up", "scroll_down", "find_file", "search_dir", "search_file",
         "skill_view", "skills_list", "session_search", "browser_snapshot", "browser_console",
         "ListMcpResourcesTool", "ReadMcpResourceTool", "read", "list", "ls", "cat", "find",
+        # The MCP reference filesystem server's reads.
+        "read_text_file", "read_media_file", "read_multiple_files", "list_directory_with_sizes",
+        "directory_tree", "get_file_info", "list_allowed_directories",
     }
 )  # fmt: skip
 WRITE_TOOLS: frozenset[str] = frozenset(
@@ -193,8 +196,11 @@ def from_config(cfg: Any) -> LoopSettings:
     for name, key in dict(get("tools.shell") or {}).items():
         if key:
             shell[str(name)] = str(key)
-        else:  # mapping a name to '' removes a built-in, as the schema documents
+        else:  # mapping a name to '' removes an entry a lower layer added
             shell.pop(str(name), None)
+    # No layer remaps or removes a built-in shell tool (the config check refuses it): even a
+    # Config built by hand or a tampered cache cannot take `rm -rf /` out of classification.
+    shell.update(SHELL_TOOLS)
     tools = ToolKinds(
         shell=shell,
         read=READ_TOOLS | _names(get("tools.read"), "tools.read"),

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterable, Mapping
 
+from tether.quoting import clip
 from tether.rules.base import NO_DANGER, Danger, DangerVerdict, Rule, Tier
 from tether.rules.danger import (
     cloud,
@@ -245,92 +246,14 @@ def _resolve_word(cmd: SimpleCommand, scope: Scope) -> SimpleCommand | None:
     return _replace_argv(cmd, (*(Word(p) for p in output.split()), *cmd.argv[1:]))
 
 
-# Wrappers the parser may leave in place (unusual options); peeled here only to judge the inner.
-_WRAPPER_VALUES = {
-    "env": "uCPS",
-    "sudo": "ughpCDrtUTR",
-    "doas": "uC",
-    "nice": "n",
-    "time": "fo",
-    "builtin": "",
-    "command": "",
-    "exec": "a",
-    "nohup": "",
-    "setsid": "",
-}
-
-
-def _peel(cmd: SimpleCommand) -> SimpleCommand | None:
-    """Return the command under a wrapper the parser did not peel (``env -S …``, ``builtin``)."""
-    argv = cmd.argv
-    changed = False
-    for _ in range(8):
-        if not argv or not argv[0].literal:
-            break
-        name = argv[0].value.rpartition("/")[2]
-        if name not in _WRAPPER_VALUES:
-            break
-        values = _WRAPPER_VALUES[name]
-        i = 1
-        while i < len(argv) and argv[i].literal:
-            v = argv[i].value
-            if v == "--":
-                i += 1
-                break
-            if name in ("env", "sudo") and "=" in v and not v.startswith("-"):
-                i += 1
-                continue
-            if v == "-" and name == "env":
-                i += 1
-                continue
-            if not v.startswith("-"):
-                break
-            if name == "command" and ("v" in v or "V" in v):
-                return None  # ``command -v`` only looks the name up
-            if v.startswith("--"):
-                i += 1
-                continue
-            letters = v[1:]
-            takes = [c for c in letters if c in values]
-            i += (
-                2
-                if takes
-                and letters.endswith(takes[0])
-                and letters.index(takes[0]) == len(letters) - 1
-                else 1
-            )
-        if i >= len(argv):
-            break
-        argv = argv[i:]
-        changed = True
-    return _replace_argv(cmd, argv) if changed and argv else None
-
-
-# Options taking a value that a wrapper spec may not know; the value would be read as the command.
-_LEFTOVER_VALUES = {"env": ("-P", "-u", "-C", "-S"), "xargs": ("-J", "-R", "-S"), "sudo": ("-D",)}
-
-
-def _leftover(cmd: SimpleCommand) -> SimpleCommand | None:
-    """Drop a word left in command position by a peeled wrapper (``env -``, ``env -P dir``)."""
-    if not cmd.wrappers or not cmd.argv:
-        return None
-    last = cmd.wrappers[-1]
-    values = _LEFTOVER_VALUES.get(last.name, ())
-    if last.name == "env" and cmd.argv[0].value == "-":
-        return _replace_argv(cmd, cmd.argv[1:]) if len(cmd.argv) > 1 else None
-    if last.args and last.args[-1].value in values and len(cmd.argv) > 1:
-        return _replace_argv(cmd, cmd.argv[1:])
-    return None
-
-
 def _judge(cmd: SimpleCommand, scope: Scope) -> list[Hit]:
     argv = cmd.argv
     if argv and (cmd.wrappers or "IFS" in argv[0].value or not argv[0].literal):
         # Rarely needed repairs, each guarded so a plain command pays nothing for them.
-        for fixed in (_leftover(cmd), _ifs_split(cmd)):
-            if fixed is not None:
-                scope.alias(fixed, cmd)
-                cmd = fixed
+        fixed = _ifs_split(cmd)
+        if fixed is not None:
+            scope.alias(fixed, cmd)
+            cmd = fixed
         resolved = _resolve_word(cmd, scope)
         if resolved is not None:
             scope.alias(resolved, cmd)
@@ -348,12 +271,7 @@ def _judge(cmd: SimpleCommand, scope: Scope) -> list[Hit]:
         hits.extend(check(cmd, scope))
     for check in generic:
         hits.extend(check(cmd, scope))
-    if name in _WRAPPER_VALUES:
-        inner = _peel(cmd)
-        if inner is not None:
-            scope.alias(inner, cmd)
-            hits.extend(_judge(inner, scope))
-    elif name in runners.RUNNER_NAMES:
+    if name in runners.RUNNER_NAMES:
         hits.extend(_judge_runner(cmd, scope, name))
     return hits
 
@@ -397,7 +315,8 @@ def assess(model: CommandModel) -> DangerVerdict:
     for hit in hits:
         if hit.code not in codes:
             codes.append(hit.code)
-            details.append(f"{hit.code} {_BY_CODE[hit.code].name}: {hit.detail}")
+            # A detail quotes the command: one line, escaped, capped (tether.quoting).
+            details.append(f"{hit.code} {_BY_CODE[hit.code].name}: {clip(hit.detail, 240)}")
     level = Danger.HARDLINE if any(_BY_CODE[c].tier is Tier.HARDLINE for c in codes) else Danger.ASK
     # Strictest first, so the message leads with what decides the verdict.
     order = sorted(range(len(codes)), key=lambda i: _BY_CODE[codes[i]].tier is not Tier.HARDLINE)

@@ -8,8 +8,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from tether.quoting import quote
 from tether.rules.base import Rule, Tier
-from tether.rules.danger._base import Hit, Scope, name_of, split_options
+from tether.rules.danger._base import Hit, Scope, edits_in_place, name_of, options_of
 from tether.rules.danger.paths import home_relative, resolve
 from tether.rules.protected import protected
 from tether.shell.model import SimpleCommand, Word
@@ -262,7 +263,7 @@ def check_exfiltration(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
         return
     vals = [w.value for w in cmd.args]
     if name in ("scp", "rsync"):
-        _o, operands = split_options(cmd.args, "iPoFcSlJ")
+        operands = options_of(name, cmd.args).operands
         if len(operands) >= 2 and ":" in operands[-1].value:
             for w in operands[:-1]:
                 if is_secret_file(w, cmd):
@@ -312,7 +313,7 @@ def check_sensitive_write(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
             and r.target is not None
             and is_sensitive_target(r.target, cmd)
         ):
-            yield Hit("DG603", f"redirect into {r.target.value}")
+            yield Hit("DG603", f"redirect into {quote(r.target.value)}")
             return
     name = name_of(cmd)
     args = cmd.args
@@ -322,22 +323,14 @@ def check_sensitive_write(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
                 yield Hit("DG603", f"tee {w.value}")
                 return
     elif name in ("cp", "mv", "install", "ln", "rsync"):
-        short = "tSmogb" if name == "install" else "tS"
-        opts, operands = split_options(
-            args, short, frozenset({"--target-directory", "--mode", "--owner"})
-        )
-        target_dir = [o.split("=", 1)[1] for o in opts if o.startswith("--target-directory=")]
+        parsed = options_of(name, args)
+        operands = parsed.operands
+        target_dir = parsed.values("--target-directory")
         dest = Word(target_dir[0]) if target_dir else (operands[-1] if len(operands) >= 2 else None)
         if dest is not None and is_sensitive_target(dest, cmd):
             yield Hit("DG603", f"{name} onto {dest.value}")
     elif name in ("sed", "perl", "ruby", "dd"):
-        vals = [w.value for w in args]
-        in_place = name == "dd" or any(
-            v.startswith("--in-place")
-            or (v.startswith("-") and not v.startswith("--") and "i" in v[1:])
-            for v in vals
-        )
-        if not in_place:
+        if name != "dd" and not edits_in_place(name, args):
             return
         for w in args:
             value = w.value[3:] if name == "dd" and w.value.startswith("of=") else w.value

@@ -14,7 +14,7 @@ import functools
 import re
 from collections.abc import Callable, Iterable, Iterator
 
-from tether.rules.danger._base import Hit, Scope, name_of, split_options
+from tether.rules.danger._base import Hit, Scope, name_of, options_of
 from tether.rules.danger.paths import resolve
 from tether.rules.file_tools import patch_files
 from tether.rules.protected import may_name_guard_file, protected, relocated
@@ -35,23 +35,6 @@ NAMES = frozenset(
     {*_REMOVERS, *_OWNERSHIP, *_COPIERS, *_EDITORS, *_IN_PLACE, "mv", "tee", "dd", "curl",
      "wget", "git", "find", "sqlite3", "apply_patch"}
 )  # fmt: skip
-# Values of options that take one (so the value is not read as a path operand).
-_SHORT_VALUES = {
-    "cp": "tS",
-    "mv": "tS",
-    "ln": "tS",
-    "install": "tSmogb",
-    "rsync": "eTfB",
-    "truncate": "sr",
-    "chmod": "",
-    "chown": "",
-    "sed": "ef",
-    "perl": "eIMm",
-    "ruby": "eIr",
-    "yq": "",
-    "patch": "pDiBoFrVYzgd",
-}
-_LONG_VALUES = frozenset({"--target-directory", "--mode", "--owner", "--group", "--suffix"})
 
 
 def _what(word: Word, cmd: SimpleCommand, scope: Scope, *, tree: bool = False) -> str | None:
@@ -110,10 +93,6 @@ def check_redirect(cmd: SimpleCommand, scope: Scope) -> Iterable[Hit]:
 _TREE_OPS = _REMOVERS | _OWNERSHIP | {"mv"}
 
 
-def _recursive(opts: list[str]) -> bool:
-    return any(o in ("-r", "-R", "--recursive") for o in opts)
-
-
 def check_file_change(cmd: SimpleCommand, scope: Scope) -> Iterable[Hit]:
     """Flag deletes, moves, copies onto, permission changes and edits of guard files."""
     name = name_of(cmd)
@@ -141,36 +120,24 @@ def _spelled_from_root(args: Iterable[Word]) -> bool:
 
 def _file_change(cmd: SimpleCommand, scope: Scope, name: str) -> Iterator[Hit]:
     args = cmd.args
-    opts, operands = split_options(args, _SHORT_VALUES.get(name, ""), _LONG_VALUES)
+    parsed = options_of(name, args)  # the program's own grammar: values are not operands
+    operands = list(parsed.operands)
+    recursive = parsed.has("--recursive", "-r", "-R")
     if name in _REMOVERS or name == "mv":
-        tree = name == "mv" or name == "rmdir" or _recursive(opts)
+        tree = name == "mv" or name == "rmdir" or recursive
         yield from _hit(name, _first(operands, cmd, scope, tree=tree))
     elif name in _OWNERSHIP:
-        yield from _hit(name, _first(operands, cmd, scope, tree=_recursive(opts)))
+        yield from _hit(name, _first(operands, cmd, scope, tree=recursive))
     elif name in _COPIERS:
-        target_dir = [o.split("=", 1)[1] for o in opts if o.startswith("--target-directory=")]
-        target_dir += _short_value(args, "-t")
+        target_dir = parsed.values("--target-directory", "-t")
         dest = [Word(target_dir[0])] if target_dir else operands[-1:] if len(operands) >= 2 else []
         yield from _hit(f"{name} onto", _first(dest, cmd, scope))
     elif name == "tee" or name in _EDITORS:
         yield from _hit(name, _first(operands, cmd, scope))
     elif name in _IN_PLACE and _in_place(name, args):
-        if name in ("sed", "gsed") and not any(
-            o in ("-e", "-f") or o.startswith(("--expression", "--file")) for o in opts
-        ):
+        if name in ("sed", "gsed") and not parsed.has("--expression", "--file", "-e", "-f"):
             operands = operands[1:]  # the first operand is the script
         yield from _hit(f"{name} -i on", _first(operands, cmd, scope))
-
-
-def _short_value(args: Iterable[Word], flag: str) -> list[str]:
-    items = [w.value for w in args]
-    out: list[str] = []
-    for i, v in enumerate(items):
-        if v == flag and i + 1 < len(items):
-            out.append(items[i + 1])
-        elif v.startswith(flag) and len(v) > len(flag) and not v.startswith("--"):
-            out.append(v[len(flag) :])
-    return out
 
 
 def _in_place(name: str, args: Iterable[Word]) -> bool:
