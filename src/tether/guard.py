@@ -69,6 +69,13 @@ class Guard:
         command = kinds.shell_command(call.tool, call.args, s.tools)
         shell_key = s.tools.shell.get(call.tool) if command is not None else None
         sig, text = signature_and_preview(call.tool, call.args, shell_key)
+        if command is None and review and call.tool in s.tools.shell:
+            # A shell call without a command string cannot be checked: refuse it (fail closed).
+            from tether.approval import malformed_shell_call
+
+            key = s.tools.shell[call.tool]
+            verdict = malformed_shell_call(call.tool, key, call.args)
+            return _Prepared(sig, kinds.EXEC, text, None, verdict)
         if command is None:
             return _Prepared(
                 sig, kinds.static_kind(call.tool, call.args, s.tools), text, None, None

@@ -138,6 +138,15 @@ _APPROVALS: dict[str, tuple[str, str, str, str, tuple[str, ...]]] = {
         "write the script to a file with your file-writing tool and run that file",
         ("a command nested 2,000 brackets deep",),
     ),
+    "TA106": (
+        "shell-call-without-command",
+        "A shell tool call whose command argument is missing, null or not a string.",
+        "Nothing can be classified without a command line, and a host or client that sends "
+        "none may be running something else; the call is refused rather than allowed unseen "
+        "(fail closed).",
+        "send the command line as a string in the tool's command argument",
+        ('{"tool": "Bash", "args": {}}', '{"tool": "Bash", "args": {"command": 42}}'),
+    ),
 }
 
 FAILURE = Rule(

@@ -36,7 +36,12 @@ from tether.hosts import HOSTS
 from tether.hosts.events import Reply
 from tether.serve import api
 from tether.serve.options import Options
-from tether.serve.service import DeadlineExceeded, Service, failure_decision
+from tether.serve.service import (
+    DeadlineExceeded,
+    Service,
+    failure_decision,
+    request_error_decision,
+)
 
 HOOK_PREFIX = "/hook/"
 API_ROUTES = ("/v1/before_call", "/v1/after_call", "/v1/classify", "/v1/user_message")
@@ -265,7 +270,9 @@ class Handler(BaseHTTPRequestHandler):
 
     def _api_error(self, status: int, cause: str) -> None:
         self.server.service.count_failure()
-        self._json(status, {**failure_decision(cause).to_json(), "error": cause})
+        # 4xx: the client's mistake, which `tether doctor` cannot fix; 5xx: Tether's own.
+        decision = request_error_decision(cause) if status < 500 else failure_decision(cause)
+        self._json(status, {**decision.to_json(), "error": cause})
 
     def _not_found(self, path: str) -> None:
         routes = ", ".join([*(HOOK_PREFIX + h for h in HOSTS), *API_ROUTES, "/health"])

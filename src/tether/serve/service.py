@@ -49,6 +49,16 @@ def failure_decision(cause: str) -> Decision:
     return Decision(Action.BLOCK, (FAILURE_CODE,), failure_reason(cause))
 
 
+def request_error_decision(cause: str) -> Decision:
+    """Return the block the JSON API answers a malformed request with (the client's mistake)."""
+    return Decision(
+        Action.BLOCK,
+        (FAILURE_CODE,),
+        f"Tether refused this request: {cause}. Fix the request and send it again; "
+        "docs/serve.md lists each endpoint's fields.",
+    )
+
+
 class _Locks:
     """One lock per live session (or one for everything), dropped when nobody holds it."""
 
@@ -344,4 +354,10 @@ class Service:
             store.close()
 
 
-__all__ = ["FAILURE_CODE", "DeadlineExceeded", "Service", "failure_decision"]
+__all__ = [
+    "FAILURE_CODE",
+    "DeadlineExceeded",
+    "Service",
+    "failure_decision",
+    "request_error_decision",
+]
