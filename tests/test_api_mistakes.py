@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_serve import TETHER, request, sandbox_env, start
 
+from test_serve import TETHER, request, sandbox_env, start
 from tether import Guard, ToolCall
 from tether.model import Action, Decision
 

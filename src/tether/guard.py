@@ -74,8 +74,8 @@ class Guard:
             from tether.approval import malformed_shell_call
 
             key = s.tools.shell[call.tool]
-            verdict = malformed_shell_call(call.tool, key, call.args)
-            return _Prepared(sig, kinds.EXEC, text, None, verdict)
+            refused = malformed_shell_call(call.tool, key, call.args)
+            return _Prepared(sig, kinds.EXEC, text, None, refused)
         if command is None:
             return _Prepared(
                 sig, kinds.static_kind(call.tool, call.args, s.tools), text, None, None
