@@ -17,6 +17,7 @@ from tether.errors import TetherError
 # name -> (module, one-line help). Order is the order of ``tether --help``.
 COMMANDS: dict[str, tuple[str, str]] = {
     "classify": ("tether.cli.classify", "classify shell commands: read-only? dangerous? why?"),
+    "check": ("tether.cli.check", "what the guard would decide for a command, with your config"),
     "rules": ("tether.cli.rules", "list the rule catalogue or show one rule with its examples"),
     "replay": ("tether.cli.replay", "run recorded sessions through the guard"),
     "config": ("tether.cli.config", "get, set, list and check configuration"),

@@ -36,13 +36,16 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
     parser.add_argument(
         "--host", action="append", choices=list(HOSTS), help="check only this host (repeatable)"
     )
+    from tether.cli._common import add_config_arguments
+
+    add_config_arguments(parser)  # the config and store checks; hook processes read their own
 
 
 def run(args: argparse.Namespace, name: str) -> int:
     """Run every check, print the report; exit 1 when something must be fixed."""
     cwd = Path.cwd()
     checks: list[Check] = []
-    config = _check_config(cwd, checks)
+    config = _check_config(cwd, checks, tuple(args.config_overrides or ()))
     _check_store(config, bool(args.fix), checks)
     session = f"tether-doctor-{uuid.uuid4().hex[:12]}"
     for host in args.host or list(HOSTS):
@@ -57,12 +60,12 @@ def run(args: argparse.Namespace, name: str) -> int:
     return 1 if failed else 0
 
 
-def _check_config(cwd: Path, checks: list[Check]) -> Any:
+def _check_config(cwd: Path, checks: list[Check], overrides: tuple[str, ...] = ()) -> Any:
     from tether.config import DEFAULT_CONFIG, load_config
     from tether.errors import ConfigError
 
     try:
-        config = load_config(cwd=cwd)
+        config = load_config(cwd=cwd, overrides=overrides)
     except ConfigError as exc:
         checks.append(
             Check(
