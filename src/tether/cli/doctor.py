@@ -179,6 +179,7 @@ def _check_host(host: str, cwd: Path, session: str, checks: list[Check]) -> None
                 commands.append(str(handler["command"]))
     if host == "codex":
         _codex_toml(cwd, checks)
+    installed = bool(commands)
     if not commands:
         command = settings.default_command(host)
         checks.append(
@@ -201,12 +202,35 @@ def _check_host(host: str, cwd: Path, session: str, checks: list[Check]) -> None
                     Check(
                         host,
                         "fail",
-                        f"{sample.label} should be {want} but was {outcome.verdict}: "
+                        f"{_failed_sample(sample.label, sample.expect, outcome.verdict)}: "
                         f"{outcome.detail}",
-                        f"run `{command}` by hand with a sample event; reinstall with "
-                        f"`tether install {host}`",
+                        _hook_fix(host, command, installed, checks),
                     )
                 )
+
+
+def _failed_sample(label: str, expect: str, verdict: str) -> str:
+    """Say what a sample should have got and what it got, in words."""
+    if verdict == "deny (hook failing)":
+        return f"{label} is denied, but only because the hook fails on every call"
+    if expect != "deny":
+        return f"{label} should run but was {'denied' if verdict == 'deny' else verdict}"
+    return f"{label} should be denied but the hook answered {verdict}"
+
+
+def _hook_fix(host: str, command: str, installed: bool, checks: list[Check]) -> str:
+    """Point at the real cause: a config or store failure already reported comes first."""
+    for area in ("config", "store"):
+        if any(c.area == area and c.status == "fail" for c in checks):
+            return (
+                f"the hook fails because of the {area} problem reported above: fix that first, "
+                "then run `tether doctor` again"
+            )
+    if not installed:
+        return f"run `{command}` by hand with a sample event on stdin to see the error"
+    return (
+        f"run `{command}` by hand with a sample event; reinstall with `tether install {host}`"
+    )
 
 
 def _http(data: Any, path: Path, cwd: Path, session: str, checks: list[Check]) -> list[str]:
