@@ -228,9 +228,7 @@ def _hook_fix(host: str, command: str, installed: bool, checks: list[Check]) -> 
             )
     if not installed:
         return f"run `{command}` by hand with a sample event on stdin to see the error"
-    return (
-        f"run `{command}` by hand with a sample event; reinstall with `tether install {host}`"
-    )
+    return f"run `{command}` by hand with a sample event; reinstall with `tether install {host}`"
 
 
 def _http(data: Any, path: Path, cwd: Path, session: str, checks: list[Check]) -> list[str]:

@@ -269,7 +269,7 @@ def _keys() -> tuple[Key, ...]:
             "list",
             [],
             "More tools whose errors are routine, added to the built-ins (every shell tool, "
-            "execute_code, ...): their failures do not count toward failure streaks.",
+            "execute_code, ...): a streak of their failures warns (TL204) but never halts.",
         ),
         Key(
             "store.backend",
@@ -290,8 +290,8 @@ def _keys() -> tuple[Key, ...]:
             "store.ttl_days",
             "int",
             7,
-            "Forget sessions idle for this many days.",
-            minimum=1,
+            "Forget sessions idle for this many days; 0 keeps them forever.",
+            minimum=0,
             maximum=3650,
         ),
         Key("store.key_prefix", "str", "tether:", "Prefix of every Redis key Tether writes."),
