@@ -137,9 +137,9 @@ def test_the_real_loop_numbers_in_loops_md_are_replays(tmp_path: Path) -> None:
     if not corpus.is_dir():
         corpus = Path("/work/shared/corpus/real/trajectories")
     name = "claudecode_openagents_20251223_014205-call-issue-ready-now-to.jsonl"
+    hard = ("--set", "loops.hard_stop=true")
     proc = subprocess.run(
-        [sys.executable, "-m", "tether", "replay", str(corpus / name), "--jsonl"]
-        + ["--set", "loops.hard_stop=true"],
+        [sys.executable, "-m", "tether", "replay", str(corpus / name), "--jsonl", *hard],
         capture_output=True,
         text=True,
         timeout=300,
