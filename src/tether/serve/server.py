@@ -155,11 +155,16 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         path = urlsplit(self.path).path
-        if path != "/health":
+        if path not in ("/health", "/metrics"):
             self._not_found(path)
             return
         if not self._authorised():
             self._json(401, {"error": self._auth_problem()})
+            return
+        if path == "/metrics":
+            from tether.serve.metrics import CONTENT_TYPE
+
+            self._send(200, self.server.service.metrics.exposition(), CONTENT_TYPE, {})
             return
         self._json(200, self.server.service.health())
 
@@ -269,7 +274,8 @@ class Handler(BaseHTTPRequestHandler):
             self._send(200, reply.stdout.encode("utf-8", "surrogatepass"), JSON, headers)
 
     def _api_error(self, status: int, cause: str) -> None:
-        self.server.service.count_failure()
+        kind = "request" if status < 500 else "deadline" if status == 503 else "error"
+        self.server.service.count_failure(self.path.split("?", 1)[0], kind)
         # 4xx: the client's mistake, which `tether doctor` cannot fix; 5xx: Tether's own.
         decision = request_error_decision(cause) if status < 500 else failure_decision(cause)
         self._json(status, {**decision.to_json(), "error": cause})

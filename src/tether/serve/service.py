@@ -122,6 +122,9 @@ class Service:
         self._locks = _Locks(self.options.lock)
         self._counts = {"requests": 0, "decisions": 0, "failures": 0, "deadlines": 0}
         self._count_lock = threading.Lock()
+        from tether.serve.metrics import Metrics
+
+        self.metrics = Metrics()  # GET /metrics
         self._closed = False
         self.store_backend = str(self.config.get("store.backend"))
         self.store = self._store_for(self.config)
@@ -136,15 +139,17 @@ class Service:
     def hook(self, host: str, body: bytes) -> Reply:
         """Answer one hook event for ``host`` exactly as ``tether hook HOST`` would."""
         ad = adapter(host)
-        seen: dict[str, str | None] = {"event": None}
+        seen: dict[str, str | None] = {"event": None, "route": f"/hook/{host}"}
         self._count("requests")
         try:
             reply = self.within(lambda: self._answer(ad, body, seen))
         except DeadlineExceeded as exc:
             self._count("deadlines")
+            self.metrics.failed(f"/hook/{host}", "deadline")
             reply = ad.render_failure(seen["event"], str(exc))
         except BaseException as exc:  # fail closed on everything, as the command hook does
             self._count("failures")
+            self.metrics.failed(f"/hook/{host}", "error")
             reply = ad.render_failure(seen["event"], describe(exc))
         else:
             self._count("decisions")
@@ -165,6 +170,7 @@ class Service:
         return self._run(
             call.session_id,
             lambda: self._guard_for(self.config, None, unattended).before_call(call),
+            where,
         )
 
     def after_call(self, data: Mapping[str, Any]) -> Decision:
@@ -175,6 +181,7 @@ class Service:
         return self._run(
             result.call.session_id,
             lambda: self._guard_for(self.config, None, unattended).after_call(result),
+            where,
         )
 
     def user_message(self, data: Mapping[str, Any]) -> None:
@@ -222,9 +229,10 @@ class Service:
             **counts,
         }
 
-    def count_failure(self) -> None:
+    def count_failure(self, route: str = "/v1", kind: str = "error") -> None:
         """Count a JSON API request that failed before or during its decision."""
         self._count("failures")
+        self.metrics.failed(route, kind)
 
     # -- machinery -----------------------------------------------------------------------------
 
@@ -251,8 +259,9 @@ class Service:
             return result
         raise value
 
-    def _run(self, session_id: str, fn: Callable[[], object]) -> Decision:
+    def _run(self, session_id: str, fn: Callable[[], object], route: str = "") -> Decision:
         self._count("requests")
+        started = time.perf_counter()
 
         def locked() -> object:
             with self._locks.hold(session_id):
@@ -262,10 +271,13 @@ class Service:
         if not isinstance(result, Decision):
             raise TypeError(f"the guard returned {type(result).__name__}, not a Decision")
         self._count("decisions")
+        if route:
+            self.metrics.decided(route, result, time.perf_counter() - started)
         return result
 
     def _answer(self, ad: ModuleType, body: bytes, seen: dict[str, str | None]) -> Reply:
         # The runner's _answer, minus stdin and the watchdog (the HTTP layer caps the body).
+        started = time.perf_counter()
         event = parse_event(ad, body, seen, "the request body")
         if event.kind is Kind.OTHER:
             other: Reply = ad.render(event, ALLOW)  # nothing to decide: no config, no store
@@ -275,6 +287,7 @@ class Service:
         guard = self._guard_for(config, cwd, not ad.CAN_ASK)
         with self._locks.hold(event.session_id):
             decision = dispatch(guard, event)
+        self.metrics.decided(str(seen["route"]), decision, time.perf_counter() - started)
         reply: Reply = ad.render(event, decision)
         return reply
 
