@@ -357,6 +357,15 @@ def _count(st: State, decision: Decision, *, counted_warning: bool = False) -> N
         st["warnings"] += 1
     elif decision.action >= Action.BLOCK:
         st["blocks"] += 1
+    else:
+        st["updated"] = time.time()
+        return
+    # Interventions per code, for `tether stats` (bounded: one entry per code there is).
+    tally = st.get("codes")
+    if not isinstance(tally, dict):
+        tally = st["codes"] = {}
+    for code in decision.codes:
+        tally[code] = int(tally.get(code, 0)) + 1
     st["updated"] = time.time()
 
 

@@ -26,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "uninstall": ("tether.cli.install", "remove exactly the hooks Tether added"),
     "doctor": ("tether.cli.doctor", "check the installed hooks, config and state store"),
     "session": ("tether.cli.session", "list, show and reset recorded sessions"),
+    "stats": ("tether.cli.stats", "interventions per code, busiest sessions, top repeated calls"),
     "serve": ("tether.cli.serve", "run the local HTTP sidecar (hook events and the JSON API)"),
     "mcp-proxy": ("tether.cli.mcp_proxy", "guard an MCP server's tool calls (stdio proxy)"),
 }
