@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -138,3 +139,30 @@ def test_every_command_that_reads_config_takes_set(
     with pytest.raises(SystemExit):
         main([*argv, "--help"])
     assert "--set KEY=VALUE" in capsys.readouterr().out
+
+
+def test_the_hook_takes_set_too(tmp_path: Path) -> None:
+    payload = {
+        "session_id": "s",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "ls -la"},
+        "cwd": str(tmp_path),
+    }
+
+    def hook(*extra: str) -> dict[str, Any]:
+        proc = subprocess.run(
+            [str(TETHER), "hook", "claude-code", *extra],
+            input=json.dumps(payload),
+            capture_output=True,
+            text=True,
+            env=_sandbox(tmp_path),
+            cwd=tmp_path,
+            timeout=60,
+        )
+        reply: dict[str, Any] = json.loads(proc.stdout or "{}").get("hookSpecificOutput", {})
+        return reply
+
+    assert hook().get("permissionDecision") != "deny"
+    denied = hook("--set", 'approvals.deny=["ls*"]')
+    assert denied["permissionDecision"] == "deny" and "TA101" in denied["permissionDecisionReason"]
