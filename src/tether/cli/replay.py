@@ -129,13 +129,19 @@ def run(args: argparse.Namespace, name: str) -> int:
             _progress(sys.stderr, n, len(files), path)
         try:
             session = _load(path)
+            outcome = replay(session, Guard(config))
         except (TetherError, OSError, UnicodeError) as exc:
+            problem = str(exc)
+        except Exception as exc:  # a bug: say so loudly, but the other files still run
+            problem = f"{path}: internal error while replaying ({type(exc).__name__}: {exc})"
+        else:
+            problem = ""
+        if problem:
             if show_progress:
                 sys.stderr.write("\r\x1b[K")
-            sys.stderr.write(f"tether replay: {exc}; skipped\n")
-            failed.append({"file": path, "error": str(exc)})
+            sys.stderr.write(f"tether replay: {problem}; skipped\n")
+            failed.append({"file": path, "error": problem})
             continue
-        outcome = replay(session, Guard(config))
         outcomes.append(outcome)
         if args.jsonl:
             for step in outcome.steps:
