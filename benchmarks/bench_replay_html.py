@@ -18,8 +18,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus" / "real" / "trajectories"
-if not CORPUS.is_dir():  # a worktree sits one level deeper than the main checkout
-    CORPUS = Path("/work/shared/corpus/real/trajectories")
 
 
 def timed(args: list[str]) -> float:

@@ -133,9 +133,7 @@ def test_the_real_loop_numbers_in_loops_md_are_replays(tmp_path: Path) -> None:
     )
     assert m, "docs/loops.md no longer quotes the real loop's numbers"
     start, warned, blocked = map(int, m.groups())
-    corpus = ROOT.parents[1] / "shared" / "corpus" / "real" / "trajectories"
-    if not corpus.is_dir():
-        corpus = Path("/work/shared/corpus/real/trajectories")
+    corpus = ROOT.parent / "shared" / "corpus" / "real" / "trajectories"
     name = "claudecode_openagents_20251223_014205-call-issue-ready-now-to.jsonl"
     hard = ("--set", "loops.hard_stop=true")
     proc = subprocess.run(

@@ -25,15 +25,13 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "loop.jsonl"
 REAL_LOOP = (
-    ROOT.parents[1]
+    ROOT.parent  # CI lays shared/ beside the checkout (see tests/conftest.py)
     / "shared"
     / "corpus"
     / "real"
     / "trajectories"
     / "claudecode_openagents_20251223_014205-call-issue-ready-now-to.jsonl"
 )
-if not REAL_LOOP.exists():  # the main checkout sits one level higher than a worktree
-    REAL_LOOP = Path("/work/shared/corpus/real/trajectories") / REAL_LOOP.name
 SHOTS = Path(os.environ.get("TETHER_SCREENSHOTS", ROOT / "build" / "screenshots"))
 FLAGS = [
     "--headless",
