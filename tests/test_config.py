@@ -84,7 +84,7 @@ AGREED = {
     "loops.hard_stop_after.exact_failure": 5,
     "loops.hard_stop_after.same_tool_failure": 8,
     "loops.hard_stop_after.idempotent_no_progress": 5,
-    "loops.hard_stop_after.mutating_no_progress": 12,
+    "loops.hard_stop_after.mutating_no_progress": 6,
     "loops.hard_stop_after.cycle": 4,
     "loops.hard_stop_after.turn_calls": 120,
     "loops.poll.max_count": 60,

@@ -36,12 +36,14 @@ NO_PROGRESS = [
     ("read", 5, True, True, B),
     ("read", 5, False, True, W),  # after a call: the block comes before the next one
     ("read", 9, True, False, W),  # hard_stop off: warnings only
-    ("tool", 2, False, True, W),  # unknown tools share the idempotent thresholds
+    ("tool", 2, False, True, A),  # unknown tools warn one later (queue polls, status tools)
+    ("tool", 3, False, True, W),
+    ("tool", 5, True, True, B),  # ... and block at the idempotent threshold
     ("exec", 3, False, True, A),
     ("exec", 4, False, True, W),
-    ("exec", 11, True, True, W),
-    ("exec", 12, True, True, B),
-    ("write", 12, True, True, B),
+    ("exec", 5, True, True, W),
+    ("exec", 6, True, True, B),
+    ("write", 6, True, True, B),
     ("poll", 40, True, True, A),  # polls have their own budget
 ]
 

@@ -278,3 +278,70 @@ def test_each_langgraph_thread_is_its_own_session() -> None:
     (reply,) = tool_messages(fresh["messages"])
     assert reply.status == "success" and reply.content == "the same contents"
     assert len(RAN) == 6
+
+
+def _chat_turn(agent: Any, model: ScriptedChat, script: list[Any], mode: str, **kw: Any) -> Any:
+    """One user turn of a chat: a new user message, the model's scripted calls, an answer."""
+    model.script, model.seen = script, []
+    state = {"messages": [{"role": "user", "content": "next"}]}
+    if mode == "sync":
+        return agent.invoke(state, **kw)
+    if mode == "async":
+        return asyncio.run(agent.ainvoke(state, **kw))
+    chunks = list(agent.stream(state, stream_mode="values", **kw))
+    return chunks[-1]
+
+
+@pytest.mark.parametrize("mode", [*MODES, "stream"])
+def test_each_invoke_with_a_user_message_is_a_new_turn(mode: str) -> None:
+    """Three user turns of 50 distinct reads on one thread: the per-turn cap counts each turn."""
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    RAN.clear()
+    middleware = TetherMiddleware(config=DEFAULT_CONFIG.with_values({"loops.hard_stop": True}))
+    model = ScriptedChat(script=[], seen=[])
+    agent = create_agent(
+        model, tools=[read_file], middleware=[middleware], checkpointer=InMemorySaver()
+    )
+    thread = {"configurable": {"thread_id": f"chat-{mode}"}}
+    for turn in range(3):
+        script = [("read_file", {"path": f"t{turn}-{i}.txt"}) for i in range(50)]
+        out = _chat_turn(agent, model, script, mode, config=thread)
+        assert out["messages"][-1].content == FINAL, f"turn {turn + 1} was stopped"
+    assert len(RAN) == 150
+    state = middleware.guard.store.load("langchain:chat-" + mode)
+    assert state is not None and state["turn"] == 3
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_halted_thread_goes_on_at_the_next_user_message(mode: str) -> None:
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    RAN.clear()
+    middleware = TetherMiddleware(config=DEFAULT_CONFIG.with_values({"loops.hard_stop": True}))
+    model = ScriptedChat(script=[], seen=[])
+    agent = create_agent(
+        model, tools=[read_file], middleware=[middleware], checkpointer=InMemorySaver()
+    )
+    thread = {"configurable": {"thread_id": "halted"}}
+    halted = _chat_turn(agent, model, [("read_file", {"path": "n.txt"})] * 12, mode, config=thread)
+    assert "TL208" in str(halted["messages"][-1].content)
+    ran_before = len(RAN)
+    resumed = _chat_turn(agent, model, [("read_file", {"path": "n.txt"})], mode, config=thread)
+    reply = tool_messages(resumed["messages"])[-1]
+    assert reply.status == "success" and reply.content == "the same contents"
+    assert resumed["messages"][-1].content == FINAL
+    assert len(RAN) == ran_before + 1
+
+
+def test_without_a_thread_id_each_run_is_its_own_session() -> None:
+    """One agent object serving two users without thread ids: one user's loop is not the other's."""
+    RAN.clear()
+    middleware = TetherMiddleware(config=DEFAULT_CONFIG.with_values({"loops.hard_stop": True}))
+    model = ScriptedChat(script=[], seen=[])
+    agent = create_agent(model, tools=[read_file], middleware=[middleware])
+    first = _chat_turn(agent, model, [("read_file", {"path": "n.txt"})] * 12, "sync")
+    assert "TL208" in str(first["messages"][-1].content)
+    second = _chat_turn(agent, model, [("read_file", {"path": "n.txt"})] * 3, "sync")
+    assert [m.status for m in tool_messages(second["messages"])] == ["success"] * 3
+    assert "TL201" not in str(tool_messages(second["messages"])[0].content)

@@ -193,14 +193,120 @@ def test_without_guardrails_the_same_loop_runs_to_the_end() -> None:
     assert len(ran) == 12
 
 
-def test_protecting_a_tool_twice_attaches_each_guardrail_once() -> None:
+def test_protect_returns_guarded_copies_and_never_stacks() -> None:
     @function_tool(tool_input_guardrails=[], tool_output_guardrails=[])
     def shell(command: str) -> str:
         """Run a shell command."""
         return command
 
-    tether = TetherGuardrails(config=DEFAULT_CONFIG)
-    tether.protect(shell)
-    tether.protect(shell)
-    assert shell.tool_input_guardrails == [tether.input]
-    assert shell.tool_output_guardrails == [tether.output]
+    first, second = TetherGuardrails(config=DEFAULT_CONFIG), TetherGuardrails(config=DEFAULT_CONFIG)
+    (a,) = first.protect(shell)
+    (again,) = first.protect(a)
+    (b,) = second.protect(a)
+    assert shell.tool_input_guardrails == [] and shell.tool_output_guardrails == []
+    assert a is not shell and a.tool_input_guardrails == [first.input]
+    assert again.tool_input_guardrails == [first.input]
+    assert again.tool_output_guardrails == [first.output]
+    assert b.tool_input_guardrails == [second.input]  # replaced, not stacked
+    assert b.tool_output_guardrails == [second.output]
+
+
+def test_a_module_level_tool_protected_per_request_is_judged_by_that_request_only() -> None:
+    ran: list[str] = []
+
+    @function_tool
+    def read_file(path: str) -> str:
+        """Read a file."""
+        ran.append(path)
+        return "the same contents"
+
+    cfg = DEFAULT_CONFIG.with_values({"loops.hard_stop": True})
+    for request in range(3):  # each request: its own guardrails over the same module-level tool
+        tether = TetherGuardrails(config=cfg, session_id=f"request-{request}")
+        model = ScriptedModel([("read_file", {"path": "n"})] * 3)
+        agent: Agent[Any] = Agent(name="ops", model=model, tools=tether.protect(read_file))
+        assert run(agent, "sync").final_output == FINAL
+        assert "TL201" not in model.outputs[0]  # no earlier request's history judges this one
+    assert len(ran) == 9
+    assert read_file.tool_input_guardrails in (None, [])
+
+
+def _conversation(tether: TetherGuardrails, script: list[Any], mode: str, group: str | None) -> Any:
+    model = (StreamingScriptedModel if mode == "stream" else ScriptedModel)(script)
+    agent: Agent[Any] = Agent(name="ops", model=model, tools=tether.protect(*TOOLS))
+    cfg = RunConfig(tracing_disabled=True, group_id=group)
+    if mode == "sync":
+        return Runner.run_sync(agent, "next", run_config=cfg, max_turns=60)
+    if mode == "async":
+        return asyncio.run(Runner.run(agent, "next", run_config=cfg, max_turns=60))
+
+    async def streamed() -> Any:
+        result = Runner.run_streamed(agent, "next", run_config=cfg, max_turns=60)
+        async for _ in result.stream_events():
+            pass
+        return result
+
+    return asyncio.run(streamed())
+
+
+@function_tool
+def read_file(path: str) -> str:
+    """Read a file."""
+    READS.append(path)
+    return "the same contents"
+
+
+READS: list[str] = []
+TOOLS = [read_file]
+
+
+class StreamingScriptedModel(ScriptedModel):
+    """The scripted model, also answering ``run_streamed`` (one completed response per turn)."""
+
+    async def stream_response(self, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
+        from openai.types.responses import Response, ResponseCompletedEvent
+
+        answer = await self.get_response(*args[:2])
+        response = Response(
+            id="r", created_at=0, model="scripted", object="response", output=answer.output,
+            parallel_tool_calls=False, tool_choice="auto", tools=[],
+        )  # fmt: skip
+        yield ResponseCompletedEvent(
+            type="response.completed", response=response, sequence_number=0
+        )
+
+
+@pytest.mark.parametrize("mode", [*MODES, "stream"])
+@pytest.mark.parametrize("group", ["chat-1", None])
+def test_each_run_is_a_new_user_turn(mode: str, group: str | None) -> None:
+    """Three runs of 45 distinct reads on one guardrails object: the per-turn cap counts each."""
+    READS.clear()
+    tether = TetherGuardrails(config=DEFAULT_CONFIG.with_values({"loops.hard_stop": True}))
+    for turn in range(3):
+        script = [("read_file", {"path": f"t{turn}-{i}"}) for i in range(45)]
+        assert _conversation(tether, script, mode, group).final_output == FINAL
+    assert len(READS) == 135
+    if group:
+        state = tether.guard.store.load(f"openai-agents:{group}")
+        assert state is not None and state["turn"] == 3
+
+
+def test_runs_without_a_group_id_are_separate_sessions() -> None:
+    READS.clear()
+    tether = TetherGuardrails(config=DEFAULT_CONFIG.with_values({"loops.hard_stop": True}))
+    with pytest.raises(ToolInputGuardrailTripwireTriggered):
+        _conversation(tether, [("read_file", {"path": "n"})] * 12, "sync", None)
+    assert (
+        _conversation(tether, [("read_file", {"path": "n"})] * 2, "sync", None).final_output
+        == FINAL
+    )
+
+
+def test_a_halted_conversation_goes_on_at_the_next_run() -> None:
+    READS.clear()
+    tether = TetherGuardrails(config=DEFAULT_CONFIG.with_values({"loops.hard_stop": True}))
+    with pytest.raises(ToolInputGuardrailTripwireTriggered):
+        _conversation(tether, [("read_file", {"path": "n"})] * 12, "sync", "g")
+    before = len(READS)
+    assert _conversation(tether, [("read_file", {"path": "n"})], "sync", "g").final_output == FINAL
+    assert len(READS) == before + 1

@@ -189,7 +189,83 @@ def test_a_structured_tool_return_keeps_its_extra_content_when_warned() -> None:
     agent, script, ran = make_agent([("status", {})] * 3)
     result = run(agent, "sync")
     assert ran == ["status"] * 3
-    assert script.returns[0] == "all quiet"
-    assert script.returns[1].startswith("all quiet\n\n") and "TL201" in script.returns[1]
+    assert script.returns[:2] == ["all quiet"] * 2  # an unknown tool is warned at its third
+    assert script.returns[2].startswith("all quiet\n\n") and "TL201" in script.returns[2]
     sent = [str(m) for m in result.all_messages()]
     assert sum("extra context" in m for m in sent) >= 3  # the extra content still reaches it
+
+
+def _chat(cap: TetherCapability, calls: list[Any], mode: str, history: Any = None) -> Any:
+    """One user turn: a new prompt, the scripted calls, an answer; returns the run result."""
+    script = Script(calls)
+    model = FunctionModel(script, stream_function=_streamed(script))
+    agent: Agent[None, str] = Agent(model, capabilities=[cap])
+
+    @agent.tool_plain
+    def read_file(path: str) -> str:
+        """Read a file."""
+        READS.append(path)
+        return "the same contents"
+
+    if mode == "sync":
+        return agent.run_sync("next", message_history=history)
+    if mode == "async":
+        return asyncio.run(agent.run("next", message_history=history))
+
+    async def streamed() -> Any:
+        async with agent.run_stream("next", message_history=history) as result:
+            await result.get_output()
+        return result
+
+    return asyncio.run(streamed())
+
+
+READS: list[str] = []
+
+
+def _streamed(script: Script) -> Any:
+    """The script as a FunctionModel stream function: the same turns, sent as stream chunks."""
+    import json
+
+    from pydantic_ai.models.function import DeltaToolCall
+
+    async def stream(messages: list[ModelMessage], info: AgentInfo) -> Any:
+        response = script(messages, info)
+        for part in response.parts:
+            if isinstance(part, ToolCallPart):
+                args = json.dumps(part.args_as_dict())
+                yield {0: DeltaToolCall(part.tool_name, args, tool_call_id=part.tool_call_id)}
+            elif isinstance(part, TextPart):
+                yield part.content
+
+    return stream
+
+
+@pytest.mark.parametrize("mode", [*MODES, "stream"])
+def test_each_run_with_a_prompt_is_a_new_user_turn(mode: str) -> None:
+    """A conversation of three prompts with 45 distinct reads each: the per-turn cap counts each."""
+    READS.clear()
+    cap = TetherCapability(config=DEFAULT_CONFIG.with_values({"loops.hard_stop": True}))
+    history = None
+    for turn in range(3):
+        result = _chat(
+            cap, [("read_file", {"path": f"t{turn}-{i}"}) for i in range(45)], mode, history
+        )
+        history = result.all_messages()
+    assert len(READS) == 135
+
+
+def test_runs_without_history_are_separate_sessions_and_a_halt_clears_at_the_next_prompt() -> None:
+    READS.clear()
+    cap = TetherCapability(config=DEFAULT_CONFIG.with_values({"loops.hard_stop": True}))
+    with pytest.raises(HaltError):
+        _chat(cap, [("read_file", {"path": "n"})] * 12, "sync")
+    assert _chat(cap, [("read_file", {"path": "n"})] * 2, "sync").output == FINAL
+    fixed = TetherCapability(
+        config=DEFAULT_CONFIG.with_values({"loops.hard_stop": True}), session_id="one"
+    )
+    with pytest.raises(HaltError):
+        _chat(fixed, [("read_file", {"path": "n"})] * 12, "sync")
+    before = len(READS)
+    assert _chat(fixed, [("read_file", {"path": "n"})], "sync").output == FINAL  # a new turn
+    assert len(READS) == before + 1

@@ -190,14 +190,38 @@ def test_the_real_corpus_is_all_there() -> None:
     assert len(PROTECTED) == 14 + 19
 
 
-def test_the_286_call_loop_is_blocked_within_15_calls_of_its_start() -> None:
+def test_the_286_call_loop_is_blocked_by_its_7th_call() -> None:
+    """OpenHands' StuckDetector stops it at call 156 (the 7th of the loop): so does Tether."""
     outcome = replay(load(TRAJECTORIES / LOOP_FILE), Guard(HARD))
     first = outcome.first(Action.BLOCK)
     assert first is not None
-    assert LOOP_START < first.index <= LOOP_START + 15, first.index
+    assert LOOP_START < first.index <= LOOP_START + 6, first.index
     assert "TL202" in first.codes  # mutating no-progress: cargo runs code nobody can prove
     before = [s for s in outcome.steps if s.index < LOOP_START]
     assert all(s.action < Action.BLOCK for s in before)
+
+
+# The productive sessions that get a warning, and why each is fair: at most 4 of the 33.
+WARNED_PRODUCTIVE = {
+    "claudecode_openagents_20251222_235400-call-issue-ready-now-to.jsonl": "TL201: the same "
+    "10 lines of main.rs read twice back to back",
+    "claudecode_openagents_20251223_004836-call-issue-ready-now-to.jsonl": "TL204: Edit failed "
+    "three times running (the old string never matched) before the agent changed approach",
+    "gemini3pro__sympy__sympy-15976.jsonl": "TL202: the same no-op `sed -i` run four times in "
+    "a row",
+}
+
+
+def test_at_most_4_productive_sessions_are_warned_and_each_is_listed() -> None:
+    warned = {
+        name
+        for name in PROTECTED
+        if any(
+            s.action == Action.WARN for s in replay(load(TRAJECTORIES / name), Guard(HARD)).steps
+        )
+    }
+    assert warned == set(WARNED_PRODUCTIVE)
+    assert len(warned) <= 4
 
 
 @pytest.mark.parametrize("name", PROTECTED)

@@ -191,15 +191,19 @@ class Guard:
             rec["kind"] = kind
             findings: list[Finding] = []
             window = st["window"]
-            if kind == kinds.TOOL and (not window or window[-1][2] != sig):
-                rec["same"] = 0  # unknown tools count only consecutive identical calls
+            if kind in NEAR_REPEATS and not _recent(window, sig, NEAR_REPEATS[kind]):
+                # A read (or unknown tool) run again after other work is a re-check, not a
+                # loop: only repeats close together count toward its no-progress streak.
+                rec["same"] = 0
             if wait is None:
                 wait = rec.get("wait")
             when = result.time if result.time is not None else time.time()
             landed = _record_result(rec, res, failed, kind, cid, when, wait)
             tools: dict[str, Any] = st["tools"]
             if failed:
-                streak = tools.setdefault(tool, [0, cid])
+                streak = tools.setdefault(tool, [0, cid, res])
+                if tool in s.tools.failure_tolerant and streak[2:] != [res]:
+                    streak[:] = [0, cid, res]  # failing differently: routine for a shell
                 streak[0] += 1
             else:
                 tools.pop(tool, None)
@@ -308,6 +312,17 @@ class Guard:
             return st
 
         self.store.update(session_id, update)
+
+
+# How many other calls may stand between two identical calls of a kind for the second to count
+# as a repeat: unknown tools only back to back, reads with one other call between (a read-edit
+# -read of the same file is progress elsewhere resetting it; read-grep-read is not).
+NEAR_REPEATS = {kinds.TOOL: 0, kinds.READ: 1}
+
+
+def _recent(window: list[Any], sig: str, between: int) -> bool:
+    """Return True when ``sig`` is among the last ``between + 1`` calls of ``window``."""
+    return any(entry[2] == sig for entry in window[-(between + 1) :])
 
 
 def _record_result(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
 server = MCPServer("tether-test-upstream")
@@ -50,6 +50,35 @@ def fail(reason: str) -> str:
     """Fail with ``reason``."""
     reached(f"fail {reason}")
     raise ToolError(reason)
+
+
+@server.tool()
+def die(code: int) -> str:
+    """Exit the server process at once (an upstream that dies mid-session)."""
+    reached(f"die {code}")
+    os._exit(code)
+
+
+@server.tool()
+async def slow_count(n: int, ctx: Context) -> str:
+    """Report progress and log while counting to ``n`` (notifications through the proxy)."""
+    reached(f"slow_count {n}")
+    for i in range(n):
+        await ctx.report_progress(i + 1, n, f"step {i + 1}")
+    await ctx.info(f"counted to {n}")
+    return f"counted {n}"
+
+
+@server.resource("notes://today", name="today", mime_type="text/plain")
+def today() -> str:
+    """Today's notes (a resource the proxy must forward)."""
+    return "buy milk"
+
+
+@server.prompt()
+def review(topic: str) -> str:
+    """A prompt the proxy must forward."""
+    return f"Please review {topic}."
 
 
 if __name__ == "__main__":

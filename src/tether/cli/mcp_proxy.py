@@ -1,25 +1,32 @@
 """``tether mcp-proxy -- UPSTREAM_COMMAND ARGS…``: guard an MCP server's tool calls over stdio.
 
 Point the MCP client at this command instead of the upstream server; the proxy starts the
-upstream itself. Needs the ``mcp`` extra (``pip install 'tether[mcp]'``).
+upstream itself. The relay needs no MCP SDK.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import sys
 
 from tether.cli._common import add_config_arguments, config_from_args
 
 EPILOG = """\
-Runs an MCP server on stdin/stdout that forwards tools/list and tools/call to UPSTREAM_COMMAND
-(started as a subprocess). Every call goes through the guard: a refused call never reaches the
-upstream and comes back as an error result with the reason; warnings are appended to results.
-Tools whose input schema has a command/cmd/script argument (or that tools.shell names) have
-their commands classified. Example client entry:
+Runs an MCP server on stdin/stdout in front of UPSTREAM_COMMAND (started as a subprocess) and
+passes everything through untouched (tools, resources, prompts, completions, notifications,
+cancellation, the server's own requests) except tools/call, which goes through the guard first:
+a refused call never reaches the upstream and comes back as an error result with the reason;
+warnings are appended to results (and added under "tether" to structuredContent). Tools whose
+input schema has a command/cmd/script argument (or that tools.shell names) have their commands
+classified. Example client entry:
 
   {"command": "tether", "args": ["mcp-proxy", "--", "npx", "-y", "some-mcp-server"]}
+
+Exit codes: 0 the client closed the session; 2 bad arguments, or the upstream could not start,
+exited or did not answer initialize within --init-timeout; 3 the upstream died mid-session
+(every request still waiting is answered with the cause first). The cause is one line on stderr.
 """
 
 
@@ -31,6 +38,13 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
         "--session",
         metavar="ID",
         help="Tether session id for this proxy's calls (default: a new one per process)",
+    )
+    parser.add_argument(
+        "--init-timeout",
+        metavar="SECONDS",
+        type=_seconds,
+        default=None,
+        help="how long the upstream may take to answer initialize (default: 10)",
     )
     parser.add_argument(
         "upstream",
@@ -58,13 +72,24 @@ def run(args: argparse.Namespace, name: str) -> int:
             "path and not on PATH); check the command after '--'\n"
         )
         return 2
-    try:
-        from tether.mcp_proxy import run_proxy
-    except ImportError as exc:
-        sys.stderr.write(
-            f"tether {name}: the MCP SDK is not installed ({exc}); "
-            "install it with: pip install 'tether[mcp]'\n"
-        )
-        return 2
+    from tether.mcp_proxy import DEFAULT_INIT_TIMEOUT, run_proxy
+
     config = config_from_args(args)
-    return run_proxy(upstream, config, session_id=args.session)
+    timeout = DEFAULT_INIT_TIMEOUT if args.init_timeout is None else args.init_timeout
+    code = run_proxy(upstream, config, session_id=args.session, init_timeout=timeout)
+    # The relay's reader threads may still sit in a blocking read of stdin: end the process
+    # here (the store is closed, the replies flushed) rather than in interpreter teardown.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
+def _seconds(text: str) -> float:
+    """Parse a positive number of seconds for argparse."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text!r}")
+    return value

@@ -25,7 +25,17 @@ from tether.config.paths import cache_dir
 RACY_SECONDS = 2.0
 FORMAT = 1  # bump when the entry layout changes
 _HERE = os.path.dirname(os.path.abspath(__file__))  # no resolve(): it stats every parent
-_CODE = ("schema.py", "validate.py", "constraints.py", "load.py", "cache.py")
+# Every file whose change can change a loaded config, defaults included: the detector
+# thresholds' defaults live in loops/settings.py (an upgrade that changes one must not be
+# served the old value from the cache).
+_CODE = (
+    "schema.py",
+    "validate.py",
+    "constraints.py",
+    "load.py",
+    "cache.py",
+    os.path.join("..", "loops", "settings.py"),
+)
 
 Payload = dict[str, Any]
 

@@ -192,6 +192,17 @@ class Checkpoint:
         add_shell_tools(built, shell_tools or {})
         return cls(built, session_id)
 
+    def user_turn(self, session_id: str, text: str = "") -> None:
+        """Start a new user turn in ``session_id`` (a new run that brings a user message).
+
+        A guard that cannot record it is not hidden: the next call's ``before`` meets the same
+        fault and refuses the call with its cause (fail closed), so nothing runs unchecked.
+        """
+        try:
+            self.guard.user_message(session_id, text)
+        except Exception:  # reported, fail closed, by the next before()
+            return
+
     def remember(self, call: ToolCall, verdict: Verdict) -> None:
         """Keep an allowed call until its result comes back (bounded)."""
         self._pending[call.call_id] = (call, verdict)

@@ -10,18 +10,25 @@ as a separate method) asks the guard before the tool runs: a refused call never 
 model gets a ``ToolMessage(status="error")`` holding Tether's reason. After the tool ran, the
 result is recorded and any warning is appended to what the model reads. A halt ends the run the
 LangChain way: the tool message is written, then ``before_model`` jumps to the end with an
-``AIMessage`` saying why. Requires the ``langchain`` extra (``pip install tether[langchain]``).
+``AIMessage`` saying why.
+
+Each ``invoke``/``ainvoke``/``stream`` that brings a new user message starts a new user turn
+(``Guard.user_message``), so the per-turn caps count one turn, and a halted run goes on when the
+human speaks again. The session is the LangGraph ``thread_id`` when there is one, else a fresh
+one for each run: two users of one agent object never share a session unless they share a
+thread. Requires the ``langchain`` extra (``pip install tether[langchain]``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Annotated, Any, NotRequired
 
 from langchain.agents.middleware import AgentMiddleware, AgentState, hook_config
 from langchain.agents.middleware.types import ToolCallRequest
-from langchain_core.messages import AIMessage, ToolMessage
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
@@ -35,6 +42,7 @@ from tether.model import ToolCall
 
 Result = ToolMessage | Command[Any]
 HALT_KEY = "tether_halt"
+SESSION_KEY = "tether_session"
 
 
 def _latest(old: str | None, new: str | None) -> str | None:
@@ -43,9 +51,10 @@ def _latest(old: str | None, new: str | None) -> str | None:
 
 
 class TetherState(AgentState[Any]):
-    """The agent state plus the halt message Tether leaves for ``before_model``."""
+    """The agent state plus the run's Tether session and the halt message for ``before_model``."""
 
     tether_halt: NotRequired[Annotated[str | None, _latest]]
+    tether_session: NotRequired[str | None]
 
 
 class TetherMiddleware(AgentMiddleware[TetherState, Any, Any]):
@@ -109,14 +118,22 @@ class TetherMiddleware(AgentMiddleware[TetherState, Any, Any]):
     # -- ending a halted run -----------------------------------------------------------------
 
     def before_agent(self, state: TetherState, runtime: Runtime[Any]) -> dict[str, Any] | None:
-        """Clear an earlier halt: a new invocation is the human deciding to continue."""
-        return {HALT_KEY: None} if state.get(HALT_KEY) else None
+        """Pick the run's session; a new user message is a new turn and clears an earlier halt."""
+        session = self._run_session()
+        text = _new_user_text(state)
+        if text is not None:
+            self.checkpoint.user_turn(session, text)
+        return {SESSION_KEY: session, HALT_KEY: None}
 
     async def abefore_agent(
         self, state: TetherState, runtime: Runtime[Any]
     ) -> dict[str, Any] | None:
-        """Clear an earlier halt (async runs)."""
-        return self.before_agent(state, runtime)
+        """Pick the session and start the user turn (async runs, off the event loop)."""
+        session = self._run_session()
+        text = _new_user_text(state)
+        if text is not None:
+            await asyncio.to_thread(self.checkpoint.user_turn, session, text)
+        return {SESSION_KEY: session, HALT_KEY: None}
 
     @hook_config(can_jump_to=["end"])
     def before_model(self, state: TetherState, runtime: Runtime[Any]) -> dict[str, Any] | None:
@@ -145,24 +162,49 @@ class TetherMiddleware(AgentMiddleware[TetherState, Any, Any]):
             except Exception:  # a tool without a usable schema is simply not a shell
                 props = {}
             learn_shell_tools(self.guard, {name: {"properties": props}})
+        session = None
+        if not self._fixed_session:
+            state: Any = getattr(request, "state", None)
+            chosen = state.get(SESSION_KEY) if isinstance(state, Mapping) else None
+            if isinstance(chosen, str) and chosen:
+                session = chosen
+            else:  # no before_agent ran (a bare ToolNode): the thread's session, else ours
+                thread = _thread_id()
+                session = f"langchain:{thread}" if thread else None
         return self.checkpoint.call(
-            name,
-            tc.get("args") or {},
-            str(tc.get("id") or ""),
-            session_id=None if self._fixed_session else _thread_id(request),
+            name, tc.get("args") or {}, str(tc.get("id") or ""), session_id=session
         )
 
+    def _run_session(self) -> str:
+        """Return the session of the run being started: fixed, the thread's, or a fresh one."""
+        if self._fixed_session:
+            return self.checkpoint.session_id
+        thread = _thread_id()
+        return f"langchain:{thread}" if thread else f"langchain:run-{uuid.uuid4().hex[:12]}"
 
-def _thread_id(request: ToolCallRequest) -> str | None:
-    """Return the run's ``thread_id`` (one Tether session per LangGraph thread), if any."""
-    runtime: Any = getattr(request, "runtime", None)
-    config: Any = getattr(runtime, "config", None)
-    if not isinstance(config, Mapping):
+
+def _thread_id() -> str | None:
+    """Return the running graph's ``thread_id`` (one Tether session per thread), if any."""
+    from langgraph.config import get_config
+
+    try:
+        config: Any = get_config()
+    except RuntimeError:  # not inside a runnable context
         return None
-    configurable = config.get("configurable")
+    configurable = config.get("configurable") if isinstance(config, Mapping) else None
     if isinstance(configurable, Mapping) and configurable.get("thread_id"):
-        return f"langchain:{configurable['thread_id']}"
+        return str(configurable["thread_id"])
     return None
+
+
+def _new_user_text(state: Mapping[str, Any]) -> str | None:
+    """Return the text of the user message this run starts with, or None when there is none."""
+    messages = state.get("messages") or ()
+    last = messages[-1] if messages else None
+    if not isinstance(last, HumanMessage):
+        return None
+    content = last.content
+    return content if isinstance(content, str) else str(content)
 
 
 def _refusal(call: ToolCall, verdict: Verdict) -> Result:

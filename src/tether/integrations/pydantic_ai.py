@@ -12,8 +12,10 @@ the model reads (a non-text result is rendered as JSON first). A tool that raise
 as a failure (for the repeated-failure detectors) and the error goes on as before, with the
 warning added to a ``ModelRetry``'s prompt. A halt
 raises :class:`tether.errors.HaltError` out of ``agent.run``. One Tether session per
-conversation (``ctx.conversation_id``) unless ``session_id`` is given. Requires the
-``pydantic-ai`` extra.
+conversation (``ctx.conversation_id``, else the run) unless ``session_id`` is given. Each run
+(``run``, ``run_sync``, ``run_stream``, ``iter``) that brings a user prompt is a new user turn,
+so the per-turn caps count one turn and a halted conversation goes on at the next prompt.
+Requires the ``pydantic-ai`` extra.
 """
 
 from __future__ import annotations
@@ -59,6 +61,14 @@ class TetherCapability(AbstractCapability[Any]):
         self._fixed_session = session_id is not None
         self._lock = threading.Lock()
         self._learned: set[str] = set()
+
+    async def before_run(self, ctx: RunContext[Any]) -> None:
+        """Start a new user turn when the run brings a user prompt."""
+        prompt = ctx.prompt
+        if prompt is None:
+            return
+        text = prompt if isinstance(prompt, str) else str(prompt)
+        await asyncio.to_thread(self.checkpoint.user_turn, self._session(ctx), text)
 
     async def before_tool_execute(
         self,
@@ -137,14 +147,16 @@ class TetherCapability(AbstractCapability[Any]):
     # -- translation -------------------------------------------------------------------------
 
     def _call(self, ctx: RunContext[Any], call: ToolCallPart, args: Any) -> ToolCall:
-        session = None
-        if not self._fixed_session:
-            run = ctx.conversation_id or ctx.run_id
-            session = f"pydantic-ai:{run}" if run else None
         return self.checkpoint.call(
             call.tool_name, args if args is not None else call.args, call.tool_call_id,
-            session_id=session,
+            session_id=self._session(ctx),
         )  # fmt: skip
+
+    def _session(self, ctx: RunContext[Any]) -> str:
+        if self._fixed_session:
+            return self.checkpoint.session_id
+        run = ctx.conversation_id or ctx.run_id
+        return f"pydantic-ai:{run}" if run else self.checkpoint.session_id
 
     def _take(self, call: ToolCallPart) -> tuple[ToolCall, Verdict] | None:
         with self._lock:

@@ -116,7 +116,8 @@ def no_progress(rec: Mapping[str, Any], s: LoopSettings, *, before: bool) -> Fin
     idempotent = kind in ("read", "tool")
     detector = "idempotent_no_progress" if idempotent else "mutating_no_progress"
     count = int(rec["same"])
-    action = _ladder(count, s.warn(detector), s.stop(detector), s, before)
+    warn = s.warn(detector) + (1 if kind == "tool" else 0)
+    action = _ladder(count, warn, s.stop(detector), s, before)
     if action is None:
         return None
     what = "returned the same result" if idempotent else "produced the same result"
@@ -165,7 +166,12 @@ def exact_failure(rec: Mapping[str, Any], s: LoopSettings, *, before: bool) -> F
 
 
 def same_tool_failure(tool: str, streak: Sequence[Any], s: LoopSettings) -> Finding | None:
-    """One tool failing call after call, whatever the arguments (tolerant tools never halt)."""
+    """One tool failing call after call, whatever the arguments (tolerant tools never halt).
+
+    For a failure-tolerant tool (shells…) the guard counts only failures that all came back
+    the same way: a shell failing differently as the agent works is routine, one that answers
+    every command with the same error is broken.
+    """
     count, since = int(streak[0]), str(streak[1])
     detector = "same_tool_failure"
     warn, stop = s.warn(detector), s.stop(detector)

@@ -30,7 +30,7 @@ STOP_DEFAULTS = {
     "exact_failure": 5,
     "same_tool_failure": 8,
     "idempotent_no_progress": 5,
-    "mutating_no_progress": 12,
+    "mutating_no_progress": 6,
     "cycle": 4,
     "turn_calls": 120,
 }
@@ -57,6 +57,9 @@ READ_TOOLS: frozenset[str] = frozenset(
         "open", "goto", "scroll_up", "scroll_down", "find_file", "search_dir", "search_file",
         "skill_view", "skills_list", "session_search", "browser_snapshot", "browser_console",
         "ListMcpResourcesTool", "ReadMcpResourceTool", "read", "list", "ls", "cat", "find",
+        # The MCP reference filesystem server's reads.
+        "read_text_file", "read_media_file", "read_multiple_files", "list_directory_with_sizes",
+        "directory_tree", "get_file_info", "list_allowed_directories",
     }
 )  # fmt: skip
 WRITE_TOOLS: frozenset[str] = frozenset(

@@ -173,10 +173,13 @@ def _track_cwd(commands: tuple[SimpleCommand, ...]) -> list[str | None]:
             w for w in argv[1:] if not (w.literal and w.value.startswith("-") and w.value != "-")
         ]
         if not args:
-            cwd = None
+            cwd = "~" if argv[0].value == "cd" else None  # a bare `cd` goes home
             continue
         target = args[0]
-        if not target.literal or target.value in ("-", "~") or target.value.startswith("~"):
+        if target.literal and (target.value == "~" or target.value.startswith("~/")):
+            below = posixpath.normpath(target.value[2:] or ".")  # keep "~": "~/.." is above it
+            cwd = "~" if below == "." else f"~/{below}"
+        elif not target.literal or target.value == "-" or target.value.startswith("~"):
             cwd = None
         elif target.value.startswith("/"):
             cwd = posixpath.normpath(target.value)

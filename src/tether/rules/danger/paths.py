@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import fnmatch
 import posixpath
 from typing import TYPE_CHECKING
 
@@ -128,6 +129,11 @@ def _assigned(cmd: SimpleCommand, name: str) -> str | None:
     return None
 
 
+# Where ``~`` may be: a user's home, or root's (agents often run as root), so ``~/..`` is a
+# system root or the root directory; a path climbing out of ``~`` is judged at the worse of both.
+HOMES = ("/home/user", "/root")
+
+
 def place(word: Word, cmd: SimpleCommand, scope: Scope | None = None) -> tuple[Place, str]:
     """Classify where a path operand points (and return the normalised path)."""
     path = resolve(word, cmd, scope)
@@ -135,6 +141,25 @@ def place(word: Word, cmd: SimpleCommand, scope: Scope | None = None) -> tuple[P
         not word.literal and path.startswith(("<", "{")) and path.endswith((">", "}"))
     ):
         return Place.DYNAMIC, word.value
+    if not path.startswith(("/", "~")):
+        cwd = scope.cwd(cmd) if scope is not None else "."
+        if cwd is None:
+            return Place.OUTSIDE, path
+        if cwd != ".":
+            path = posixpath.join(cwd, path)
+    if word.glob and any(c in path for c in "*?["):
+        worst = _glob_place(path)
+        if worst is not None:
+            return worst
+    return _place_path(path)
+
+
+def _place_path(path: str) -> tuple[Place, str]:
+    if path.startswith("~") and ".." in path.split("/"):
+        head = path.split("/", 1)[0]
+        if head == "~":  # climbing out of the home: judged as from every home it may be
+            rest = path[1:]
+            return min((_place_path(home + rest) for home in HOMES), key=_severity)
     if path in ("~", "~/", "~/*", "~/.*") or (
         path.startswith("~/") and posixpath.normpath(path[2:]) in (".", "*")
     ):
@@ -145,12 +170,6 @@ def place(word: Word, cmd: SimpleCommand, scope: Scope | None = None) -> tuple[P
         if head != "~" and rest in ("", "*"):
             return Place.HOME, path
         return Place.OUTSIDE, path
-    if not path.startswith("/"):
-        cwd = scope.cwd(cmd) if scope is not None else "."
-        if cwd is None:
-            return Place.OUTSIDE, path
-        if cwd != ".":
-            path = posixpath.join(cwd, path)
     if not path.startswith("/"):
         norm = posixpath.normpath(path)
         if norm == ".." or norm.startswith("../"):
@@ -183,6 +202,42 @@ def _place_absolute(path: str) -> tuple[Place, str]:
 
 
 HARDLINE_PLACES = frozenset({Place.ROOT, Place.SYSTEM_ROOT, Place.HOME})
+
+_ORDER = tuple(Place)  # declared from the worst to the most harmless
+
+
+def _severity(found: tuple[Place, str]) -> int:
+    return _ORDER.index(found[0])
+
+
+# The directories a glob is evaluated against, without touching the filesystem: a pattern that
+# can match one of them is judged as that directory (``/u*`` may be /usr, ``/[e]tc`` is /etc).
+_KNOWN_DIRS = tuple(sorted(SYSTEM_ROOTS | set(TEMP_DIRS) | set(HOME_PARENTS)))
+
+
+def _glob_place(path: str) -> tuple[Place, str] | None:
+    """Return the worst known place an absolute glob ``path`` can match, if it can match one."""
+    if path.startswith("~"):
+        path = HOMES[0] + path[1:] if path.startswith("~/") or path == "~" else path
+    if not path.startswith("/"):
+        return None
+    parts = [p for p in path.split("/") if p]
+    trail = parts[-1] if parts else ""
+    found: list[tuple[Place, str]] = []
+    for known in ("/", *_KNOWN_DIRS, *HOMES):
+        segs = [p for p in known.split("/") if p]
+        if len(segs) == len(parts) and all(
+            fnmatch.fnmatchcase(s, p) for s, p in zip(segs, parts, strict=True)
+        ):
+            found.append(_place_path(known))
+        elif (
+            trail in ("*", ".*")
+            and len(segs) == len(parts) - 1
+            and all(fnmatch.fnmatchcase(s, p) for s, p in zip(segs, parts, strict=False))
+        ):
+            found.append(_place_path(known.rstrip("/") + "/" + trail))  # every entry of it
+    hits = [f for f in found if f[0] in HARDLINE_PLACES or f[0] is Place.SYSTEM]
+    return min(hits, key=_severity) if hits else None
 
 
 def is_home_path(path: str) -> bool:

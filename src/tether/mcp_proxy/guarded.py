@@ -1,0 +1,132 @@
+"""The guard side of the MCP proxy: learn shell-like tools, judge calls, annotate results.
+
+Messages are plain JSON-RPC dicts (as they travel on the wire), so nothing here needs the MCP
+SDK. A tool is shell-like, so its command is classified by the danger and read-only catalogues,
+when config ``tools.shell`` names it or its input schema has a ``command``, ``cmd`` or
+``script`` argument. After a halt every later call is refused: the session must not go on
+without a human (restart the proxy).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from tether.integrations._core import (
+    Checkpoint,
+    Verdict,
+    learn_shell_tools,
+    output_text,
+    with_note,
+)
+from tether.model import ToolCall
+
+# The key Tether adds to a result's ``structuredContent`` so clients that read only structured
+# output see warnings too (declared in a tool's ``outputSchema`` only where the schema forbids
+# unknown keys; every other listing passes through unchanged).
+STRUCTURED_KEY = "tether"
+
+
+def result_text(result: Mapping[str, Any]) -> str:
+    """Return what a ``tools/call`` result says, as the text the guard fingerprints."""
+    parts: list[str] = []
+    for block in result.get("content") or ():
+        if isinstance(block, Mapping) and block.get("type") == "text":
+            parts.append(str(block.get("text", "")))
+        else:  # images, audio, resources: their serialised form still identifies them
+            parts.append(output_text(block))
+    structured = result.get("structuredContent")
+    if not parts and structured is not None:
+        parts.append(output_text(structured))
+    return "\n".join(parts)
+
+
+def error_result(text: str) -> dict[str, Any]:
+    """Return the ``tools/call`` result that carries a refusal the model can read."""
+    return {"content": [{"type": "text", "text": text}], "isError": True}
+
+
+def with_output_key(tool: Mapping[str, Any]) -> dict[str, Any]:
+    """Return ``tool``, its closed object ``outputSchema`` also admitting Tether's note."""
+    out = dict(tool)
+    schema = out.get("outputSchema")
+    if (
+        isinstance(schema, Mapping)
+        and schema.get("additionalProperties") is False
+        and isinstance(schema.get("properties"), Mapping)
+    ):
+        props = {**schema["properties"], STRUCTURED_KEY: {"type": "object"}}
+        out["outputSchema"] = {**schema, "properties": props}
+    return out
+
+
+class GuardedTools:
+    """Judge each ``tools/call``; remember a halt; keep the calls awaiting their result."""
+
+    def __init__(self, guard: Any, session_id: str | None = None) -> None:
+        self.guard = guard
+        self.checkpoint = Checkpoint(guard, session_id)
+        self.halted: str | None = None
+
+    def learn(self, tools: Iterable[Any]) -> dict[str, str]:
+        """Treat tools whose schema names a command argument as shells; return the new ones."""
+        schemas = {
+            str(t["name"]): t.get("inputSchema")
+            for t in tools
+            if isinstance(t, Mapping) and isinstance(t.get("name"), str)
+        }
+        return learn_shell_tools(self.guard, schemas)
+
+    def before(
+        self, params: Mapping[str, Any], request_id: str
+    ) -> tuple[ToolCall, Verdict] | dict[str, Any]:
+        """Return the call and its verdict when it may go on, else the refusal result."""
+        if self.halted is not None:
+            return error_result(
+                f"{self.halted}\n\nTether halted this session earlier; every call is refused "
+                "until a human restarts the MCP proxy."
+            )
+        arguments = params.get("arguments")
+        call = self.checkpoint.call(
+            str(params.get("name") or ""),
+            dict(arguments) if isinstance(arguments, Mapping) else {},
+            request_id,
+        )
+        verdict = self.checkpoint.before(call)
+        if not verdict.refused:
+            return call, verdict
+        if verdict.halted:
+            self.halted = verdict.message
+        return error_result(verdict.message)
+
+    def after(self, call: ToolCall, before: Verdict, result: Mapping[str, Any]) -> dict[str, Any]:
+        """Record what the upstream returned; return the result the client gets."""
+        after = self.checkpoint.after(call, result_text(result), bool(result.get("isError")))
+        if after.halted:
+            self.halted = after.message
+        note = after if after.noted else before
+        out = dict(result)
+        if not note.noted:
+            return out
+        content = list(out.get("content") or ())
+        out["content"] = [*content, {"type": "text", "text": with_note("", note)}]
+        structured = out.get("structuredContent")
+        if isinstance(structured, Mapping):
+            decision = note.decision
+            out["structuredContent"] = {
+                **structured,
+                STRUCTURED_KEY: {
+                    "action": decision.action.name.lower(),
+                    "codes": list(decision.codes),
+                    "message": note.message,
+                },
+            }
+        return out
+
+    def failed(self, call: ToolCall, cause: str) -> dict[str, Any]:
+        """Record a call whose result never came (the upstream died); return its error result."""
+        self.checkpoint.after(call, cause, True)
+        return error_result(cause)
+
+
+__all__ = ["STRUCTURED_KEY", "GuardedTools", "error_result", "result_text", "with_output_key"]
