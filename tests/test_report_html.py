@@ -130,6 +130,10 @@ def test_the_real_286_call_loop_report_loads_cleanly(tmp_path: Path) -> None:
     _checks(dom, console, doc)
     _, console = browse(page, screenshot=SHOTS / "replay-real-286-loop.png")
     assert console == [] and (SHOTS / "replay-real-286-loop.png").stat().st_size > 10_000
+    # The same page filtered to Tether's interventions: where the loop was stopped.
+    shot = SHOTS / "replay-real-286-loop-interventions.png"
+    _, console = browse(page, fragment="#hide=allow,after-halt", screenshot=shot)
+    assert console == [] and shot.stat().st_size > 10_000
 
 
 @pytest.mark.parametrize("hidden", ["allow", "allow,warn", "allow,warn,block,halt,after-halt"])

@@ -192,7 +192,7 @@ def _session(n: int, outcome: Outcome, shell: Mapping[str, str]) -> str:
         output = _output(call)
         note = "" if ran else '<div class="msg">(recorded result; with Tether it did not run)</div>'
         message = f'<div class="msg">{escape(step.message)}</div>' if step.message else ""
-        again = f" <small>({times}×)</small>" if times > 1 else ""
+        again = f" <small>(made {times}× so far)</small>" if times > 1 else ""
         rows.append(
             f'<tr class="step a-{step.result}" data-result="{step.result}">'
             f'<td class="n">{step.number}</td><td class="act">{_badge(step.result)}</td>'
