@@ -96,3 +96,29 @@ def test_a_bad_top_is_a_usage_error(sandbox: tuple[dict[str, str], Path]) -> Non
     env, project = sandbox
     proc = stats(env, project, "--top", "0")
     assert proc.returncode == 2 and "--top" in proc.stderr
+
+
+def test_stats_over_a_redis_fleet_store(
+    sandbox: tuple[dict[str, str], Path], redis_server: str, redis_prefix: str
+) -> None:
+    from tether import Guard, ToolCall, ToolResult
+    from tether.store.redis_store import RedisStore
+
+    store = RedisStore(redis_server, key_prefix=redis_prefix, ttl_days=7)
+    try:
+        for host in ("worker-1", "worker-2"):
+            guard = Guard(store=store)
+            for n in range(4 if host == "worker-1" else 1):
+                call = ToolCall(host, "Read", {"file_path": "a.py"}, f"c{n}")
+                guard.before_call(call)
+                guard.after_call(ToolResult(call, output="same"))
+    finally:
+        store.close()
+    env, project = sandbox
+    sets = ["--set", "store.backend=redis", "--set", f"store.url={redis_server}"]
+    proc = stats(env, project, "--json", *sets, "--set", f"store.key_prefix={redis_prefix}")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["sessions"] == 2 and doc["calls"] == 5
+    assert [s["session"] for s in doc["top_sessions"]] == ["worker-1"]
+    assert {r["code"] for r in doc["codes"]} == {"TL201"}
