@@ -69,6 +69,19 @@ def write(path: Path, text: str, *, age: float = 0.0) -> Path:
     return path
 
 
+def write_project(dirs: Dirs, text: str, *, age: float = 0.0) -> Path:
+    """Write the project file and trust its content, as its user would after reviewing it.
+
+    These tests are about layering; what an untrusted project file may do is in
+    tests/test_trust.py.
+    """
+    from tether.config.trust import trust
+
+    path = write(dirs.project_file, text, age=age)
+    trust(path, dirs.env)
+    return path
+
+
 # --- the schema declares every agreed key ---------------------------------------------------
 
 AGREED = {
@@ -197,7 +210,7 @@ CROSS = [
 def test_cross_key_rules_are_refused_on_the_merged_config(
     dirs: Dirs, text: str, line: int, key: str, words: str
 ) -> None:
-    write(dirs.project_file, text)
+    write_project(dirs, text)
     with pytest.raises(ConfigError) as caught:
         load_config(environ=dirs.env)
     assert f"{dirs.project_file}:{line}: {key}: expected {words}" in str(caught.value)
@@ -221,7 +234,7 @@ def test_rule_codes_the_policy_would_ignore_are_refused(
     dirs: Dirs, key: str, items: list[str], message: str | None
 ) -> None:
     section, name = key.split(".")
-    write(dirs.project_file, f"{section}:\n  {name}: {json.dumps(items)}\n")
+    write_project(dirs, f"{section}:\n  {name}: {json.dumps(items)}\n")
     if message is None:
         assert load_config(environ=dirs.env).get(key) == items
         return
@@ -235,7 +248,7 @@ def test_rule_codes_the_policy_would_ignore_are_refused(
 
 def test_cross_key_rules_see_every_layer(dirs: Dirs) -> None:
     write(dirs.user_file, "loops:\n  hard_stop_after:\n    cycle: 9\n")
-    write(dirs.project_file, "loops:\n  warn_after:\n    cycle: 7\n")
+    write_project(dirs, "loops:\n  warn_after:\n    cycle: 7\n")
     assert load_config(environ=dirs.env).get("loops.warn_after.cycle") == 7
     with pytest.raises(ConfigError, match=r"got 6 \(from --set\)"):
         load_config(environ=dirs.env, overrides=["loops.hard_stop_after.cycle=6"])
@@ -252,7 +265,7 @@ def test_every_key_is_described_and_its_default_is_valid() -> None:
 
 def test_empty_file_loads_to_the_declared_defaults(dirs: Dirs) -> None:
     write(dirs.user_file, "")
-    write(dirs.project_file, "# nothing yet\n")
+    write_project(dirs, "# nothing yet\n")
     config = load_config(environ=dirs.env)
     assert dict(config.values) == {key.path: key.default for key in SCHEMA}
     assert config.values == DEFAULT_CONFIG.values
@@ -261,7 +274,7 @@ def test_empty_file_loads_to_the_declared_defaults(dirs: Dirs) -> None:
 
 def test_empty_sections_never_wipe_defaults(dirs: Dirs) -> None:
     write(dirs.user_file, "loops:\nstore:\napprovals:\n  isolation:\n")
-    write(dirs.project_file, "loops:\n  warn_after:\n    cycle: 3\n")
+    write_project(dirs, "loops:\n  warn_after:\n    cycle: 3\n")
     config = load_config(environ=dirs.env)
     assert config.get("loops.warn_after") == {**DEFAULT_CONFIG.get("loops.warn_after"), "cycle": 3}
     assert config.section("store") == DEFAULT_CONFIG.section("store")
@@ -277,7 +290,7 @@ def test_layers_apply_lowest_first(dirs: Dirs) -> None:
         "  hard_stop_after:\n    cycle: 10\n"
         "store:\n  backend: memory\n",
     )
-    write(dirs.project_file, "loops:\n  window: 20\n  warn_after:\n    cycle: 4\n")
+    write_project(dirs, "loops:\n  window: 20\n  warn_after:\n    cycle: 4\n")
     env = {**dirs.env, "TETHER_LOOPS__WARN_AFTER__CYCLE": "5", "TETHER_LOOPS__HARD_STOP": "yes"}
     config = load_config(cwd=dirs.repo / "src" / "pkg", environ=env, overrides=["loops.window=30"])
     expected = {
@@ -294,7 +307,7 @@ def test_layers_apply_lowest_first(dirs: Dirs) -> None:
 
 def test_tether_config_replaces_the_user_file_and_wins_over_the_project(dirs: Dirs) -> None:
     write(dirs.user_file, "store:\n  backend: memory\n")
-    write(dirs.project_file, "loops:\n  window: 20\n  hard_stop: true\n")
+    write_project(dirs, "loops:\n  window: 20\n  hard_stop: true\n")
     fleet = write(dirs.home / "fleet.yaml", "loops:\n  window: 99\n")
     config = load_config(environ={**dirs.env, "TETHER_CONFIG": str(fleet)})
     assert config.get("store.backend") == "sqlite"  # the user file was not read
@@ -345,12 +358,12 @@ def test_project_file_is_found_upward_up_to_the_repository_root(
     assert project == (base / found if found else None)
 
 
-def test_tools_shell_merges_entries_and_empty_removes_a_builtin(dirs: Dirs) -> None:
-    write(dirs.user_file, "tools:\n  shell:\n    my_sh: script\n")
-    write(dirs.project_file, "tools:\n  shell:\n    bash: ''\n")
+def test_tools_shell_merges_entries_and_empty_removes_an_added_one(dirs: Dirs) -> None:
+    write(dirs.user_file, "tools:\n  shell:\n    my_sh: script\n    old_sh: cmd\n")
+    write_project(dirs, "tools:\n  shell:\n    old_sh: ''\n")
     shell = load_config(environ=dirs.env).get("tools.shell")
     assert shell["my_sh"] == "script" and shell["Bash"] == "command"
-    assert "bash" not in shell
+    assert "old_sh" not in shell
 
 
 def test_lists_replace_the_lower_layer(dirs: Dirs) -> None:
@@ -375,7 +388,7 @@ BAD_FILES = [
     ("approvals:\n  deny: [1]\n", 2, "item 0: expected a string, got 1"),
     ("tools:\n  shell: [Bash]\n", 2, "expected a mapping of strings to strings"),
     ("tools:\n  shell:\n    Bash: 3\n", 2, "'Bash': expected a string"),
-    ("hooks:\n  deadline: .nan\n", 2, "expected a number from 0.1 to 600"),
+    ("hooks:\n  deadline: .nan\n", 2, "expected a number from 0.1 to 25"),
     ("store: sqlite\n", 1, "store: expected a mapping"),
     ("loops:\n  hard_stop:\n", 2, "got nothing (null)"),
     ("[1, 2]\n", 1, "expected a mapping of sections"),
@@ -390,7 +403,7 @@ BAD_FILES = [
 def test_bad_files_are_refused_with_file_line_and_reason(
     dirs: Dirs, text: str, line: int, message: str
 ) -> None:
-    write(dirs.project_file, text)
+    write_project(dirs, text)
     with pytest.raises(ConfigError) as caught:
         load_config(environ=dirs.env)
     assert f"{dirs.project_file}:{line}: " in str(caught.value)
@@ -399,7 +412,7 @@ def test_bad_files_are_refused_with_file_line_and_reason(
 
 def test_every_mistake_is_reported_at_once(dirs: Dirs) -> None:
     write(dirs.user_file, "loops:\n  hardstop: true\n  window: -1\n")
-    write(dirs.project_file, "store:\n  backend: postgres\n")
+    write_project(dirs, "store:\n  backend: postgres\n")
     env = {**dirs.env, "TETHER_LOOPS__WINDOWS": "3", "TETHER_HOOKS__DEADLINE": "soon"}
     with pytest.raises(ConfigProblems) as caught:
         load_config(environ=env, overrides=["progress.enabled=maybe"])
@@ -461,10 +474,13 @@ def test_text_values_are_typed_strictly(dirs: Dirs, key: str, text: str, expecte
 
 def test_one_mapping_entry_can_be_set_but_not_from_the_environment(dirs: Dirs) -> None:
     config = load_config(
-        environ=dirs.env, overrides=["tools.shell.MyTool=cmd", "tools.shell.bash="]
+        environ=dirs.env, overrides=["tools.shell.MyTool=cmd", "tools.shell.Other=x"]
     )
     assert config.get("tools.shell.MyTool") == "cmd"
-    assert "bash" not in config.get("tools.shell") and "Bash" in config.get("tools.shell")
+    assert config.get("tools.shell.Other") == "x" and "Bash" in config.get("tools.shell")
+    assert "Other" not in load_config(
+        environ=dirs.env, overrides=["tools.shell.Other=x", "tools.shell.Other="]
+    ).get("tools.shell")
     env = {**dirs.env, "TETHER_TOOLS__SHELL__MYTOOL": "cmd"}
     with pytest.raises(ConfigError, match=re.escape("TETHER_TOOLS__SHELL='NAME=ARG,...' instead")):
         load_config(environ=env)
@@ -530,10 +546,10 @@ def probe(dirs: Dirs) -> list[Any]:
 
 def test_a_fresh_cache_spares_the_yaml_parser_and_changes_invalidate_it(dirs: Dirs) -> None:
     write(dirs.user_file, "loops:\n  window: 10\n", age=60)
-    write(dirs.project_file, "loops:\n  window: 20\n", age=60)
+    write_project(dirs, "loops:\n  window: 20\n", age=60)
     assert probe(dirs) == [20, True]  # miss: parsed with ruamel, cache written
     assert probe(dirs) == [20, False]  # hit: no YAML library imported
-    write(dirs.project_file, "loops:\n  window: 30\n", age=30)
+    write_project(dirs, "loops:\n  window: 30\n", age=30)
     assert probe(dirs) == [30, True]
     dirs.project_file.unlink()
     assert probe(dirs) == [10, True]
@@ -541,7 +557,7 @@ def test_a_fresh_cache_spares_the_yaml_parser_and_changes_invalidate_it(dirs: Di
 
 
 def test_cache_entries_are_private(dirs: Dirs) -> None:
-    write(dirs.project_file, "store:\n  url: redis://:secret@db:6379/0\n", age=60)
+    write_project(dirs, "store:\n  url: redis://:secret@db:6379/0\n", age=60)
     load_config(environ=dirs.env)
     (entry,) = (dirs.home / "cache" / "tether").glob("config-*.json")
     assert entry.stat().st_mode & 0o777 == 0o600
@@ -550,7 +566,7 @@ def test_cache_entries_are_private(dirs: Dirs) -> None:
 
 def test_recently_modified_files_are_not_cached(dirs: Dirs) -> None:
     cache = dirs.home / "cache" / "tether"
-    write(dirs.project_file, "loops:\n  window: 20\n")  # just now: could be rewritten unseen
+    write_project(dirs, "loops:\n  window: 20\n")  # just now: could be rewritten unseen
     assert load_config(environ=dirs.env).get("loops.window") == 20
     assert not list(cache.glob("config-*.json"))
     then = time.time() - 60
@@ -560,7 +576,7 @@ def test_recently_modified_files_are_not_cached(dirs: Dirs) -> None:
 
 
 def test_a_corrupt_cache_is_a_miss(dirs: Dirs) -> None:
-    write(dirs.project_file, "loops:\n  window: 20\n", age=60)
+    write_project(dirs, "loops:\n  window: 20\n", age=60)
     assert probe(dirs) == [20, True]
     (entry,) = (dirs.home / "cache" / "tether").glob("config-*.json")
     entry.write_text("{not json", encoding="utf-8")
@@ -569,7 +585,7 @@ def test_a_corrupt_cache_is_a_miss(dirs: Dirs) -> None:
 
 
 def test_invalid_files_are_never_cached(dirs: Dirs) -> None:
-    write(dirs.project_file, "loops:\n  window: lots\n", age=60)
+    write_project(dirs, "loops:\n  window: lots\n", age=60)
     for _ in range(2):
         with pytest.raises(ConfigError, match=r"loops\.window"):
             load_config(environ=dirs.env)
@@ -577,7 +593,7 @@ def test_invalid_files_are_never_cached(dirs: Dirs) -> None:
 
 
 def test_overrides_apply_on_top_of_a_cached_load(dirs: Dirs) -> None:
-    write(dirs.project_file, "loops:\n  window: 20\n", age=60)
+    write_project(dirs, "loops:\n  window: 20\n", age=60)
     assert load_config(environ=dirs.env).get("loops.window") == 20
     assert load_config(environ=dirs.env, overrides=["loops.window=5"]).get("loops.window") == 5
     env = {**dirs.env, "TETHER_LOOPS__WINDOW": "6"}

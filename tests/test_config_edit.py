@@ -17,6 +17,7 @@ import pytest
 
 from tether.config import load_config
 from tether.config.edit import set_key, unset_key
+from tether.config.paths import own_files
 from tether.errors import ConfigError
 
 USER_TEXT = """\
@@ -101,7 +102,13 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Env:
         ("loops.hard_stop", "maybe", "expected true, false, yes or no, got 'maybe'"),
         ("loops.warn_after", "3", "is a group of settings, not one setting"),
         ("approvals.mode", "smart", "expected one of 'manual', 'off'"),
-        ("tools.shell.Bash", "", None),  # valid: removes a built-in (checked below)
+        (
+            "tools.shell.Bash",
+            "",
+            "tools.shell.Bash: 'Bash' is a built-in shell tool and cannot be removed",
+        ),
+        ("tools.shell.Bash", "cmd", "'Bash' is a built-in shell tool and cannot be remapped"),
+        ("tools.shell.my_sh", "script", None),  # valid: adds a shell tool (checked below)
     ],
 )
 def test_refused_set_names_the_fix_and_leaves_the_file_byte_identical(
@@ -111,7 +118,7 @@ def test_refused_set_names_the_fix_and_leaves_the_file_byte_identical(
     result = env.tether("config", "set", key, value)
     if message is None:
         assert result.rc == 0, result.err
-        assert "Bash" not in load_config(environ=env.vars).get("tools.shell")
+        assert load_config(environ=env.vars).get("tools.shell.my_sh") == "script"
         return
     assert result.rc == 2
     assert message in result.err
@@ -220,10 +227,14 @@ def test_path_and_write_targets(env: Env, tmp_path: Path) -> None:
     out = env.tether("config", "path").out
     assert f"user:          {env.user_file}  (read)" in out
     assert f"set writes:    {env.user_file}" in out
+    assert f"trust:         {own_files(env.vars).trust_file}" in out
     result = env.tether("config", "set", "--project", "loops.window", "9")
     assert result.rc == 0
     project = env.repo / ".tether.yaml"
     assert project.read_text() == "loops:\n  window: 9\n"
+    # A shorter memory loosens: written, but ignored until the user trusts the file.
+    assert f"note: loops.window is ignored: {project} is not trusted" in result.err
+    assert f"run `tether trust {project}`" in result.err
     fleet = tmp_path / "fleet.yaml"
     assert env.tether("config", "set", "store.backend", "redis", TETHER_CONFIG=str(fleet)).rc == 0
     assert fleet.read_text() == "store:\n  backend: redis\n"

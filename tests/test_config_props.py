@@ -26,8 +26,10 @@ from tether.config.check import check_file
 from tether.config.constraints import ORDERED, RULE_LISTS, check_constraints
 from tether.config.edit import set_key, set_value
 from tether.config.schema import KEYS, SCHEMA, Key
+from tether.config.trust import trust
 from tether.config.validate import format_text
 from tether.errors import ConfigError
+from tether.loops.settings import SHELL_TOOLS
 from tether.loops.settings import from_config as loop_settings
 from tether.rules import all_rules
 
@@ -78,7 +80,10 @@ def values_for(key: Key) -> st.SearchStrategy[Any]:
         return st.lists(st.sampled_from(codes), max_size=4)
     if key.kind == "list":
         return st.lists(TEXT, max_size=5)
-    return st.dictionaries(TEXT.filter(bool), TEXT, max_size=4)
+    # A new shell tool: no layer may remap or remove a built-in one (tests/test_trust.py).
+    return st.dictionaries(
+        TEXT.filter(lambda name: bool(name) and name not in SHELL_TOOLS), TEXT, max_size=4
+    )
 
 
 KEY_AND_VALUE = st.sampled_from(SCHEMA).flatmap(lambda k: st.tuples(st.just(k), values_for(k)))
@@ -196,6 +201,7 @@ def test_a_file_check_accepts_loads_to_its_values(values: dict[str, Any], style:
         path.write_text(dump(tree(values), style), encoding="utf-8")
         report = check_file(path)
         assert report.ok, report.problems
+        trust(path, env)  # what an untrusted file may do: tests/test_trust.py
         config = load_config(cwd=home / "repo", environ=env)
         for key_path, value in values.items():
             assert config.get(key_path) == effective(KEYS[key_path], value)

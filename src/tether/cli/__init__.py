@@ -19,8 +19,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "classify": ("tether.cli.classify", "classify shell commands: read-only? dangerous? why?"),
     "check": ("tether.cli.check", "what the guard would decide for a command, with your config"),
     "rules": ("tether.cli.rules", "list the rule catalogue or show one rule with its examples"),
+    "verify": ("tether.cli.verify", "run commands in a sandbox and report what they changed"),
     "replay": ("tether.cli.replay", "run recorded sessions through the guard"),
     "config": ("tether.cli.config", "get, set, list and check configuration"),
+    "trust": ("tether.cli.trust", "trust a project's .tether.yaml (until then it only tightens)"),
     "hook": ("tether.cli.hook", "answer a host's hook event (Claude Code, Codex, Gemini CLI)"),
     "install": ("tether.cli.install", "add Tether's hooks to a host's settings"),
     "uninstall": ("tether.cli.install", "remove exactly the hooks Tether added"),
@@ -28,6 +30,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "session": ("tether.cli.session", "list, show and reset recorded sessions"),
     "stats": ("tether.cli.stats", "interventions per code, busiest sessions, top repeated calls"),
     "serve": ("tether.cli.serve", "run the local HTTP sidecar (hook events and the JSON API)"),
+    "daemon": ("tether.cli.daemon", "status or stop the per-user daemon that answers hooks warm"),
     "mcp-proxy": ("tether.cli.mcp_proxy", "guard an MCP server's tool calls (stdio proxy)"),
 }
 
@@ -77,7 +80,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args[1] in HOSTS:
             from tether.hosts.runner import run_hook
 
-            status = _run(name, lambda: run_hook(args[1]))
+            status = _run(name, lambda: run_hook(args[1], hold_signals=argv is None))
             if argv is None:  # the `tether` script itself, not a caller in the same process
                 _exit_now(status)
             return status

@@ -139,7 +139,25 @@ def _set(args: argparse.Namespace) -> int:
     verb = "set" if edit.written else "unchanged:"
     print(f"{verb} {args.key} = {shown} in {edit.path}")
     _note_shadowing(args.key, (target, edit.path))
+    _note_untrusted(args.key)
     return 0
+
+
+def _note_untrusted(dotted: str) -> None:
+    """Say so when the value just written is ignored because its project file is not trusted."""
+    from tether.config import load_config
+    from tether.errors import ConfigError
+
+    try:
+        ignored = load_config().ignored
+    except ConfigError:
+        return
+    for item in ignored:
+        if item.key == dotted or item.key.startswith(dotted + "."):
+            sys.stderr.write(
+                f"note: {item.key} is ignored: {item.source} is not trusted and this {item.reason}"
+                f"; review the file, then run `tether trust {item.source}`\n"
+            )
 
 
 def _check_edit(paths: Paths, target: Path, args: argparse.Namespace) -> None:
@@ -213,6 +231,10 @@ def _list(args: argparse.Namespace) -> int:
         # Quote strings here so that empty ones and edge spaces stay visible in the table.
         text = json.dumps(value) if isinstance(value, str) else format_text(KEYS[key], value)
         print(f"{key:<{width}}  {text}  ({config.origin(key)})")
+    if config.ignored:
+        from tether.config.core import trust_notice
+
+        sys.stderr.write(f"note: {trust_notice(config.ignored)}\n")
     return 0
 
 
@@ -231,11 +253,18 @@ def _check(args: argparse.Namespace) -> int:
                 {"source": p.source, "line": p.line, "key": p.key, "message": p.message}
                 for p in report.problems
             ],
+            "ignored": [item._asdict() for item in report.ignored],
         }
         print(json.dumps(data, ensure_ascii=False, indent=2))
         return 0 if report.ok else 1
     for problem in report.problems:
         sys.stderr.write(f"{problem}\n")
+    if report.ignored:
+        from tether.config.core import trust_notice
+
+        for item in report.ignored:
+            print(f"note: {item}")
+        print(f"note: {trust_notice(report.ignored)}")
     if not report.checked:
         print("ok: no config files found; the built-in defaults apply")
     elif report.ok:
@@ -247,7 +276,7 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _path(args: argparse.Namespace) -> int:
-    from tether.config.paths import cache_dir
+    from tether.config.paths import cache_dir, key_file, trust_file
 
     paths = _paths()
     target = paths.write_target(project=args.project)
@@ -271,6 +300,8 @@ def _path(args: argparse.Namespace) -> int:
             ],
             "writes": str(target),
             "cache": str(cache_dir(os.environ)),
+            "trust": str(trust_file(os.environ)),
+            "key": str(key_file(os.environ)),
         }
         print(json.dumps(data, indent=2))
         return 0
@@ -284,6 +315,8 @@ def _path(args: argparse.Namespace) -> int:
         print(f"{layer + ':':<15}{path}{'  ' if path else ''}({state})")
     print(f"{'set writes:':<15}{target}")
     print(f"{'cache:':<15}{cache_dir(os.environ)}")
+    print(f"{'trust:':<15}{trust_file(os.environ)}  (`tether trust --list`)")
+    print(f"{'key:':<15}{key_file(os.environ)}  (authenticates the cache and trust records)")
     return 0
 
 

@@ -6,7 +6,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tether.config.constraints import check_constraints
+from tether.config.constraints import check_constraints, check_floors
+from tether.config.core import Ignored
 from tether.config.load import load_paths
 from tether.config.paths import Paths
 from tether.config.validate import ConfigProblems, Problem
@@ -15,10 +16,12 @@ from tether.config.yamlio import load_file
 
 @dataclass(frozen=True, slots=True)
 class Report:
-    """What ``check`` looked at (``(layer, path)``) and every problem it found."""
+    """What ``check`` looked at (``(layer, path)``), every problem it found, and the settings
+    of untrusted project files that were ignored because they loosen the guard."""
 
     checked: tuple[tuple[str, str], ...]
     problems: tuple[Problem, ...]
+    ignored: tuple[Ignored, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -30,6 +33,7 @@ def check_file(path: Path) -> Report:
     """Check one file on its own (cross-key rules against the defaults for what it omits)."""
     lines: dict[str, int] = {}
     values, problems = load_file(path, lines)
+    problems += check_floors(values, f"file:{path}", lines)
     if not problems:
         from tether.config.load import defaults
 
@@ -46,10 +50,10 @@ def check_all(paths: Paths, environ: Mapping[str, str], overrides: Sequence[str]
     checked = [(layer, str(path)) for layer, path, required in paths.layers()]
     checked = [(layer, path) for layer, path in checked if Path(path).exists() or layer != "user"]
     try:
-        load_paths(paths, overrides=overrides, environ=environ, use_cache=False)
+        config = load_paths(paths, overrides=overrides, environ=environ, use_cache=False)
     except ConfigProblems as exc:
         return Report(tuple(checked), exc.problems)
-    return Report(tuple(checked), ())
+    return Report(tuple(checked), (), config.ignored)
 
 
 __all__ = ["Report", "check_all", "check_file"]

@@ -41,6 +41,37 @@ def check_constraints(
     return broken + check_rule_codes(values, origins, lines)
 
 
+def check_floors(layer: Mapping[str, Any], label: str, lines: Lines | None = None) -> list[Problem]:
+    """Return a Problem for each built-in shell tool one layer's own values remap or remove.
+
+    No layer may do it, the user's own file included: a shell tool whose command is read from
+    another argument (or that is no shell any more) lets ``rm -rf /`` through unclassified.
+    Layers may add shell tools. ``label`` names the layer (``user:PATH``, ``env:NAME``, ...).
+    (The other floors are ranges in the schema: hooks.deadline stays under the host's timeout;
+    hardline rule codes are refused by check_rule_codes.)
+    """
+    from tether.loops.settings import SHELL_TOOLS
+
+    shell = layer.get("tools.shell")
+    if not isinstance(shell, Mapping):
+        return []
+    problems = []
+    for name, arg in shell.items():
+        builtin = SHELL_TOOLS.get(name)
+        if builtin is None or arg == builtin:
+            continue
+        verb, got = ("remapped", f"got {arg!r}") if arg else ("removed", "got ''")
+        message = (
+            f"'{name}' is a built-in shell tool and cannot be {verb}: its command is always in "
+            f"'{builtin}' ({got}); remove this entry (a config may add shell tools, not change "
+            "the built-ins)"
+        )
+        found = lines or {}
+        line = _line(label, f"tools.shell.{name}", found) or _line(label, "tools.shell", found)
+        problems.append(Problem(_source(label), line, f"tools.shell.{name}", message))
+    return problems
+
+
 def _broken(
     values: Mapping[str, Any], origins: Mapping[str, str], lines: Lines
 ) -> list[tuple[str, str, Problem]]:
@@ -140,6 +171,8 @@ def check_edit(config: Any, layer: str, path: Path, key: str, value: Any) -> lis
     ``config`` is the effective config before the edit; an edit that a higher layer hides
     changes nothing and breaks nothing.
     """
+    if key.startswith("tools.shell."):  # one entry: no layer remaps or removes a built-in
+        return check_floors({"tools.shell": {key[len("tools.shell.") :]: value}}, f"{layer}:{path}")
     if key not in config.values:
         return []
     current = config.origin(key).split(":", 1)[0]
@@ -151,6 +184,8 @@ def check_edit(config: Any, layer: str, path: Path, key: str, value: Any) -> lis
     problems = [problem for low, high, problem in broken if key in (low, high)]
     if key in RULE_LISTS:
         problems += [p for p in check_rule_codes(values, origins) if p.key == key]
+    if key == "tools.shell":
+        problems += check_floors({key: value}, f"{layer}:{path}")
     return problems
 
 
@@ -160,5 +195,6 @@ __all__ = [
     "RULE_LISTS",
     "check_constraints",
     "check_edit",
+    "check_floors",
     "check_rule_codes",
 ]

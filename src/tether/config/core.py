@@ -5,9 +5,38 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 DEFAULT_LAYER = "default"
+
+
+class Ignored(NamedTuple):
+    """A key an untrusted project file set that was not applied because it loosens the guard."""
+
+    source: str  # the file
+    line: int | None
+    key: str  # dotted, or ``tools.shell.NAME`` for one entry
+    reason: str  # what the value would have done, e.g. "raises it from 15 to 999"
+
+    def __str__(self) -> str:
+        where = f"{self.source}:{self.line}" if self.line else self.source
+        return f"{where}: {self.key}: ignored: {self.reason}"
+
+
+def trust_notice(ignored: tuple[Ignored, ...]) -> str:
+    """Return the one notice for what untrusted project files could not apply ('' if none)."""
+    if not ignored:
+        return ""
+    files = list(dict.fromkeys(item.source for item in ignored))
+    keys = ", ".join(dict.fromkeys(item.key for item in ignored))
+    count = len(ignored)
+    what = "the untrusted project file" if len(files) == 1 else "the untrusted project files"
+    command = " and ".join(f"`tether trust {name}`" for name in files)
+    return (
+        f"Tether ignored {count} setting{'s' if count != 1 else ''} in {what} "
+        f"{', '.join(files)} that would loosen the guard ({keys}); its tightening settings "
+        f"apply. Review the file, then run {command} to apply it in full."
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -16,12 +45,16 @@ class Config:
 
     ``origins`` names the layer each value came from (``default``, ``user:PATH``,
     ``project:PATH``, ``TETHER_CONFIG:PATH``, ``env:NAME``, ``--set``); ``files`` lists the
-    config files that were read, as ``(layer, path)``.
+    config files that were read, as ``(layer, path)``. ``ignored`` lists what untrusted
+    project files set but could not apply, because it loosens the guard; ``untrusted`` names
+    those files (``tether trust PATH`` applies them in full).
     """
 
     values: Mapping[str, Any]
     origins: Mapping[str, str] = field(default_factory=dict)
     files: tuple[tuple[str, str], ...] = ()
+    ignored: tuple[Ignored, ...] = ()
+    untrusted: tuple[str, ...] = ()
 
     def get(self, key: str) -> Any:
         """Return the value of a dotted key; a section or group returns a nested dict."""
@@ -78,7 +111,7 @@ class Config:
             origins[path] = layer
         if problems:
             raise ConfigProblems(problems)
-        return Config(merged, origins, self.files)
+        return Config(merged, origins, self.files, self.ignored, self.untrusted)
 
 
 def _nest(flat: Mapping[str, Any]) -> dict[str, Any]:
@@ -92,4 +125,4 @@ def _nest(flat: Mapping[str, Any]) -> dict[str, Any]:
     return tree
 
 
-__all__ = ["DEFAULT_LAYER", "Config"]
+__all__ = ["DEFAULT_LAYER", "Config", "Ignored", "trust_notice"]

@@ -38,10 +38,35 @@ lists are comma-separated (`a,b`) or a JSON array; mappings are `NAME=ARG,...` o
 object. Unknown keys, wrong types and out-of-range numbers are errors, never ignored:
 `tether config check` lists every mistake with its file and line.
 
+**Project files are untrusted until you trust them.** A repository's `.tether.yaml` (and a
+`TETHER_CONFIG` file inside the repository or given as a relative path) may only *tighten* the
+guard until you review it and run `tether trust` in the repository (`tether trust --list`,
+`tether trust --revoke PATH`). Until then, each key it sets applies only in the direction the
+column "untrusted project" below allows, and the rest is ignored with one notice
+(`tether config check`, `tether doctor`, and once per session to the user). Trust is recorded
+by the file's SHA-256, so any change to the file revokes it. The user file, `TETHER_CONFIG`
+outside the repository and `TETHER_*` variables are yours (an agent cannot change the hook
+process's environment) and apply as written. No layer at all may remap or remove a built-in
+shell tool, disable a hardline rule, or set `hooks.deadline` above 25 s (the hosts' hook
+timeout as installed is 30 s). See docs/trust.md.
+
 `tether config get KEY`, `set KEY VALUE` (`--project` for the project file), `unset KEY`,
 `list` (every value and the layer it came from), `check [FILE]` and `path` (the files read and
 the one `set` writes) work on these keys. `set` keeps the file's comments and order.
 """
+
+
+# What an untrusted project file may do to a key, by the key's ``loosen`` direction.
+UNTRUSTED = {
+    "raise": "lower it",
+    "lower": "raise it",
+    "off": "switch it on",
+    "order": "a stricter choice (listed strictest first)",
+    "add": "remove entries",
+    "remove": "add entries",
+    "remap": "add shell tools",
+    "change": "nothing",
+}
 
 
 def _type(key: Key) -> str:
@@ -87,8 +112,8 @@ def render_markdown() -> str:
         if groups:
             out += [f"- `{g}.*`: {GROUPS[g]}" for g in groups] + [""]
         out += [
-            "| key | type | default | allowed | meaning |",
-            "|---|---|---|---|---|",
+            "| key | type | default | allowed | untrusted project | meaning |",
+            "|---|---|---|---|---|---|",
         ]
         for key in SCHEMA:
             if key.section != section:
@@ -96,7 +121,7 @@ def render_markdown() -> str:
             default = json.dumps(key.default, ensure_ascii=False)
             out.append(
                 f"| `{key.path}` | {_type(key)} | `{_cell(default)}` | {_cell(_allowed(key))} "
-                f"| {_cell(key.help)} Env: `{env_name(key.path)}`. |"
+                f"| {UNTRUSTED[key.loosen]} | {_cell(key.help)} Env: `{env_name(key.path)}`. |"
             )
         out.append("")
     return "\n".join(out).rstrip() + "\n"

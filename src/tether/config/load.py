@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from tether.config.core import DEFAULT_LAYER, Config
+from tether.config.core import DEFAULT_LAYER, Config, Ignored
 from tether.config.paths import Paths, discover
 from tether.errors import ConfigError
 
@@ -44,7 +44,8 @@ def merge(
         origins[path] = label
 
 
-def _read_files(layers: list[tuple[str, Path, bool]]) -> dict[str, Any]:
+def _read_files(paths: Paths, environ: Mapping[str, str]) -> dict[str, Any]:
+    from tether.config.constraints import check_floors
     from tether.config.validate import ConfigProblems, Problem
     from tether.config.yamlio import load_file
 
@@ -53,13 +54,27 @@ def _read_files(layers: list[tuple[str, Path, bool]]) -> dict[str, Any]:
     problems: list[Problem] = []
     files: list[list[str]] = []
     lines: dict[str, int] = {}  # the line of each key in the file its value came from
-    for layer, path, required in layers:
+    ignored: list[list[Any]] = []
+    untrusted: list[str] = []
+    for layer, path, required in paths.layers():
         if not required and not path.exists():
             continue
         found_lines: dict[str, int] = {}
-        found, errors = load_file(path, found_lines)
+        content = _read(path)
+        # Only the tightening part of an untrusted project file applies (tether.config.trust).
+        limited = paths.scoped(layer, path) and content is not None
+        limited = limited and not _trusted(path, content or b"", environ)
+        found, errors = load_file(path, found_lines, content, untrusted=limited)
         lines.update(found_lines)
         problems += errors
+        if limited and not errors and found:
+            found, dropped = _tightening(values, found)
+            for key, why in dropped:  # a mapping entry without a line of its own: its mapping's
+                line = found_lines.get(key, found_lines.get(key.rpartition(".")[0]))
+                ignored.append([str(path), line, key, why])
+            if dropped:
+                untrusted.append(str(path))
+        problems += check_floors(found, f"{layer}:{path}", found_lines)
         merge(values, origins, found, f"{layer}:{path}")
         files.append([layer, str(path)])
     if not problems:
@@ -68,7 +83,44 @@ def _read_files(layers: list[tuple[str, Path, bool]]) -> dict[str, Any]:
         problems = check_constraints(values, origins, lines)
     if problems:
         raise ConfigProblems(problems)
-    return {"values": values, "origins": origins, "files": files}
+    return {
+        "values": values,
+        "origins": origins,
+        "files": files,
+        "ignored": ignored,
+        "untrusted": untrusted,
+    }
+
+
+def _trusted(path: Path, content: bytes, environ: Mapping[str, str]) -> bool:
+    from tether.config.trust import is_trusted
+
+    return is_trusted(path, content, environ)
+
+
+def _read(path: Path) -> bytes | None:
+    # One read serves both the trust hash and the parse: what is trusted is what is applied.
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None  # load_file reports it
+
+
+def _tightening(
+    values: Mapping[str, Any], found: Mapping[str, Any]
+) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+    """Return the part of an untrusted layer that applies, and what was ignored (key, why)."""
+    from tether.config.direction import tighten_only
+    from tether.config.schema import KEYS
+
+    applied: dict[str, Any] = {}
+    dropped: list[tuple[str, str]] = []
+    for path, value in found.items():
+        kept, why = tighten_only(KEYS[path], values.get(path), value)
+        dropped += why
+        if kept is not None:
+            applied[path] = kept
+    return applied, dropped
 
 
 def env_overrides(environ: Mapping[str, str]) -> list[tuple[str, str, str]]:
@@ -105,6 +157,9 @@ def apply_texts(
         except BadValue as exc:
             problems.append(Problem(label, None, path, str(exc)))
             continue
+        from tether.config.constraints import check_floors
+
+        problems += check_floors({key.path: value}, label)
         merge(values, origins, {key.path: value}, label)
     if problems:
         raise ConfigProblems(problems)
@@ -150,7 +205,6 @@ def load_paths(
 ) -> Config:
     """Load the effective config from already discovered ``paths``."""
     # On the hook path (a fresh cache, no overrides) nothing below imports the validator.
-    layers = paths.layers()
     texts = [(f"env:{name}", path, text) for name, path, text in env_overrides(environ)]
     malformed: list[str] = []
     for item in overrides:
@@ -162,9 +216,9 @@ def load_paths(
         if use_cache:
             from tether.config.cache import cached
 
-            payload = cached(layers, environ, lambda: _read_files(layers))
+            payload = cached(paths, environ, lambda: _read_files(paths, environ))
         else:
-            payload = _read_files(layers)
+            payload = _read_files(paths, environ)
     except ConfigError as exc:
         # Report the overrides' mistakes along with the files', not one batch per run.
         from tether.config.validate import ConfigProblems
@@ -187,7 +241,8 @@ def load_paths(
         if problems:
             raise ConfigProblems(problems)
     files = tuple((layer, path) for layer, path in payload["files"])
-    return Config(values, origins, files)
+    ignored = tuple(Ignored(*item) for item in payload.get("ignored", ()))
+    return Config(values, origins, files, ignored, tuple(payload.get("untrusted", ())))
 
 
 def _problems(malformed: list[str]) -> list[Any]:

@@ -1,4 +1,8 @@
-"""Where config files live: the user file, the project file and ``TETHER_CONFIG``."""
+"""Where config files live: the user file, the project file, ``TETHER_CONFIG``, and the files
+Tether derives from them (the cache, the trust records, the cache's key).
+
+``own_files(environ)`` lists every one of them for rules that guard Tether's own files.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 PROJECT_FILE = ".tether.yaml"
+PROJECT_FILES = (PROJECT_FILE,)  # every per-repository file the loader reads
 USER_FILE = ("tether", "config.yaml")
+TRUST_FILE = "trust.json"
+KEY_FILE = "cache.key"
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,6 +26,10 @@ class Paths:
     explicit: Path | None
     project: Path | None
     project_root: Path
+    # The project root is a real repository (it holds .git or the project file), and
+    # TETHER_CONFIG was a relative path (so the event's working directory chose the file).
+    repository: bool = False
+    explicit_relative: bool = False
 
     def layers(self) -> list[tuple[str, Path, bool]]:
         """Return ``(layer, path, required)`` for each file layer, lowest first."""
@@ -30,6 +41,24 @@ class Paths:
         if self.explicit is not None:
             layers.append(("TETHER_CONFIG", self.explicit, True))
         return layers
+
+    def scoped(self, layer: str, path: Path) -> bool:
+        """Return whether a layer's file belongs to the project, so it needs the user's trust.
+
+        The project file does; so does a ``TETHER_CONFIG`` file inside the repository or named
+        by a relative path: the environment is the user's (the agent cannot change the hook
+        process's), but the content of a file in the repository is not.
+        """
+        if layer == "project":
+            return True
+        if layer != "TETHER_CONFIG":
+            return False
+        if self.explicit_relative:
+            return True
+        if not self.repository:
+            return False
+        root = os.path.realpath(self.project_root)
+        return os.path.realpath(path).startswith(root.rstrip(os.sep) + os.sep)
 
     def write_target(self, project: bool = False) -> Path:
         """Return the file ``tether config set`` writes."""
@@ -55,6 +84,49 @@ def user_file(environ: Mapping[str, str]) -> Path:
 def cache_dir(environ: Mapping[str, str]) -> Path:
     """Return ``$XDG_CACHE_HOME/tether`` (default ``~/.cache``)."""
     return _base_dir(environ, "XDG_CACHE_HOME", ".cache") / "tether"
+
+
+def state_dir(environ: Mapping[str, str]) -> Path:
+    """Return ``$XDG_STATE_HOME/tether`` (default ``~/.local/state``): state.db, trust, key."""
+    return _base_dir(environ, "XDG_STATE_HOME", ".local/state") / "tether"
+
+
+def trust_file(environ: Mapping[str, str]) -> Path:
+    """Return the file recording which project files the user trusts (by content hash)."""
+    return state_dir(environ) / TRUST_FILE
+
+
+def key_file(environ: Mapping[str, str]) -> Path:
+    """Return the per-user secret that authenticates config cache entries and trust records."""
+    return state_dir(environ) / KEY_FILE
+
+
+@dataclass(frozen=True, slots=True)
+class OwnFiles:
+    """Tether's own configuration files and derived state, for rules guarding them."""
+
+    user_file: Path
+    project_file_names: tuple[str, ...]
+    cache_dir: Path
+    state_dir: Path
+    trust_file: Path
+    key_file: Path
+
+
+def own_files(environ: Mapping[str, str]) -> OwnFiles:
+    """Return where Tether keeps its config, cache, trust records and key under ``environ``.
+
+    ``TETHER_CONFIG`` (when set) names one more config file; the state database is
+    ``store.path`` or ``state_dir/state.db``.
+    """
+    return OwnFiles(
+        user_file(environ),
+        PROJECT_FILES,
+        cache_dir(environ),
+        state_dir(environ),
+        trust_file(environ),
+        key_file(environ),
+    )
 
 
 def find_project(cwd: Path) -> tuple[Path | None, Path]:
@@ -84,16 +156,32 @@ def discover(cwd: Path | None, environ: Mapping[str, str]) -> Paths:
         here = Path.cwd() / here
     explicit_text = environ.get("TETHER_CONFIG", "")
     explicit = None
+    relative = False
     if explicit_text:
         if explicit_text == "~" or explicit_text.startswith("~/"):
             # Expand with the HOME being used (tests and hooks pass their own environment).
             home = environ.get("HOME") or os.path.expanduser("~")
             explicit_text = home + explicit_text[1:]
         explicit = Path(explicit_text)
-        if not explicit.is_absolute():
+        relative = not explicit.is_absolute()
+        if relative:
             explicit = here / explicit
     project, root = find_project(here)
-    return Paths(user_file(environ), explicit, project, root)
+    repository = project is not None or (root / ".git").exists()
+    return Paths(user_file(environ), explicit, project, root, repository, relative)
 
 
-__all__ = ["PROJECT_FILE", "Paths", "cache_dir", "discover", "find_project", "user_file"]
+__all__ = [
+    "PROJECT_FILE",
+    "PROJECT_FILES",
+    "OwnFiles",
+    "Paths",
+    "cache_dir",
+    "discover",
+    "find_project",
+    "key_file",
+    "own_files",
+    "state_dir",
+    "trust_file",
+    "user_file",
+]

@@ -16,6 +16,25 @@ from tether.loops.settings import SHELL_TOOLS, STOP_DEFAULTS, WARN_DEFAULTS
 
 Kind = Literal["bool", "int", "float", "str", "enum", "list", "map"]
 
+# Which change to a key loosens the guard, so that an untrusted project file may only make the
+# other change (tether.config.direction compares a project file's value with the one below it):
+#   raise  - a higher number loosens (a threshold reached later, a longer deadline)
+#   lower  - a lower number loosens (a shorter memory)
+#   off    - switching the setting off loosens
+#   order  - a later entry of ``choices`` loosens (choices are listed strictest first)
+#   add    - a list entry added loosens (allow globs); removing entries tightens
+#   remove - a list entry removed loosens (deny globs); adding entries tightens
+#   remap  - a mapping entry removed or changed loosens; a new entry tightens
+#   change - any change loosens (where the state lives, who may connect)
+Loosen = Literal["raise", "lower", "off", "order", "add", "remove", "remap", "change"]
+
+# The hook's own deadline stays under the host's timeout, which `tether install` writes as 30 s
+# for every host (tether.hosts.settings.HOST_TIMEOUT; the hosts' own defaults are longer:
+# Claude Code and Codex 600 s, Gemini CLI 60 s): 5 s are left for starting Python and
+# printing the reply, so the host always hears Tether's deny rather than timing out (which
+# every host treats as allow).
+HOOK_DEADLINE_MAX = 25.0
+
 
 @dataclass(frozen=True, slots=True)
 class Key:
@@ -28,11 +47,42 @@ class Key:
     minimum: float | None = None
     maximum: float | None = None
     choices: tuple[str, ...] = ()
+    loosen: Loosen = "change"  # unknown is not safe: any change loosens unless declared
 
     @property
     def section(self) -> str:
         """Return the top-level section name."""
         return self.path.split(".", 1)[0]
+
+    def accepts(self, value: Any) -> bool:
+        """Return whether ``value`` is a valid typed value of this key (a cheap re-check).
+
+        The config cache's payload is checked with this on every load: derived data is never
+        trusted for its type or range, only for saving a YAML parse. (``type() is``, not
+        ``isinstance``: a bool is not an int here; it runs for every key of every hook call.)
+        """
+        kind, kind_of = self.kind, type(value)
+        if kind in ("int", "float"):
+            if kind_of is not int and (kind == "int" or kind_of is not float):
+                return False
+            low, high = self.minimum, self.maximum
+            # value - value is 0 for every finite number, nan for nan and the infinities.
+            return (
+                value - value == 0
+                and (low is None or value >= low)
+                and (high is None or value <= high)
+            )
+        if kind == "bool":
+            return kind_of is bool
+        if kind == "enum":
+            return kind_of is str and value in self.choices
+        if kind == "str":
+            return kind_of is str
+        if kind == "list":
+            return kind_of is list and all(type(item) is str for item in value)
+        return kind_of is dict and all(
+            type(name) is str and name and type(arg) is str for name, arg in value.items()
+        )
 
     def expected(self) -> str:
         """Describe the accepted values in words, for error messages and docs."""
@@ -81,18 +131,26 @@ _DETECTORS: tuple[tuple[str, int, int, str], ...] = tuple(
 
 # The built-in read/write/poll lists live with the loop guard (tether.loops.settings), which
 # adds these settings to them: an older config file can never switch off what a newer release
-# knows. Only the shell mapping is declared here, because entries can be removed ('' value).
+# knows. Only the shell mapping is declared here, because entries can be removed ('' value)
+# (never a built-in one: tether.config.constraints.check_floors).
 
 
 def _keys() -> tuple[Key, ...]:
     keys: list[Key] = [
-        Key("loops.warnings", "bool", True, "Warn the model when a loop detector fires."),
+        Key(
+            "loops.warnings",
+            "bool",
+            True,
+            "Warn the model when a loop detector fires.",
+            loosen="off",
+        ),
         Key(
             "loops.hard_stop",
             "bool",
             False,
             "Block calls (and halt the agent) once a detector reaches its hard-stop threshold. "
             "Off by default: loops only warn until you opt in.",
+            loosen="off",
         ),
         Key(
             "loops.window",
@@ -101,6 +159,7 @@ def _keys() -> tuple[Key, ...]:
             "How many recent calls per session are remembered for loop detection.",
             minimum=2,
             maximum=10_000,
+            loosen="lower",
         ),
     ]
     for name, warn, _, what in _DETECTORS:
@@ -112,6 +171,7 @@ def _keys() -> tuple[Key, ...]:
                 f"Warn after this many of: {what}.",
                 minimum=1,
                 maximum=1_000_000,
+                loosen="raise",
             )
         )
     for name, _, stop, what in _DETECTORS:
@@ -123,6 +183,7 @@ def _keys() -> tuple[Key, ...]:
                 f"With hard_stop on, block after this many of: {what}.",
                 minimum=1,
                 maximum=1_000_000,
+                loosen="raise",
             )
         )
     keys += [
@@ -133,6 +194,7 @@ def _keys() -> tuple[Key, ...]:
             "Identical calls to a polling tool tolerated before they count as a loop.",
             minimum=1,
             maximum=1_000_000,
+            loosen="raise",
         ),
         Key(
             "loops.poll.max_seconds",
@@ -141,12 +203,14 @@ def _keys() -> tuple[Key, ...]:
             "Seconds a polling streak may last before it counts as a loop.",
             minimum=1,
             maximum=31_536_000,
+            loosen="raise",
         ),
         Key(
             "progress.enabled",
             "bool",
             False,
             "Detect sub-agents that keep working without converging (off by default).",
+            loosen="off",
         ),
         Key(
             "progress.warn_after",
@@ -155,6 +219,7 @@ def _keys() -> tuple[Key, ...]:
             "Warn after this many calls without progress.",
             minimum=1,
             maximum=1_000_000,
+            loosen="raise",
         ),
         Key(
             "progress.halt_after",
@@ -163,13 +228,15 @@ def _keys() -> tuple[Key, ...]:
             "Halt after this many calls without progress.",
             minimum=1,
             maximum=1_000_000,
+            loosen="raise",
         ),
         Key(
             "progress.scope",
             "enum",
             "subagents",
             "Watch only sub-agents, or every agent including the main one.",
-            choices=("subagents", "all"),
+            choices=("all", "subagents"),  # strictest first (see Loosen)
+            loosen="order",
         ),
         Key(
             "approvals.mode",
@@ -178,6 +245,7 @@ def _keys() -> tuple[Key, ...]:
             "'manual': dangerous commands ask a human; 'off': they run, except the hardline tier, "
             "which is always blocked.",
             choices=("manual", "off"),
+            loosen="order",
         ),
         Key(
             "approvals.unattended",
@@ -185,24 +253,28 @@ def _keys() -> tuple[Key, ...]:
             "block",
             "What 'ask' becomes when no human can answer (unattended runs).",
             choices=("block", "ask"),
+            loosen="order",
         ),
         Key(
             "approvals.allow",
             "list",
             [],
             "Glob patterns of shell commands allowed without asking (never the hardline tier).",
+            loosen="add",
         ),
         Key(
             "approvals.deny",
             "list",
             [],
             "Glob patterns of shell commands always blocked.",
+            loosen="remove",
         ),
         Key(
             "approvals.disabled_rules",
             "list",
             [],
             "Rule codes to switch off (hardline rules cannot be switched off).",
+            loosen="add",
         ),
         Key(
             "approvals.enabled_rules",
@@ -210,6 +282,7 @@ def _keys() -> tuple[Key, ...]:
             [],
             "Rule codes to keep on even when approvals.disabled_rules lists them (a narrower "
             "layer's way to undo a broader layer's switch-off).",
+            loosen="remove",
         ),
         Key(
             "approvals.isolation.threshold",
@@ -219,6 +292,7 @@ def _keys() -> tuple[Key, ...]:
             "with a deadline (0: always).",
             minimum=0,
             maximum=100_000_000,
+            loosen="raise",
         ),
         Key(
             "approvals.isolation.deadline",
@@ -227,6 +301,7 @@ def _keys() -> tuple[Key, ...]:
             "Seconds the isolated worker may take before the command is blocked.",
             minimum=0.01,
             maximum=600,
+            loosen="raise",
         ),
         Key(
             "approvals.isolation.memory_mb",
@@ -235,13 +310,16 @@ def _keys() -> tuple[Key, ...]:
             "Memory limit of the isolated worker, in MiB.",
             minimum=16,
             maximum=65_536,
+            loosen="raise",
         ),
         Key(
             "tools.shell",
             "map",
             dict(SHELL_TOOLS),
             "Shell tools: tool name -> the argument holding the command. Entries merge with the "
-            "built-ins; map a name to '' to remove a built-in.",
+            "built-ins, which cannot be remapped or removed; map a name to '' to remove an entry a "
+            "lower layer added.",
+            loosen="remap",
         ),
         Key(
             "tools.read",
@@ -249,6 +327,7 @@ def _keys() -> tuple[Key, ...]:
             [],
             "More read-only tools, added to the built-in list (Read, Grep, Glob, LS, read_file, "
             "view, WebFetch, ...): repeating one with an identical result is no progress.",
+            loosen="remove",
         ),
         Key(
             "tools.write",
@@ -256,6 +335,7 @@ def _keys() -> tuple[Key, ...]:
             [],
             "More tools that change files or state, added to the built-in list (Write, Edit, "
             "MultiEdit, apply_patch, ...).",
+            loosen="add",
         ),
         Key(
             "tools.poll",
@@ -263,6 +343,7 @@ def _keys() -> tuple[Key, ...]:
             [],
             "More polling tools, added to the built-in list (BashOutput, TaskOutput, "
             "write_stdin, ...): repeated identical calls are expected, up to loops.poll.*.",
+            loosen="add",
         ),
         Key(
             "tools.failure_tolerant",
@@ -270,6 +351,7 @@ def _keys() -> tuple[Key, ...]:
             [],
             "More tools whose errors are routine, added to the built-ins (every shell tool, "
             "execute_code, ...): a streak of their failures warns (TL204) but never halts.",
+            loosen="add",
         ),
         Key(
             "store.backend",
@@ -278,14 +360,22 @@ def _keys() -> tuple[Key, ...]:
             "Where session state lives: 'memory' (one process), 'sqlite' (hooks, one machine) "
             "or 'redis' (fleets).",
             choices=("memory", "sqlite", "redis"),
+            loosen="change",
         ),
         Key(
             "store.path",
             "str",
             "",
             "SQLite file; empty means $XDG_STATE_HOME/tether/state.db.",
+            loosen="change",
         ),
-        Key("store.url", "str", "redis://127.0.0.1:6379/0", "Redis URL for the redis backend."),
+        Key(
+            "store.url",
+            "str",
+            "redis://127.0.0.1:6379/0",
+            "Redis URL for the redis backend.",
+            loosen="change",
+        ),
         Key(
             "store.ttl_days",
             "int",
@@ -293,13 +383,21 @@ def _keys() -> tuple[Key, ...]:
             "Forget sessions idle for this many days; 0 keeps them forever.",
             minimum=0,
             maximum=3650,
+            loosen="lower",
         ),
-        Key("store.key_prefix", "str", "tether:", "Prefix of every Redis key Tether writes."),
+        Key(
+            "store.key_prefix",
+            "str",
+            "tether:",
+            "Prefix of every Redis key Tether writes.",
+            loosen="change",
+        ),
         Key(
             "serve.host",
             "str",
             "127.0.0.1",
             "Address `tether serve` binds (non-loopback needs a token).",
+            loosen="change",
         ),
         Key(
             "serve.port",
@@ -308,21 +406,24 @@ def _keys() -> tuple[Key, ...]:
             "Port `tether serve` listens on (0 picks a free one).",
             minimum=0,
             maximum=65535,
+            loosen="change",
         ),
         Key(
             "serve.token",
             "str",
             "",
             "Bearer token every request to `tether serve` must send (TETHER_SERVE_TOKEN wins).",
+            loosen="change",
         ),
         Key(
             "hooks.deadline",
             "float",
             15.0,
             "Seconds a hook may take before it answers with a block: under the host's hook "
-            "timeout (30 s as installed), over approvals.isolation.deadline.",
+            "timeout (30 s as installed; at most 25 s), over approvals.isolation.deadline.",
             minimum=0.1,
-            maximum=600,
+            maximum=HOOK_DEADLINE_MAX,
+            loosen="raise",
         ),
     ]
     return tuple(keys)

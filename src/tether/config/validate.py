@@ -298,12 +298,32 @@ def walk(tree: Any, line_of: LineOf | None = None) -> Iterator[Leaf | Problem]:
                 yield Problem("", line, "", unknown_key_message(path))
 
 
+def _past_loose_bound(key: Key, value: Any) -> bool:
+    if key.kind not in ("int", "float") or isinstance(value, bool):
+        return False
+    if not isinstance(value, int | float) or (key.kind == "int" and not isinstance(value, int)):
+        return False
+    if key.loosen == "raise" and key.maximum is not None:
+        return value > key.maximum  # inf too; nan compares false and stays an error
+    if key.loosen == "lower" and key.minimum is not None:
+        return value < key.minimum
+    return False
+
+
 def validate_tree(
-    tree: Any, source: str, line_of: LineOf | None = None, lines: dict[str, int] | None = None
+    tree: Any,
+    source: str,
+    line_of: LineOf | None = None,
+    lines: dict[str, int] | None = None,
+    *,
+    untrusted: bool = False,
 ) -> tuple[dict[str, Any], list[Problem]]:
     """Return the typed leaf values a parsed document sets, and every problem in it.
 
-    ``lines``, when given, receives the line of each leaf key that was found.
+    ``lines``, when given, receives the line of each leaf key that was found. In an
+    ``untrusted`` file, a number past its range in the loosening direction (``hooks.deadline:
+    999``) is returned as is, for the trust filter to ignore, rather than refused: a cloned
+    repository must not be able to make every hook call fail.
     """
     values: dict[str, Any] = {}
     problems: list[Problem] = []
@@ -313,9 +333,17 @@ def validate_tree(
             continue
         if lines is not None and item.line is not None:
             lines[item.key.path] = item.line
+            if item.key.kind == "map" and isinstance(item.value, Mapping) and line_of:
+                for name in item.value:  # a mapping's entries have their own lines
+                    found = line_of(item.value, name)
+                    if found is not None:
+                        lines[f"{item.key.path}.{name}"] = found
         try:
             values[item.key.path] = check_value(item.key, item.value)
         except BadValue as exc:
+            if untrusted and _past_loose_bound(item.key, item.value):
+                values[item.key.path] = item.value
+                continue
             problems.append(Problem(source, item.line, item.key.path, str(exc)))
     return values, problems
 

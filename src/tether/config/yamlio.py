@@ -52,11 +52,12 @@ def parse_text(text: str, source: str) -> tuple[Any, list[Problem]]:
         return None, [Problem(source, None, "", f"invalid YAML: {' '.join(str(exc).split())}")]
 
 
-def read_document(path: Path) -> tuple[str | None, Any, list[Problem]]:
-    """Read and parse one file; return its text, document and problems (never raises)."""
+def read_document(path: Path, data: bytes | None = None) -> tuple[str | None, Any, list[Problem]]:
+    """Read (unless ``data`` is its content) and parse one file; never raises."""
     source = str(path)
     try:
-        data = path.read_bytes()
+        if data is None:
+            data = path.read_bytes()
     except FileNotFoundError:
         return None, None, [Problem(source, None, "", "file not found")]
     except OSError as exc:
@@ -71,16 +72,21 @@ def read_document(path: Path) -> tuple[str | None, Any, list[Problem]]:
 
 
 def load_file(
-    path: Path, lines: dict[str, int] | None = None
+    path: Path,
+    lines: dict[str, int] | None = None,
+    data: bytes | None = None,
+    *,
+    untrusted: bool = False,
 ) -> tuple[dict[str, Any], list[Problem]]:
     """Return the typed leaf values one file sets, and every problem in it.
 
-    ``lines``, when given, receives the line of each leaf key the file sets.
+    ``lines``, when given, receives the line of each leaf key the file sets; ``data``, when
+    given, is the file's content already read; ``untrusted``: see ``validate_tree``.
     """
-    _, document, problems = read_document(path)
+    _, document, problems = read_document(path, data)
     if problems:
         return {}, problems
-    return validate_tree(document, str(path), line_of, lines)
+    return validate_tree(document, str(path), line_of, lines, untrusted=untrusted)
 
 
 __all__ = ["line_of", "load_file", "new_yaml", "parse_text", "read_document"]

@@ -196,8 +196,11 @@ def from_config(cfg: Any) -> LoopSettings:
     for name, key in dict(get("tools.shell") or {}).items():
         if key:
             shell[str(name)] = str(key)
-        else:  # mapping a name to '' removes a built-in, as the schema documents
+        else:  # mapping a name to '' removes an entry a lower layer added
             shell.pop(str(name), None)
+    # No layer remaps or removes a built-in shell tool (the config check refuses it): even a
+    # Config built by hand or a tampered cache cannot take `rm -rf /` out of classification.
+    shell.update(SHELL_TOOLS)
     tools = ToolKinds(
         shell=shell,
         read=READ_TOOLS | _names(get("tools.read"), "tools.read"),
