@@ -75,6 +75,8 @@ def test_jsonl_reads_strings_and_objects_one_verdict_per_line() -> None:
         (b'{"cmd": "ls"}', "line 2: expected an object with a string 'command' key"),
         (b"[1, 2]", "line 2: expected a JSON string"),
         (b'{"command": 5}', "line 2: expected an object"),
+        (b"", "line 2: empty line"),
+        (b"   \t", "line 2: empty line"),
     ],
 )
 def test_jsonl_bad_lines_are_reported_by_number_and_processing_continues(

@@ -175,10 +175,10 @@ def test_check_reports_two_mistakes_with_their_lines(env: Env) -> None:
 def test_check_a_named_file_and_a_clean_setup(env: Env, tmp_path: Path) -> None:
     assert env.tether("config", "check").out == f"ok: user {env.user_file}\n"
     other = tmp_path / "other.yaml"
-    other.write_text("store:\n  backend: redis\n  ttl_days: 0\n", encoding="utf-8")
+    other.write_text("store:\n  backend: redis\n  ttl_days: -1\n", encoding="utf-8")
     result = env.tether("config", "check", str(other))
     assert result.rc == 1
-    assert f"{other}:3: store.ttl_days: expected an integer from 1 to 3650, got 0" in result.err
+    assert f"{other}:3: store.ttl_days: expected an integer from 0 to 3650, got -1" in result.err
 
 
 def test_set_with_an_invalid_file_refuses_and_lists_its_mistakes(env: Env) -> None:

@@ -147,7 +147,8 @@ def test_cli_jsonl_shows_the_example_loop_stopped() -> None:
     assert proc.returncode == 0, proc.stderr
     lines = [json.loads(x) for x in proc.stdout.splitlines()]
     calls, summary = lines[:-1], lines[-1]["summary"]
-    assert [set(c) for c in calls[:1]] == [{"i", "tool", "action", "codes", "message"}]
+    assert [set(c) for c in calls[:1]] == [{"call", "i", "tool", "action", "codes", "message"}]
+    assert [c["call"] for c in calls] == list(range(1, 13))
     by_i = {c["i"]: c for c in calls}
     assert by_i[3]["action"] == "allow"  # the first rerun after an edit is fine
     assert by_i[4]["action"] == "warn" and by_i[4]["codes"] == ["TL203"]

@@ -7,13 +7,13 @@ import json
 import pytest
 
 from tether.cli import main
-from tether.rules import all_rules
+from tether.rules import all_codes
 
 
 def test_list_shows_every_rule(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["rules"]) == 0
     out = capsys.readouterr().out
-    for rule in all_rules():
+    for rule in all_codes():
         assert f"{rule.code} " in out and rule.name in out
 
 
@@ -35,7 +35,7 @@ def test_unknown_rule_suggests_a_close_one(capsys: pytest.CaptureFixture[str]) -
 def test_json_lists_all_and_one(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["rules", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert [d["code"] for d in data] == [r.code for r in all_rules()]
+    assert [d["code"] for d in data] == [r.code for r in all_codes()]
     assert main(["rules", "RW004", "--json"]) == 0
     one = json.loads(capsys.readouterr().out)
     assert one["name"] == "command-substitution" and one["tier"] == "read"

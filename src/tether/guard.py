@@ -93,6 +93,13 @@ class Guard:
         command = kinds.shell_command(call.tool, call.args, s.tools)
         shell_key = s.tools.shell.get(call.tool) if command is not None else None
         sig, text = signature_and_preview(call.tool, call.args, shell_key)
+        if command is None and review and call.tool in s.tools.shell:
+            # A shell call without a command string cannot be checked: refuse it (fail closed).
+            from tether.approval import malformed_shell_call
+
+            key = s.tools.shell[call.tool]
+            refused = malformed_shell_call(call.tool, key, call.args)
+            return _Prepared(sig, kinds.EXEC, text, None, refused)
         if command is None:
             kind = kinds.static_kind(call.tool, call.args, s.tools)
             files = self._review_files(call) if review else None
@@ -483,6 +490,15 @@ def _count(st: State, decision: Decision, *, counted_warning: bool = False) -> N
         st["warnings"] += 1
     elif decision.action >= Action.BLOCK:
         st["blocks"] += 1
+    else:
+        st["updated"] = time.time()
+        return
+    # Interventions per code, for `tether stats` (bounded: one entry per code there is).
+    tally = st.get("codes")
+    if not isinstance(tally, dict):
+        tally = st["codes"] = {}
+    for code in decision.codes:
+        tally[code] = int(tally.get(code, 0)) + 1
     st["updated"] = time.time()
 
 

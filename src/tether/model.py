@@ -22,6 +22,12 @@ class Action(enum.IntEnum):
         """Return the lower-case name used in JSON and config ("allow", "block", ...)."""
         return self.name.lower()
 
+    def __str__(self) -> str:
+        return self.name.lower()
+
+    def __format__(self, spec: str) -> str:
+        return format(self.name.lower(), spec)
+
     @classmethod
     def parse(cls, text: str) -> Action:
         """Return the action named by ``text`` (case-insensitive)."""

@@ -12,7 +12,7 @@ import threading
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from tether.approval.evaluate import evaluate
-from tether.approval.policy import WORKER_CODE, Policy, decide
+from tether.approval.policy import MALFORMED_CODE, WORKER_CODE, Policy, decide
 from tether.classify import Classification
 from tether.errors import WorkerError
 from tether.model import Action, Decision
@@ -62,6 +62,27 @@ def worker_block(command: str, error: WorkerError) -> Decision:
     )
 
 
+def malformed_shell_call(tool: str, key: str, args: Any) -> Review:
+    """Return the fail-closed review of a shell call whose command is not a string."""
+    value = args.get(key) if hasattr(args, "get") else None
+    if not hasattr(args, "get") or key not in args:
+        found = f"has no {key!r} argument"
+    elif value is None:
+        found = f"has {key!r} set to null"
+    else:
+        found = f"has {key!r} set to {type(value).__name__} {str(value)[:40]!r}, not a string"
+    return Review(
+        None,
+        Decision(
+            Action.BLOCK,
+            (MALFORMED_CODE,),
+            f"Blocked: this {tool} call {found}, so there is no command to check. Send the "
+            f"command line as a string in {key!r}.",
+            {"tool": tool, "key": key},
+        ),
+    )
+
+
 def review(
     command: str,
     config: Any = None,
@@ -90,4 +111,11 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'tether.approval' has no attribute {name!r}")
 
 
-__all__ = ["IsolatedClassifier", "Policy", "Review", "review", "worker_block"]
+__all__ = [
+    "IsolatedClassifier",
+    "Policy",
+    "Review",
+    "malformed_shell_call",
+    "review",
+    "worker_block",
+]

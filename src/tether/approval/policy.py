@@ -29,6 +29,7 @@ WORKER_CODE = "TA102"  # the isolated classification failed (fail closed)
 UNATTENDED_CODE = "TA103"  # ask became block: no human can answer
 FLOOR_CODE = "TA104"  # a hardline rule or sudo -S: blocked in every mode
 UNANALYSABLE_CODE = "TA105"  # over the parser's caps: nothing could be checked (fail closed)
+MALFORMED_CODE = "TA106"  # a shell call without a command string (fail closed)
 
 SUDO_STDIN = "DG408"
 

@@ -17,6 +17,7 @@ from tether.errors import TetherError
 # name -> (module, one-line help). Order is the order of ``tether --help``.
 COMMANDS: dict[str, tuple[str, str]] = {
     "classify": ("tether.cli.classify", "classify shell commands: read-only? dangerous? why?"),
+    "check": ("tether.cli.check", "what the guard would decide for a command, with your config"),
     "rules": ("tether.cli.rules", "list the rule catalogue or show one rule with its examples"),
     "verify": ("tether.cli.verify", "run commands in a sandbox and report what they changed"),
     "replay": ("tether.cli.replay", "run recorded sessions through the guard"),
@@ -27,6 +28,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "uninstall": ("tether.cli.install", "remove exactly the hooks Tether added"),
     "doctor": ("tether.cli.doctor", "check the installed hooks, config and state store"),
     "session": ("tether.cli.session", "list, show and reset recorded sessions"),
+    "stats": ("tether.cli.stats", "interventions per code, busiest sessions, top repeated calls"),
     "serve": ("tether.cli.serve", "run the local HTTP sidecar (hook events and the JSON API)"),
     "daemon": ("tether.cli.daemon", "status or stop the per-user daemon that answers hooks warm"),
     "mcp-proxy": ("tether.cli.mcp_proxy", "guard an MCP server's tool calls (stdio proxy)"),

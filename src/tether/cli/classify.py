@@ -2,10 +2,10 @@
 
 Each COMMAND argument is one command line (quote it: ``tether classify 'ls -la'``).
 ``--jsonl`` reads commands from stdin instead, one per line, each a JSON string or an object
-with a ``command`` key, and writes one JSON object per input line, in order. A line that is not
-valid UTF-8 or not valid JSON is reported on stderr with its line number and still gets an
-object (not read-only, code RW014, an ``error`` field); processing continues and the exit
-status is 2 at the end. Otherwise the exit status is 0.
+with a ``command`` key, and writes one JSON object per input line, in order. A line that is
+empty, not valid UTF-8 or not valid JSON is reported on stderr with its line number and still
+gets an object (not read-only, code RW014, an ``error`` field); processing continues and the
+exit status is 2 at the end. Otherwise the exit status is 0.
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ INVALID_INPUT = "RW014"
 
 EPILOG = """\
 Each COMMAND is one command line: quote it (tether classify 'ls -la').
-With --jsonl, a line that is not valid UTF-8 or JSON is reported on stderr with its number,
-still gets an object (read_only false, code RW014, an "error" field), and processing
-continues; the exit status is then 2.
+With --jsonl, a line that is empty, not valid UTF-8 or not JSON is reported on stderr with
+its number, still gets an object (read_only false, code RW014, an "error" field), and
+processing continues; the exit status is then 2.
 
 examples:
   tether classify 'ls -la' 'git diff > patch.txt'
@@ -88,7 +88,7 @@ def _line_command(raw: bytes, number: int) -> tuple[str | None, str | None]:
         return None, f"line {number}: not valid UTF-8 (byte {exc.start + 1}); skipped"
     stripped = text.strip()
     if not stripped:
-        return "", None
+        return None, f"line {number}: empty line (expected a JSON string or an object)"
     try:
         value = json.loads(stripped)
     except json.JSONDecodeError as exc:

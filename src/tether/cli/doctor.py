@@ -36,13 +36,16 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
     parser.add_argument(
         "--host", action="append", choices=list(HOSTS), help="check only this host (repeatable)"
     )
+    from tether.cli._common import add_config_arguments
+
+    add_config_arguments(parser)  # the config and store checks; hook processes read their own
 
 
 def run(args: argparse.Namespace, name: str) -> int:
     """Run every check, print the report; exit 1 when something must be fixed."""
     cwd = Path.cwd()
     checks: list[Check] = []
-    config = _check_config(cwd, checks)
+    config = _check_config(cwd, checks, tuple(args.config_overrides or ()))
     _check_store(config, bool(args.fix), checks)
     _check_daemon(checks)
     session = f"tether-doctor-{uuid.uuid4().hex[:12]}"
@@ -58,12 +61,12 @@ def run(args: argparse.Namespace, name: str) -> int:
     return 1 if failed else 0
 
 
-def _check_config(cwd: Path, checks: list[Check]) -> Any:
+def _check_config(cwd: Path, checks: list[Check], overrides: tuple[str, ...] = ()) -> Any:
     from tether.config import DEFAULT_CONFIG, load_config
     from tether.errors import ConfigError
 
     try:
-        config = load_config(cwd=cwd)
+        config = load_config(cwd=cwd, overrides=overrides)
     except ConfigError as exc:
         checks.append(
             Check(
@@ -216,6 +219,7 @@ def _check_host(host: str, cwd: Path, session: str, checks: list[Check]) -> None
         _codex_toml(cwd, checks)
         if commands:
             _codex_trust(cwd, checks)
+    installed = bool(commands)
     if not commands:
         command = settings.default_command(host)
         checks.append(
@@ -238,12 +242,33 @@ def _check_host(host: str, cwd: Path, session: str, checks: list[Check]) -> None
                     Check(
                         host,
                         "fail",
-                        f"{sample.label} should be {want} but was {outcome.verdict}: "
+                        f"{_failed_sample(sample.label, sample.expect, outcome.verdict)}: "
                         f"{outcome.detail}",
-                        f"run `{command}` by hand with a sample event; reinstall with "
-                        f"`tether install {host}`",
+                        _hook_fix(host, command, installed, checks),
                     )
                 )
+
+
+def _failed_sample(label: str, expect: str, verdict: str) -> str:
+    """Say what a sample should have got and what it got, in words."""
+    if verdict == "deny (hook failing)":
+        return f"{label} is denied, but only because the hook fails on every call"
+    if expect != "deny":
+        return f"{label} should run but was {'denied' if verdict == 'deny' else verdict}"
+    return f"{label} should be denied but the hook answered {verdict}"
+
+
+def _hook_fix(host: str, command: str, installed: bool, checks: list[Check]) -> str:
+    """Point at the real cause: a config or store failure already reported comes first."""
+    for area in ("config", "store"):
+        if any(c.area == area and c.status == "fail" for c in checks):
+            return (
+                f"the hook fails because of the {area} problem reported above: fix that first, "
+                "then run `tether doctor` again"
+            )
+    if not installed:
+        return f"run `{command}` by hand with a sample event on stdin to see the error"
+    return f"run `{command}` by hand with a sample event; reinstall with `tether install {host}`"
 
 
 def _http(data: Any, path: Path, cwd: Path, session: str, checks: list[Check]) -> list[str]:

@@ -1,6 +1,7 @@
-"""``tether rules``: list the rule catalogue, or show one rule with its examples.
+"""``tether rules``: list every code a decision can carry, or explain one with its examples.
 
-``tether rules`` lists every rule of both catalogues; ``tether rules CODE`` (or NAME) prints
+``tether rules`` lists every rule of both catalogues and the approval, loop and failure codes
+(``tether.rules.decisions``); ``tether rules CODE`` (or NAME) prints
 the entry like ``ruff rule`` does; ``--json`` prints the same as data; ``--markdown`` prints
 the reference page kept in docs/rules.md (a test fails when that file is stale).
 """
@@ -23,7 +24,11 @@ this file is stale). Every rule has a stable code that is never reused.
 - `RO…` rules prove that part of a command only reads (tier `read`).
 - `RW…` rules name why a command is *not* proven read-only; a verdict's codes always say what
   decided it.
-- Danger rules (tiers `ask` and `hardline`) say how dangerous a command is.
+- Danger rules (`DG…`, tiers `ask` and `hardline`) say how dangerous a command is.
+- `TA…` codes (tier `approval`) say what the approval policy did with a command; the danger
+  rules that led to it are listed next to them.
+- `TL…` codes (tier `loop`) say which loop detector fired.
+- `tether-error` (tier `failure`) says Tether could not check the call and refused it.
 """
 
 
@@ -41,10 +46,14 @@ def examples(rule: Rule) -> tuple[tuple[str, ...], tuple[str, ...], str, str]:
     """Return a rule's examples and counter-examples with the headings that explain them.
 
     Reason rules (``RW…``: why a command is not read-only) keep theirs apart from
-    ``Rule.match``, whose meaning is "proven read-only by this rule".
+    ``Rule.match``, whose meaning is "proven read-only by this rule"; the approval, loop and
+    failure codes' examples describe situations that raise them.
     """
+    from tether.rules.base import Tier
     from tether.rules.readonly import reason_examples
 
+    if rule.tier in (Tier.APPROVAL, Tier.LOOP, Tier.FAILURE):
+        return rule.match, rule.not_match, "Raised for example by", "Not raised by"
     found = reason_examples(rule.code)
     if found is not None:
         return found[0], found[1], "Not read-only for this reason", "Not this reason"
@@ -137,14 +146,14 @@ def markdown(rules: list[Rule]) -> str:
 
 def run(args: argparse.Namespace, name: str) -> int:
     """List the rules, or show one."""
-    from tether.rules import all_rules, get_rule
+    from tether.rules import all_codes, explain
 
-    rules = all_rules()
+    rules = all_codes()
     if args.markdown:
         sys.stdout.write(markdown(rules))
         return 0
     if args.rule:
-        found = get_rule(args.rule)
+        found = explain(args.rule)
         if found is None:
             import difflib
 
@@ -166,6 +175,9 @@ def run(args: argparse.Namespace, name: str) -> int:
         sys.stdout.write("\n")
         return 0
     width = max((len(r.name) for r in rules), default=0)
+    code_width = max((len(r.code) for r in rules), default=0)
     for r in rules:
-        sys.stdout.write(f"{r.code:<7} {r.name:<{width}}  {r.tier.value:<8}  {r.summary}\n")
+        sys.stdout.write(
+            f"{r.code:<{code_width}} {r.name:<{width}}  {r.tier.value:<8}  {r.summary}\n"
+        )
     return 0

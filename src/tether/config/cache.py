@@ -37,6 +37,9 @@ RACY_SECONDS = 2.0
 FORMAT = 2  # bump when the entry layout changes
 MAX_ENTRY = 8 * 1024 * 1024
 _HERE = os.path.dirname(os.path.abspath(__file__))  # no resolve(): it stats every parent
+# Every file whose change can change a loaded config, defaults included: the detector
+# thresholds' defaults live in loops/settings.py (an upgrade that changes one must not be
+# served the old value from the cache).
 _CODE = (
     "schema.py",
     "validate.py",
@@ -45,6 +48,7 @@ _CODE = (
     "load.py",
     "cache.py",
     "trust.py",
+    os.path.join("..", "loops", "settings.py"),
 )
 _CODE_PATHS = tuple(os.path.join(_HERE, name) for name in _CODE)
 _PAYLOAD_KEYS = {"values", "origins", "files", "ignored", "untrusted"}

@@ -350,7 +350,7 @@ def _keys() -> tuple[Key, ...]:
             "list",
             [],
             "More tools whose errors are routine, added to the built-ins (every shell tool, "
-            "execute_code, ...): their failures do not count toward failure streaks.",
+            "execute_code, ...): a streak of their failures warns (TL204) but never halts.",
             loosen="add",
         ),
         Key(
@@ -380,8 +380,8 @@ def _keys() -> tuple[Key, ...]:
             "store.ttl_days",
             "int",
             7,
-            "Forget sessions idle for this many days.",
-            minimum=1,
+            "Forget sessions idle for this many days; 0 keeps them forever.",
+            minimum=0,
             maximum=3650,
             loosen="lower",
         ),

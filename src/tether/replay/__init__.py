@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from tether.replay.formats import AssistantText, Call, Event, Session, UserTurn, load, sniff
+from tether.replay.formats import (
+    AssistantText,
+    Call,
+    Event,
+    Session,
+    UserTurn,
+    load,
+    parse,
+    sniff,
+)
 from tether.replay.run import Outcome, Step, replay
 
 __all__ = [
@@ -14,6 +23,7 @@ __all__ = [
     "Step",
     "UserTurn",
     "load",
+    "parse",
     "replay",
     "sniff",
 ]

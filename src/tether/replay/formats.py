@@ -71,20 +71,19 @@ class Session:
         return sum(1 for e in self.events if isinstance(e, Call))
 
 
-def _lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    with path.open(encoding="utf-8", errors="surrogateescape") as fh:
-        for n, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except ValueError as exc:
-                raise InputError(f"{path}:{n}: not valid JSON ({exc}); {_EXPECTED}") from None
-            if not isinstance(obj, dict):
-                raise InputError(
-                    f"{path}:{n}: expected a JSON object, found {type(obj).__name__}; {_EXPECTED}"
-                )
-            yield n, obj
+def _lines(path: str, text: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except ValueError as exc:
+            raise InputError(f"{path}:{n}: not valid JSON ({exc}); {_EXPECTED}") from None
+        if not isinstance(obj, dict):
+            raise InputError(
+                f"{path}:{n}: expected a JSON object, found {type(obj).__name__}; {_EXPECTED}"
+            )
+        yield n, obj
 
 
 def _epoch(stamp: Any) -> float | None:
@@ -112,16 +111,16 @@ def split_result(value: Any) -> tuple[Any, int | None]:
     return value, None
 
 
-def sniff(path: Path) -> str:
-    """Return the format of ``path``: ``trajectory``, ``claude-code`` or ``openai``."""
-    with path.open(encoding="utf-8", errors="surrogateescape") as fh:
-        head = fh.read(4096)
-    text = head.lstrip()
+def sniff(path: str | Path, text: str | None = None) -> str:
+    """Return the format of ``path`` (or of its ``text``): trajectory, claude-code or openai."""
+    if text is None:
+        text = Path(path).read_text(encoding="utf-8", errors="surrogateescape")
+    text = text.lstrip()
     if not text:
         raise InputError(f"{path}:1: empty file; {_EXPECTED}")
     if text[0] == "[":
         return "openai"
-    first_line = text.splitlines()[0]
+    first_line = text.split("\n", 1)[0]
     try:
         first = json.loads(first_line)
     except ValueError:
@@ -149,25 +148,37 @@ def sniff(path: Path) -> str:
 def load(path: str | Path) -> Session:
     """Read a recorded session, sniffing its format."""
     p = Path(path)
+    if p.is_dir():
+        raise InputError(f"{p}: is a directory (tether replay walks it for *.jsonl and *.json)")
     if not p.is_file():
         raise InputError(f"{p}: no such file")
-    fmt = sniff(p)
+    try:
+        text = p.read_text(encoding="utf-8", errors="surrogateescape")
+    except OSError as exc:
+        raise InputError(f"{p}: cannot be read ({exc.strerror or exc})") from None
+    return parse(text, str(p), p.stem)
+
+
+def parse(text: str, name: str, session_id: str = "") -> Session:
+    """Read a recorded session from its ``text`` (``name`` is used in messages)."""
+    sid = session_id or Path(name).stem or "replay"
+    fmt = sniff(name, text)
     if fmt == "trajectory":
-        return _trajectory(p)
+        return _trajectory(name, text, sid)
     if fmt == "claude-code":
-        return _claude_code(p)
-    return _openai(p)
+        return _claude_code(name, text, sid)
+    return _openai(name, text, sid)
 
 
 # -- normalised trajectories ---------------------------------------------------------------
 
 
-def _trajectory(path: Path) -> Session:
+def _trajectory(path: str, text: str, sid: str) -> Session:
     meta: dict[str, Any] = {}
     events: list[Event] = []
-    sid = path.stem
     agent: str | None = None
-    for n, obj in _lines(path):
+    calls = 0
+    for n, obj in _lines(path, text):
         if "meta" in obj and len(events) == 0 and not meta:
             meta = dict(obj["meta"]) if isinstance(obj["meta"], Mapping) else {}
             if meta.get("subagent") is True:
@@ -185,11 +196,14 @@ def _trajectory(path: Path) -> Session:
         if tool in ("__agent_message__", "__assistant_text__"):
             events.append(AssistantText(str(args.get("text", "")), agent))
             continue
-        text = obj.get("assistant_text")
-        if isinstance(text, str) and text.strip():
-            events.append(AssistantText(text, agent))
-        index = int(obj["i"]) if isinstance(obj.get("i"), int) else len(events)
-        call = ToolCall(sid, tool, dict(args), f"#{index}", agent, _epoch(obj.get("time")))
+        said = obj.get("assistant_text")
+        if isinstance(said, str) and said.strip():
+            events.append(AssistantText(said, agent))
+        index = int(obj["i"]) if type(obj.get("i")) is int else calls
+        calls += 1
+        # Calls are numbered from 1 wherever a person reads them ("since call #3"); the
+        # recorded ``i`` counts from 0.
+        call = ToolCall(sid, tool, dict(args), f"#{index + 1}", agent, _epoch(obj.get("time")))
         output, code = split_result(obj.get("result"))
         exit_code = obj.get("exit_code")
         if not isinstance(exit_code, int) or isinstance(exit_code, bool):
@@ -197,7 +211,7 @@ def _trajectory(path: Path) -> Session:
         error = bool(obj.get("is_error") or obj.get("error"))
         result = ToolResult(call, output, exit_code, error, _epoch(obj.get("result_time")))
         events.append(Call(index, call, result))
-    return Session(str(path), "trajectory", sid, meta, tuple(events))
+    return Session(path, "trajectory", sid, meta, tuple(events))
 
 
 # -- Claude Code -----------------------------------------------------------------------------
@@ -215,11 +229,10 @@ def _block_text(content: Any) -> str:
     return ""
 
 
-def _claude_code(path: Path) -> Session:
-    sid = path.stem
+def _claude_code(path: str, text: str, sid: str) -> Session:
     events: list[Event] = []
     calls: dict[str, int] = {}  # tool_use id -> index into events
-    for n, obj in _lines(path):
+    for n, obj in _lines(path, text):
         kind = obj.get("type")
         msg = obj.get("message")
         if kind not in ("user", "assistant") or not isinstance(msg, Mapping):
@@ -263,19 +276,18 @@ def _claude_code(path: Path) -> Session:
             text = _block_text(content)
             if text.strip():
                 events.append(UserTurn(text))
-    return Session(str(path), "claude-code", sid, {}, tuple(events))
+    return Session(path, "claude-code", sid, {}, tuple(events))
 
 
 # -- OpenAI chat messages ------------------------------------------------------------------
 
 
-def _openai(path: Path) -> Session:
-    raw = path.read_text(encoding="utf-8", errors="surrogateescape")
+def _openai(path: str, text: str, sid: str) -> Session:
     messages: list[Any]
     try:
-        doc = json.loads(raw)
+        doc = json.loads(text)
     except ValueError:
-        messages = [obj for _, obj in _lines(path)]
+        messages = [obj for _, obj in _lines(path, text)]
     else:
         if isinstance(doc, Mapping) and isinstance(doc.get("messages"), list):
             messages = list(doc["messages"])
@@ -283,7 +295,6 @@ def _openai(path: Path) -> Session:
             messages = doc
         else:
             raise InputError(f"{path}:1: expected a list of messages or {{'messages': […]}}")
-    sid = path.stem
     events: list[Event] = []
     calls: dict[str, int] = {}
     for n, msg in enumerate(messages, 1):
@@ -321,4 +332,4 @@ def _openai(path: Path) -> Session:
             )
             error = bool(msg.get("is_error")) or (code is not None and code != 0)
             events[pos] = Call(ev.index, ev.call, ToolResult(ev.call, output, code, error))
-    return Session(str(path), "openai", sid, {}, tuple(events))
+    return Session(path, "openai", sid, {}, tuple(events))

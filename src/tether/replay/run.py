@@ -2,6 +2,9 @@
 
 After a block the replay goes on with the next recorded call (the blocked call's recorded
 result is dropped, because the call would not have run), so one file shows every intervention.
+After a halt a real agent stops until a human writes: the calls recorded after it, up to the
+next user message, are kept as "after halt" (not run through the guard, not counted as halts),
+so the summary matches what the guarded agent would have done. Calls are numbered from 1.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from typing import Any
 
 from tether.guard import Guard
 from tether.loops.fingerprint import preview
-from tether.model import Action, Decision
+from tether.model import ALLOW, Action, Decision
 from tether.replay.formats import AssistantText, Call, Session, UserTurn
 
 
@@ -21,11 +24,22 @@ from tether.replay.formats import AssistantText, Call, Session, UserTurn
 class Step:
     """One tool call of a replay: the call, what the guard said before and after it."""
 
-    index: int
+    index: int  # the recorded index, from 0
     tool: str
     preview: str
     before: Decision
     after: Decision | None
+    after_halt: bool = False  # recorded after a halt: a guarded agent would not have made it
+
+    @property
+    def number(self) -> int:
+        """Return the call's number as people count it (from 1)."""
+        return self.index + 1
+
+    @property
+    def result(self) -> str:
+        """Return what this call got in the replay: an action, or ``after-halt``."""
+        return "after-halt" if self.after_halt else self.action.label
 
     @property
     def action(self) -> Action:
@@ -43,25 +57,22 @@ class Step:
 
     @property
     def message(self) -> str:
-        """Return the message of the stricter decision (both when they differ)."""
-        after = self.after
-        if (
-            after is not None
-            and self.before.action > Action.ALLOW
-            and after.action > Action.ALLOW
-            and self.before.message != after.message
-        ):
-            return self.before.message + " | " + after.message
-        return max(
-            (d for d in (self.before, self.after) if d is not None), key=lambda d: int(d.action)
-        ).message
+        """Return one message: the stricter decision's (the later one's when equally strict).
+
+        Before and after a call the guard may both speak, each with its own count; showing
+        both would give one call two counts ("… 60 times | … 61 times").
+        """
+        if self.after is not None and self.after.action >= self.before.action:
+            return self.after.message
+        return self.before.message
 
     def to_json(self) -> dict[str, Any]:
         """Return the ``--jsonl`` line of this call."""
         return {
+            "call": self.number,
             "i": self.index,
             "tool": self.tool,
-            "action": self.action.label,
+            "action": self.result,
             "codes": list(self.codes),
             "message": self.message,
         }
@@ -78,12 +89,12 @@ class Outcome:
 
     @property
     def counts(self) -> Counter[str]:
-        """Return how many calls ended with each action."""
-        return Counter(s.action.label for s in self.steps)
+        """Return how many calls ended with each action (calls after a halt apart)."""
+        return Counter(s.result for s in self.steps)
 
     def first(self, action: Action) -> Step | None:
         """Return the first call whose action is at least ``action``."""
-        return next((s for s in self.steps if s.action >= action), None)
+        return next((s for s in self.steps if not s.after_halt and s.action >= action), None)
 
     def summary(self) -> dict[str, Any]:
         """Return the per-file summary."""
@@ -94,8 +105,9 @@ class Outcome:
             "format": self.session.format,
             "calls": len(self.steps),
             **{a.label: counts.get(a.label, 0) for a in Action},
-            "first_block": block.index if block else None,
-            "first_halt": halt.index if halt else None,
+            "after_halt": counts.get("after-halt", 0),
+            "first_block": block.number if block else None,
+            "first_halt": halt.number if halt else None,
             "codes": dict(Counter(c for s in self.steps for c in s.codes)),
             "seconds": round(self.seconds, 4),
         }
@@ -106,13 +118,21 @@ def replay(session: Session, guard: Guard) -> Outcome:
     outcome = Outcome(session)
     shell = guard.settings.tools.shell
     started = time.perf_counter()
+    halted = False
     for event in session.events:
         if isinstance(event, UserTurn):
+            halted = False  # a human wrote: the agent goes on
             guard.user_message(session.session_id, event.text)
+        elif halted:
+            if isinstance(event, Call):
+                call = event.call
+                text = preview(call.tool, call.args, shell.get(call.tool), limit=70)
+                outcome.steps.append(Step(event.index, call.tool, text, ALLOW, None, True))
         elif isinstance(event, AssistantText):
             decision = guard.assistant_message(session.session_id, event.text, event.agent_id)
             if decision.action > Action.ALLOW:
                 outcome.messages.append(decision)
+            halted = decision.action is Action.HALT
         elif isinstance(event, Call):
             call = event.call
             before = guard.before_call(call)
@@ -122,6 +142,8 @@ def replay(session: Session, guard: Guard) -> Outcome:
             if before.action < Action.BLOCK and event.result is not None:
                 after = guard.after_call(event.result)
             text = preview(call.tool, call.args, shell.get(call.tool), limit=70)
-            outcome.steps.append(Step(event.index, call.tool, text, before, after))
+            step = Step(event.index, call.tool, text, before, after)
+            outcome.steps.append(step)
+            halted = step.action is Action.HALT
     outcome.seconds = time.perf_counter() - started
     return outcome

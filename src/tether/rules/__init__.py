@@ -12,6 +12,22 @@ def all_rules() -> list[Rule]:
     return sorted([*readonly.RULES, *danger.RULES], key=lambda r: r.code)
 
 
+def all_codes() -> list[Rule]:
+    """Return an entry for every code a decision can carry: the rules, then the others."""
+    from tether.rules.decisions import decision_codes
+
+    return [*all_rules(), *decision_codes()]
+
+
+def explain(code: str) -> Rule | None:
+    """Return the entry for any decision code (or name), or None."""
+    wanted = code.strip()
+    for entry in all_codes():
+        if wanted.upper() == entry.code.upper() or wanted.lower() == entry.name:
+            return entry
+    return None
+
+
 def get_rule(code: str) -> Rule | None:
     """Return the rule with this code (or name), or None."""
     wanted = code.strip()
@@ -21,4 +37,14 @@ def get_rule(code: str) -> Rule | None:
     return None
 
 
-__all__ = ["Danger", "DangerVerdict", "ReadVerdict", "Rule", "Tier", "all_rules", "get_rule"]
+__all__ = [
+    "Danger",
+    "DangerVerdict",
+    "ReadVerdict",
+    "Rule",
+    "Tier",
+    "all_codes",
+    "all_rules",
+    "explain",
+    "get_rule",
+]

@@ -7,11 +7,18 @@ from typing import NamedTuple
 
 
 class Tier(enum.Enum):
-    """How a rule's hit is treated: proves a read, asks a human, or blocks unconditionally."""
+    """How a rule's hit is treated: proves a read, asks a human, or blocks unconditionally.
+
+    The last three are not catalogue tiers: they label the entries that explain the approval
+    policy's, the loop detectors' and Tether's own failure codes (``tether.rules.decisions``).
+    """
 
     READ = "read"
     ASK = "ask"
     HARDLINE = "hardline"
+    APPROVAL = "approval"
+    LOOP = "loop"
+    FAILURE = "failure"
 
 
 class Danger(enum.IntEnum):

@@ -41,7 +41,12 @@ from tether.hosts import HOSTS
 from tether.hosts.events import Reply
 from tether.serve import api, gate
 from tether.serve.options import Options, is_loopback
-from tether.serve.service import DeadlineExceeded, Service, failure_decision
+from tether.serve.service import (
+    DeadlineExceeded,
+    Service,
+    failure_decision,
+    request_error_decision,
+)
 
 HOOK_PREFIX = "/hook/"
 API_ROUTES = ("/v1/before_call", "/v1/after_call", "/v1/classify", "/v1/user_message")
@@ -160,12 +165,19 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         path = urlsplit(self.path).path
-        if path != "/health":
+        if path not in ("/health", "/metrics"):
             self._not_found(path)
             return
         refused = self._refused()
         if refused:
             self._json(403, {"error": refused})
+        elif path == "/metrics":
+            if self._authorised():
+                from tether.serve.metrics import CONTENT_TYPE
+
+                self._send(200, self.server.service.metrics.exposition(), CONTENT_TYPE, {})
+            else:
+                self._json(401, {"error": self._auth_problem()})
         elif self._authorised():
             self._json(200, self.server.service.health())
         else:  # alive, and nothing else: no version, pid or store path before the token
@@ -295,8 +307,11 @@ class Handler(BaseHTTPRequestHandler):
             self._send(200, reply.stdout.encode("utf-8", "surrogatepass"), JSON, headers)
 
     def _api_error(self, status: int, cause: str) -> None:
-        self.server.service.count_failure()
-        self._json(status, {**failure_decision(cause).to_json(), "error": cause})
+        kind = "request" if status < 500 else "deadline" if status == 503 else "error"
+        self.server.service.count_failure(self.path.split("?", 1)[0], kind)
+        # 4xx: the client's mistake, which `tether doctor` cannot fix; 5xx: Tether's own.
+        decision = request_error_decision(cause) if status < 500 else failure_decision(cause)
+        self._json(status, {**decision.to_json(), "error": cause})
 
     def _not_found(self, path: str) -> None:
         routes = ", ".join([*(HOOK_PREFIX + h for h in HOSTS), *API_ROUTES, "/health"])

@@ -49,6 +49,16 @@ def failure_decision(cause: str) -> Decision:
     return Decision(Action.BLOCK, (FAILURE_CODE,), failure_reason(cause))
 
 
+def request_error_decision(cause: str) -> Decision:
+    """Return the block the JSON API answers a malformed request with (the client's mistake)."""
+    return Decision(
+        Action.BLOCK,
+        (FAILURE_CODE,),
+        f"Tether refused this request: {cause}. Fix the request and send it again; "
+        "docs/serve.md lists each endpoint's fields.",
+    )
+
+
 class _Locks:
     """One lock per live session (or one for everything), dropped when nobody holds it."""
 
@@ -112,6 +122,9 @@ class Service:
         self._locks = _Locks(self.options.lock)
         self._counts = {"requests": 0, "decisions": 0, "failures": 0, "deadlines": 0}
         self._count_lock = threading.Lock()
+        from tether.serve.metrics import Metrics
+
+        self.metrics = Metrics()  # GET /metrics
         self._closed = False
         self.store_backend = str(self.config.get("store.backend"))
         self.store = self._store_for(self.config)
@@ -126,15 +139,17 @@ class Service:
     def hook(self, host: str, body: bytes) -> Reply:
         """Answer one hook event for ``host`` exactly as ``tether hook HOST`` would."""
         ad = adapter(host)
-        seen: dict[str, str | None] = {"event": None}
+        seen: dict[str, str | None] = {"event": None, "route": f"/hook/{host}"}
         self._count("requests")
         try:
             reply = self.within(lambda: self._answer(ad, body, seen))
         except DeadlineExceeded as exc:
             self._count("deadlines")
+            self.metrics.failed(f"/hook/{host}", "deadline")
             reply = ad.render_failure(seen["event"], str(exc))
         except BaseException as exc:  # fail closed on everything, as the command hook does
             self._count("failures")
+            self.metrics.failed(f"/hook/{host}", "error")
             reply = ad.render_failure(seen["event"], describe(exc))
         else:
             self._count("decisions")
@@ -155,6 +170,7 @@ class Service:
         return self._run(
             call.session_id,
             lambda: self._guard_for(self.config, None, unattended).before_call(call),
+            where,
         )
 
     def after_call(self, data: Mapping[str, Any]) -> Decision:
@@ -165,6 +181,7 @@ class Service:
         return self._run(
             result.call.session_id,
             lambda: self._guard_for(self.config, None, unattended).after_call(result),
+            where,
         )
 
     def user_message(self, data: Mapping[str, Any]) -> None:
@@ -212,9 +229,10 @@ class Service:
             **counts,
         }
 
-    def count_failure(self) -> None:
+    def count_failure(self, route: str = "/v1", kind: str = "error") -> None:
         """Count a JSON API request that failed before or during its decision."""
         self._count("failures")
+        self.metrics.failed(route, kind)
 
     # -- machinery -----------------------------------------------------------------------------
 
@@ -241,8 +259,9 @@ class Service:
             return result
         raise value
 
-    def _run(self, session_id: str, fn: Callable[[], object]) -> Decision:
+    def _run(self, session_id: str, fn: Callable[[], object], route: str = "") -> Decision:
         self._count("requests")
+        started = time.perf_counter()
 
         def locked() -> object:
             with self._locks.hold(session_id):
@@ -252,10 +271,13 @@ class Service:
         if not isinstance(result, Decision):
             raise TypeError(f"the guard returned {type(result).__name__}, not a Decision")
         self._count("decisions")
+        if route:
+            self.metrics.decided(route, result, time.perf_counter() - started)
         return result
 
     def _answer(self, ad: ModuleType, body: bytes, seen: dict[str, str | None]) -> Reply:
         # The runner's _answer, minus stdin and the watchdog (the HTTP layer caps the body).
+        started = time.perf_counter()
         event = parse_event(ad, body, seen, "the request body")
         if event.kind is Kind.OTHER:
             other: Reply = ad.render(event, ALLOW)  # nothing to decide: no config, no store
@@ -265,6 +287,7 @@ class Service:
         guard = self._guard_for(config, cwd, not ad.CAN_ASK)
         with self._locks.hold(event.session_id):
             decision = dispatch(guard, event)
+        self.metrics.decided(str(seen["route"]), decision, time.perf_counter() - started)
         reply: Reply = ad.render(event, decision)
         return reply
 
@@ -344,4 +367,10 @@ class Service:
             store.close()
 
 
-__all__ = ["FAILURE_CODE", "DeadlineExceeded", "Service", "failure_decision"]
+__all__ = [
+    "FAILURE_CODE",
+    "DeadlineExceeded",
+    "Service",
+    "failure_decision",
+    "request_error_decision",
+]

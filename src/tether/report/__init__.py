@@ -1,0 +1,1 @@
+"""Reports of replayed sessions people can look at."""
