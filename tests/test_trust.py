@@ -586,3 +586,12 @@ def test_own_files_name_the_files_the_modules_really_use(box: Box) -> None:
     assert [p.parent for p in files.notices_dir.iterdir()] == [files.notices_dir]
     for path in (files.key_file, files.trust_file, *cache_entries(box)):
         assert path.stat().st_mode & 0o777 == 0o600, path
+
+
+def test_trust_says_what_to_do_when_there_is_no_project_file(box: Box) -> None:
+    done = cli(box, "trust")
+    assert done.returncode == 2
+    assert f"no .tether.yaml found from {box.repo}" in done.stderr
+    assert "give the file's path" in done.stderr
+    missing = cli(box, "trust", "--revoke", str(box.project_file))
+    assert missing.returncode == 1 and "was not trusted" in missing.stdout
