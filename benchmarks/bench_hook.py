@@ -7,7 +7,12 @@ caching is switched on for the children (``PYTHONDONTWRITEBYTECODE`` removed), a
 ``pip install``; one row shows the cost when no ``.pyc`` can be used at all.
 
     .venv/bin/python benchmarks/bench_hook.py [--runs 60] [--stages] [--importtime]
-        [--baseline OLD/src]
+        [--baseline OLD/src] [--daemon]
+
+Rows marked "daemon" run the command ``tether install`` writes (``python -I -S …/hook.py``)
+against a warm daemon; "in-process" runs it with the daemon out of reach (its socket folder
+unusable), which is what a call costs when no daemon answers. ``--daemon`` adds the first-call
+and daemon-start figures and a burst of 32 simultaneous connections to a warm daemon.
 
 ``--baseline`` adds rows for the same hook events run from another source tree (e.g. an older
 commit's ``src`` from ``git archive``) on ``PYTHONPATH``, in the same round-robin, so a
@@ -29,10 +34,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 TETHER = Path(sys.executable).with_name("tether")
+HOOK_PY = Path(__file__).resolve().parents[1] / "src" / "tether" / "daemon" / "hook.py"
 
 
-def payload(event: str, command: str, n: int, cwd: Path) -> str:
-    """Return a Claude Code payload for a Bash call."""
+def payload(event: str, command: str, n: int, cwd: Path, result_size: int = 2) -> str:
+    """Return a Claude Code payload for a Bash call (a PostToolUse result of ``result_size``)."""
     data: dict[str, object] = {
         "session_id": "bench-session",
         "transcript_path": "/tmp/bench.jsonl",
@@ -45,7 +51,7 @@ def payload(event: str, command: str, n: int, cwd: Path) -> str:
     }
     if event == "PostToolUse":
         data["tool_response"] = {
-            "stdout": "[]",
+            "stdout": "[]" if result_size <= 2 else ("x" * 63 + "\n") * (result_size // 64),
             "stderr": "",
             "interrupted": False,
             "isImage": False,
@@ -121,6 +127,11 @@ def main() -> int:
         action="store_true",
         help="also print the slowest imports of one hook process",
     )
+    parser.add_argument(
+        "--daemon",
+        action="store_true",
+        help="also measure the first call, the daemon's start and a burst of 32 connections",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -137,6 +148,12 @@ def main() -> int:
         project = root / "project"
         project.mkdir()
         hook = [str(TETHER), "hook", "claude-code"]
+        fast = [sys.executable, "-I", "-S", str(HOOK_PY), "claude-code"]
+        (root / "run").mkdir(mode=0o700)
+        (root / "closed" / "tether").mkdir(mode=0o755, parents=True)  # never used: not private
+        warm_env = {**env, "XDG_RUNTIME_DIR": str(root / "run"), "TETHER_DAEMON_IDLE": "3600"}
+        cold_env = {**env, "XDG_RUNTIME_DIR": str(root / "closed")}
+        post4k = "gh api repos/o/r/pulls/1/reviews"
         cases: list[tuple[str, list[str], Callable[[int], str]]] = [
             ("bare `python -c pass`", [sys.executable, "-c", "pass"], lambda n: ""),
             (
@@ -154,7 +171,37 @@ def main() -> int:
                 hook,
                 lambda n: payload("PostToolUse", "gh api repos/o/r/pulls/1/reviews", n, project),
             ),
+            (
+                "PostToolUse, 4 KB result",
+                hook,
+                lambda n: payload("PostToolUse", post4k, n, project, 4096),
+            ),
             ("malformed JSON (fail closed)", hook, lambda n: "{not json"),
+            (
+                "daemon: PreToolUse `ls -la` (allow)",
+                fast,
+                lambda n: payload("PreToolUse", "ls -la", n, project),
+            ),
+            (
+                "daemon: PreToolUse `rm -rf /` (deny)",
+                fast,
+                lambda n: payload("PreToolUse", "rm -rf /", n, project),
+            ),
+            (
+                "daemon: PostToolUse, 4 KB result",
+                fast,
+                lambda n: payload("PostToolUse", post4k, n, project, 4096),
+            ),
+            (
+                "in-process (no daemon): PreToolUse `ls -la`",
+                fast,
+                lambda n: payload("PreToolUse", "ls -la", n, project),
+            ),
+            (
+                "in-process (no daemon): PostToolUse, 4 KB result",
+                fast,
+                lambda n: payload("PostToolUse", post4k, n, project, 4096),
+            ),
             (
                 "PreToolUse `ls -la`, no bytecode cache",
                 [sys.executable, "-X", f"pycache_prefix={no_cache}", str(TETHER), *hook[1:]],
@@ -162,7 +209,13 @@ def main() -> int:
             ),
         ]
         envs = [
-            {**env, "PYTHONDONTWRITEBYTECODE": "1"} if "no bytecode" in label else env
+            {**env, "PYTHONDONTWRITEBYTECODE": "1"}
+            if "no bytecode" in label
+            else warm_env
+            if label.startswith("daemon")
+            else cold_env
+            if label.startswith("in-process")
+            else env
             for label, _, _ in cases
         ]
         if args.baseline is not None:
@@ -189,6 +242,13 @@ def main() -> int:
         for label, samples in results:
             p50 = pct(samples, 50)
             print(f"| {label} | {p50:.1f} | {pct(samples, 95):.1f} | {p50 / base:.2f}× |")
+        daemon_pid = _daemon_pid(warm_env)
+        if daemon_pid:
+            os.kill(daemon_pid, 9)
+        if args.daemon:
+            print()
+            _first_calls(env, root, project)
+            _burst(warm_env, project)
         if args.stages:
             rounds = []
             for _ in range(args.runs):
@@ -225,6 +285,119 @@ def main() -> int:
             for cumulative, name in sorted(rows, reverse=True)[:15]:
                 print(f"  {cumulative:>8}  {name}")
     return 0
+
+
+def _daemon_pid(env: dict[str, str]) -> int | None:
+    sys.path.insert(0, str(HOOK_PY.parents[2]))
+    from tether.daemon import hook as wire
+
+    envb = {k.encode(): v.encode() for k, v in env.items()}
+    reply = wire.ask(wire.socket_path(str(HOOK_PY), envb), wire.request("status", [], b""), 5)
+    if reply is None:
+        return None
+    return int(json.loads(reply[1])["pid"])
+
+
+def _first_calls(env: dict[str, str], root: Path, project: Path, rounds: int = 5) -> None:
+    """Time a first call (no daemon: answers in-process, starts one) and the daemon's start."""
+    first: list[float] = []
+    start: list[float] = []
+    for i in range(rounds):
+        run = root / f"first-{i}"
+        run.mkdir(mode=0o700)
+        fenv = {**env, "XDG_RUNTIME_DIR": str(run), "TETHER_DAEMON_IDLE": "60"}
+        t0 = time.perf_counter()
+        timed(
+            [sys.executable, "-I", "-S", str(HOOK_PY), "claude-code"],
+            payload("PreToolUse", "ls -la", 0, project),
+            fenv,
+            project,
+        )
+        first.append(time.perf_counter() - t0)
+        pid = None
+        while pid is None and time.perf_counter() - t0 < 60:
+            pid = _daemon_pid(fenv)
+        start.append(time.perf_counter() - t0)
+        if pid:
+            os.kill(pid, 9)
+    print("| no daemon yet | p50 ms | max ms |")
+    print("|---|---|---|")
+    print(
+        f"| first call (answers in-process, starts the daemon) | {pct(first, 50):.1f} | "
+        f"{max(first) * 1000:.1f} |"
+    )
+    print(
+        f"| spawn to daemon answering (warm classifier) | {pct(start, 50):.1f} | "
+        f"{max(start) * 1000:.1f} |"
+    )
+
+
+def _burst_round(path: str, kind: str, n: int, r: int, project: Path) -> tuple[list[float], int]:
+    """Open ``n`` connections at once; return their latencies and how many failed."""
+    import threading
+
+    from tether.daemon import hook as wire
+
+    barrier = threading.Barrier(n)
+    lock = threading.Lock()
+    latencies: list[float] = []
+    failures = [0]
+
+    def one(i: int) -> None:
+        body = payload("PreToolUse", f"ls -la dir{i}", r * n + i, project).encode()
+        if kind == "hook":
+            data = wire.request(kind, [b"claude-code", str(project).encode()], body)
+        else:
+            data = wire.request(kind, [], b"")
+        barrier.wait()
+        t0 = time.perf_counter()
+        try:
+            reply = wire.ask(path, data, 30)
+        except OSError:
+            reply = None
+        elapsed = time.perf_counter() - t0
+        with lock:
+            latencies.append(elapsed)
+            failures[0] += reply is None
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return latencies, failures[0]
+
+
+def _burst(env: dict[str, str], project: Path, n: int = 32, rounds: int = 5) -> None:
+    """Open ``n`` connections at once to a warm daemon, ``rounds`` times; count failures."""
+    from tether.daemon import hook as wire
+
+    envb = {k.encode(): v.encode() for k, v in env.items()}
+    path = wire.socket_path(str(HOOK_PY), envb)
+    timed(
+        [sys.executable, "-I", "-S", str(HOOK_PY), "claude-code"],
+        payload("PreToolUse", "ls", 0, project),
+        env,
+        project,
+    )
+    while _daemon_pid(env) is None:
+        time.sleep(0.05)
+    for kind in ("status", "hook"):
+        latencies: list[float] = []
+        failures = 0
+        for r in range(rounds):
+            lat, failed = _burst_round(path, kind, n, r, project)
+            latencies += lat
+            failures += failed
+        label = "status (connection only)" if kind == "status" else "PreToolUse `ls -la …`"
+        print(
+            f"\nburst of {n} simultaneous connections x {rounds}, {label}: "
+            f"{failures} failed or reset; p50 {pct(latencies, 50):.1f} ms, "
+            f"p99 {pct(latencies, 99):.1f} ms, max {max(latencies) * 1000:.1f} ms"
+        )
+    pid = _daemon_pid(env)
+    if pid:
+        os.kill(pid, 9)
 
 
 if __name__ == "__main__":

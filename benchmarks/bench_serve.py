@@ -32,6 +32,8 @@ from functools import partial
 from pathlib import Path
 
 TETHER = Path(sys.executable).with_name("tether")
+TOKEN = "bench-token"  # tether serve requires a token; the bench sets its own (TETHER_SERVE_TOKEN)
+AUTH = {"Content-Type": "application/json", "Authorization": f"Bearer {TOKEN}"}
 ANNOUNCE = re.compile(r"listening on http://(\S+):(\d+) ")
 
 
@@ -98,7 +100,17 @@ def curl_forward(body: bytes, port: int) -> float:
     """Return the seconds a ``curl`` process posting the event took (a command-hook forwarder)."""
     start = time.perf_counter()
     proc = subprocess.run(
-        ["curl", "-sS", "--data-binary", "@-", f"http://127.0.0.1:{port}/hook/claude-code"],
+        [
+            "curl",
+            "-sS",
+            "-H",
+            "Content-Type: application/json",
+            "-H",
+            f"Authorization: Bearer {TOKEN}",
+            "--data-binary",
+            "@-",
+            f"http://127.0.0.1:{port}/hook/claude-code",
+        ],
         input=body,
         capture_output=True,
     )
@@ -123,7 +135,7 @@ def fallback_check(port: int, env: dict[str, str], cwd: Path) -> float:
 
 def post(conn: http.client.HTTPConnection, body: bytes) -> bytes:
     """Send one hook event on ``conn``; return the reply body."""
-    conn.request("POST", "/hook/claude-code", body, {"Content-Type": "application/json"})
+    conn.request("POST", "/hook/claude-code", body, AUTH)
     resp = conn.getresponse()
     data = resp.read()
     if resp.status != 200:
@@ -285,6 +297,7 @@ def main() -> int:
             (root / name).mkdir()
             env[name] = str(root / name)
         env["HOME"] = str(root)
+        env["TETHER_SERVE_TOKEN"] = TOKEN
         project = root / "project"
         project.mkdir()
         load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")

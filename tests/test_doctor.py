@@ -24,6 +24,7 @@ def sandbox(tmp_path: Path) -> tuple[dict[str, str], Path]:
     env["HOME"] = str(tmp_path / "home")
     (tmp_path / "home").mkdir()
     (tmp_path / "project").mkdir()
+    env["TETHER_DAEMON_IDLE"] = "10"  # a daemon the probes start does not outlive the test long
     return env, tmp_path / "project"
 
 
@@ -213,3 +214,21 @@ def test_an_unreachable_redis_store_fails_without_showing_its_password(
     assert result.returncode != 0
     assert "hunter2" not in result.stdout + result.stderr
     assert "***" in result.stdout + result.stderr
+
+
+def test_the_daemon_is_reported_and_an_unusable_socket_folder_explained(
+    sandbox: tuple[dict[str, str], Path],
+) -> None:
+    env, project = sandbox
+    runtime = project.parent / "run"
+    (runtime / "tether").mkdir(parents=True, mode=0o700)
+    env["XDG_RUNTIME_DIR"] = str(runtime)
+    _, checks = doctor(env, project)
+    (daemon,) = by_area(checks, "daemon")
+    assert daemon["status"] in ("ok", "info"), daemon
+    (runtime / "tether").chmod(0o755)
+    _, checks = doctor(env, project)
+    (daemon,) = by_area(checks, "daemon")
+    assert daemon["status"] == "warn"
+    assert "has mode 755; expected 700" in daemon["message"]
+    assert "mode 700" in daemon["fix"]

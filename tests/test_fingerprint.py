@@ -73,6 +73,11 @@ SAME_RESULTS = [
         '{"ok": true, "runId": "run_2", "durationMs": 9}',
     ),
     ('{"receipt": {"platformMessageId": "p_1"}}', '{"receipt": {"platformMessageId": "p_2"}}'),
+    (
+        '{"n": 1, "createdAt": "x", "updated_at": "y"}',
+        '{"n": 1, "createdAt": "z", "updated_at": "w"}',
+    ),
+    ('{"n": 1, "startTime": 5, "elapsed_ms": 2}', '{"n": 1, "startTime": 6, "elapsed_ms": 3}'),
     ("epoch 1766451725", "epoch 1766452000"),
 ]
 DIFFERENT_RESULTS = [
@@ -81,6 +86,13 @@ DIFFERENT_RESULTS = [
     ("No ready issues available", "Issue #802 is ready"),
     ("[]", '[{"state": "APPROVED"}]'),
     ('{"id": 3}', '{"id": 4}'),
+    # Keys that only end or start like a timing are data: GitHub search's `items`, pytest's
+    # `tests`, a `format`, `params`, a `tsconfig` path.
+    ('{"total_count": 1, "items": [{"n": 1}]}', '{"total_count": 1, "items": [{"n": 2}]}'),
+    ('{"tests": [{"outcome": "failed"}]}', '{"tests": [{"outcome": "passed"}]}'),
+    ('{"format": "json"}', '{"format": "yaml"}'),
+    ('{"params": {"a": 1}}', '{"params": {"a": 2}}'),
+    ('{"tsconfig": "a.json"}', '{"tsconfig": "b.json"}'),
     ("version 1.2.3", "version 1.2.4"),
     ("", "\n"),
     (None, ""),
@@ -136,3 +148,30 @@ def test_the_286_loop_results_all_fingerprint_alike() -> None:
     prints = {result_fingerprint(r["result"]) for r in loop}
     assert len(raw) > 1  # byte comparison sees many different results…
     assert len(prints) == 1  # …the masked fingerprint sees one
+
+
+def _big_json(n: int, **envelope: object) -> dict[str, object]:
+    items = [{"id": i, "title": f"issue {i}", "labels": [{"name": "bug"}]} for i in range(n)]
+    return {**envelope, "items": items}
+
+
+def test_a_big_json_result_loses_its_envelope_timings_and_key_order() -> None:
+    a = json.dumps(_big_json(3000, ok=True, durationMs=5, requestId="r-1"))
+    b = json.dumps(_big_json(3000, requestId="r-2", durationMs=917, ok=True), separators=(",", ":"))
+    assert 100_000 < len(a) < 256 * 1024
+    assert result_fingerprint(a) == result_fingerprint(b)
+
+
+def test_a_big_json_result_still_shows_a_change_in_its_middle() -> None:
+    data = _big_json(3000)
+    a = json.dumps(data)
+    data["items"][1500]["title"] = "issue 1500, reopened"  # type: ignore[index]
+    assert result_fingerprint(a) != result_fingerprint(json.dumps(data))
+
+
+def test_volatile_keys_deep_in_a_small_result_are_dropped() -> None:
+    a = {"runs": [{"name": "lint", "steps": [{"ok": True, "elapsed": 1.5}]}]}
+    b = {"runs": [{"name": "lint", "steps": [{"ok": True, "elapsed": 9.25}]}]}
+    assert result_fingerprint(json.dumps(a)) == result_fingerprint(json.dumps(b))
+    assert result_fingerprint(a) == result_fingerprint(b), "structured output too"
+    assert a["runs"][0]["steps"][0]["elapsed"] == 1.5, "the caller's object is not changed"  # type: ignore[index]

@@ -114,11 +114,12 @@ def test_state_persists_in_sqlite_across_guards(tmp_path: Path) -> None:
     for n in range(7):
         store = SQLiteStore(path)
         try:
-            actions.append(Session(Guard(HARD, store)).call("Bash", {"command": GH}, "[]", 0))
+            session = Session(Guard(HARD, store))
+            session.n = n  # ids go on: a host never reuses one (a repeated id is a duplicate)
+            actions.append(session.call("Bash", {"command": GH}, "[]", 0))
         finally:
             store.close()
-        del n
-    # A fresh Session restarts call ids, but the state keeps the streak: call 6 is blocked.
+    # A fresh Guard per call, but the state keeps the streak: call 6 is blocked.
     assert actions[:5] == [Action.ALLOW] + [Action.WARN] * 4
     assert actions[5] == Action.BLOCK
 
@@ -236,7 +237,8 @@ def test_a_wait_is_budgeted_by_the_seconds_it_sleeps() -> None:
         before = g.before_call(call)
         actions.append(before.action)
         if before.allowed:
-            g.after_call(ToolResult(call, "in progress", 0))
+            after = g.after_call(ToolResult(call, "in progress", 0))
+            actions[-1] = max(before.action, after.action)
     first_block = actions.index(Action.BLOCK) + 1
     assert 30 <= first_block <= 32  # 3600 s / 120 s = 30 identical polls after the first
     assert Action.WARN in actions[:first_block]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +12,7 @@ from typing import Any
 
 import pytest
 
+import tether.daemon.hook
 from tether.hosts import HOSTS
 from tether.hosts.settings import install_events, is_tether_command, merge, remove
 
@@ -60,10 +62,15 @@ FOREIGN: dict[str, dict[str, Any]] = {
 }
 
 
+# Without a Codex to trust them, Codex hooks are written but inactive: install exits 1.
+INACTIVE = {"codex": 1}
+
+
 def cli(*args: str, cwd: Path, home: Path) -> subprocess.CompletedProcess[str]:
     """Run ``tether ARGS`` with a private HOME."""
     env = {k: v for k, v in os.environ.items() if k != "CODEX_HOME"}
     env["HOME"] = str(home)
+    env["PATH"] = f"{TETHER.parent}:/usr/bin:/bin"  # no `codex` here: see the codex tests
     return subprocess.run(
         [str(TETHER), *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=60
     )
@@ -90,6 +97,11 @@ COMMAND_CASES = [
     ("other-guard --then tether hook claude-code", "claude-code", False),
     ("python3 -m other hook claude-code", "claude-code", False),
     ("tether hook 'claude-code", "claude-code", False),
+    ("/v/bin/python3 -I -S /v/lib/site/tether/daemon/hook.py codex", "codex", True),
+    ("'/a b/python' -I -S '/a b/tether/daemon/hook.py' gemini", "gemini", True),
+    ("/v/bin/python3 -I -S /v/lib/site/tether/daemon/hook.py codex", "gemini", False),
+    ("/v/bin/python3 -I -S /v/lib/site/other/daemon/hook.py codex", "codex", False),
+    ("/v/bin/python3 /x/hook.py codex", "codex", False),
     ("", "claude-code", False),
 ]
 
@@ -162,13 +174,23 @@ def test_install_and_uninstall_round_trip_on_disk(host: str, dirs: tuple[Path, P
     path.parent.mkdir(parents=True)
     path.write_text(json.dumps(FOREIGN[host], indent=4))
     first = cli("install", host, "--project", "--json", cwd=project, home=home)
-    assert first.returncode == 0, first.stderr
+    assert first.returncode == INACTIVE.get(host, 0), first.stderr
     report = json.loads(first.stdout)
     assert report["changed"] and Path(report["path"]) == path
     backup = Path(report["backup"])
     assert json.loads(backup.read_text()) == FOREIGN[host]
     installed = json.loads(path.read_text())
-    assert str(TETHER) in json.dumps(installed)
+    hook_file = str(Path(tether.daemon.hook.__file__))
+    commands = [
+        h["command"]
+        for groups in installed["hooks"].values()
+        for g in groups
+        for h in g["hooks"]
+        if is_tether_command(h["command"], host)
+    ]
+    words = shlex.split(commands[0])
+    assert words[1:] == ["-I", "-S", hook_file, host], "this venv's builtins-only hook"
+    assert Path(words[0]).parent == TETHER.parent, "this venv's interpreter"
 
     second = cli("install", host, "--project", "--json", cwd=project, home=home)
     assert json.loads(second.stdout)["changed"] is False
@@ -184,7 +206,7 @@ def test_install_and_uninstall_round_trip_on_disk(host: str, dirs: tuple[Path, P
 def test_user_scope_writes_under_home(host: str, dirs: tuple[Path, Path]) -> None:
     project, home = dirs
     proc = cli("install", host, cwd=project, home=home)
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == INACTIVE.get(host, 0), proc.stderr
     assert (home / FILES[host]).is_file()
     assert not (project / FILES[host]).exists()
     assert list((home / FILES[host]).parent.glob("*.tether-backup-*")) == []  # nothing to back up
@@ -307,8 +329,8 @@ def test_http_install_switches_back_and_uninstalls_cleanly(dirs: tuple[Path, Pat
     assert back.returncode == 0, back.stderr
     text = path.read_text()
     assert "/hook/claude-code" not in text and "|| exec" not in text
-    assert json.loads(text)["hooks"]["PreToolUse"][-1]["hooks"][0]["command"].endswith(
-        "tether hook claude-code"
+    assert is_tether_command(
+        json.loads(text)["hooks"]["PreToolUse"][-1]["hooks"][0]["command"], "claude-code"
     )
 
     cli("install", "claude-code", "--project", "--http", "--url", url, cwd=project, home=home)
@@ -328,3 +350,14 @@ def test_http_options_are_refused_where_they_do_not_apply(
     assert proc.returncode == 2
     assert "apply to `tether install claude-code` only" in proc.stderr
     assert not (project / ".codex").exists() and not (project / ".claude").exists()
+
+
+def test_codex_install_without_codex_says_the_hooks_are_not_active(dirs: tuple[Path, Path]) -> None:
+    """Codex skips untrusted hooks silently: install must not end as if all were well."""
+    project, home = dirs
+    proc = cli("install", "codex", cwd=project, home=home)
+    assert proc.returncode == 1
+    assert "NOT ACTIVE YET" in proc.stdout and "/hooks" in proc.stdout
+    assert (home / FILES["codex"]).is_file()  # written, ready to be trusted
+    report = json.loads(cli("install", "codex", "--json", cwd=project, home=home).stdout)
+    assert report["codex"]["active"] is False and report["codex"]["codex"] is None

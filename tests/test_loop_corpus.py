@@ -11,6 +11,7 @@ behaviour is a decision, not an accident.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -78,16 +79,38 @@ def _scenarios() -> Iterator[dict[str, Any]]:
             "events": obj["events"],
             "config": _peer_config(obj.get("peer_config")),
         }
-    labels = DIVERGENCES["hermes_labels"]
     for line in (PEERS / "hermes_loop_scenarios.jsonl").read_text().splitlines():
         obj = json.loads(line)
-        kind = labels[obj["name"]]["kind"]
+        name = "hermes:" + obj["name"]
         yield {
-            "name": "hermes:" + obj["name"],
-            "kind": kind,
+            "name": name,
+            "kind": "out_of_scope" if name in DIVERGENCES["out_of_scope"] else hermes_kind(obj),
             "events": obj["calls"],
             "config": HARD,
         }
+
+
+# Hermes's scenarios carry no label, only what its test asserts (`expect`): a warning, notice,
+# result stub, block or halt at some call means hermes flags it; "every call allows", "no
+# halt", "no notice" (and nothing positive) means it does not.
+_FLAGS = re.compile(
+    r"(?<![a-z_])(?:warns?|block|halt|notices?|stub)(?![a-z_])|halt_decision code|should_halt=true"
+)
+_NEGATED = re.compile(r"\b(?:no|never|nor|not|none)\b")
+_ALL_ALLOWED = re.compile(r"\bevery\b[^;]*\ballows?\b")
+
+
+def hermes_kind(scenario: Mapping[str, Any]) -> str:
+    """Return should_flag / should_not_flag as hermes's own expectation text states it."""
+    text = str(scenario["expect"]).lower()
+    if _ALL_ALLOWED.search(text):
+        return "should_not_flag"
+    for clause in re.split(r"[;():]", text):
+        for m in _FLAGS.finditer(clause):
+            negated = _NEGATED.search(clause[: m.start()]) or clause[m.end() :].startswith(" none")
+            if not negated or " until " in clause:  # "no notice until the 3rd call"
+                return "should_flag"
+    return "should_not_flag"
 
 
 SCENARIOS = list(_scenarios())
@@ -140,6 +163,28 @@ SHOULD_NOT = [s["name"] for s in SCENARIOS if s["kind"] == "should_not_flag"]
 def test_scenario_corpus_is_all_there() -> None:
     assert len(SCENARIOS) == 86 + 36
     assert len(SHOULD_FLAG) >= 60
+
+
+@pytest.mark.parametrize(
+    ("expect", "kind"),
+    [
+        ("after_call #1 allow; #2 warn repeated_exact_failure_warning", "should_flag"),
+        ("halt_decision None after calls 1-4; after call #5 halt_decision code=x", "should_flag"),
+        ("no notice until the 3rd call after reset_for_turn", "should_flag"),
+        ("no halt; observe_call notices only (from the 3rd identical call)", "should_flag"),
+        (
+            "every before_call allows (...); PR adds a separate warn 4 / block 12 track",
+            "should_not_flag",
+        ),
+        (
+            "no decision ever should_halt; halt_decision None; final before_call allows",
+            "should_not_flag",
+        ),
+        ("notices None for calls 1-2; no halt", "should_not_flag"),
+    ],
+)
+def test_hermes_labels_are_read_from_its_own_expectations(expect: str, kind: str) -> None:
+    assert hermes_kind({"expect": expect}) == kind
 
 
 def test_at_least_95_percent_of_should_flag_scenarios_are_flagged() -> None:

@@ -97,7 +97,6 @@ READS = [
     ("python3 --version", "RO701"),
     ("pip show django", "RO702"),
     ("python -m pip list", "RO702"),
-    ("npm ls", "RO703"),
     # structure and wrappers
     ("timeout 5 cat f", "RO002"),
     ("time ls", "RO002"),
@@ -123,6 +122,7 @@ READS = [
 ]
 
 WRITES = [
+    ("npm ls", "RW023"),  # npm logs every run under ~/.npm (the oracle saw it)
     # structure
     ("", "RW003"),
     ("   ", "RW003"),
@@ -183,7 +183,7 @@ WRITES = [
     ("ls 2>&1-", "RW008"),
     ("sudo -l", "RW010"),
     ("exec ls", "RW011"),
-    ("builtin cat f", "RW007"),
+    ("builtin cat f", "RW011"),
     ("cargo --version", "RW013"),
     # files
     ("tree -o out.txt", "RW020"),

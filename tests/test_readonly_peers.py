@@ -2,7 +2,9 @@
 
 Every disagreement with a peer is a decision recorded in tests/data/readonly_divergences.jsonl
 (command, peer, the peer's label, and why Tether differs); an entry that no longer differs
-fails too, so the list cannot go stale.
+fails too, so the list cannot go stale. A peer's write or dangerous label is overruled only by
+evidence: the row's ``oracle`` field is what ``tether verify`` saw when it ran the command in
+its sandbox, "no change (exit N)", and tests/test_verify_divergences.py runs them all again.
 """
 
 from __future__ import annotations
@@ -55,7 +57,11 @@ def _divergences() -> dict[Key, str]:
     out: dict[Key, str] = {}
     for n, line in enumerate(DIVERGENCES.read_text(encoding="utf-8").splitlines(), start=1):
         row = json.loads(line)
-        assert set(row) == {"command", "peer", "label", "reason"}, f"line {n}: {sorted(row)}"
+        if row["label"] == "read":
+            assert set(row) == {"command", "peer", "label", "reason"}, f"line {n}: {sorted(row)}"
+        else:  # overruling a write or dangerous label takes the oracle's evidence
+            assert set(row) == {"command", "peer", "label", "reason", "oracle"}, f"line {n}"
+            assert row["oracle"].startswith("no change (exit "), f"line {n}: {row['oracle']}"
         assert row["peer"] in DANGER_PEERS, f"line {n}: unknown peer"
         assert row["label"] in ("read", "write", *LOUD), f"line {n}: unknown label"
         assert len(row["reason"]) >= 20, f"line {n}: give a real reason"

@@ -40,3 +40,17 @@ def test_json_lists_all_and_one(capsys: pytest.CaptureFixture[str]) -> None:
     one = json.loads(capsys.readouterr().out)
     assert one["name"] == "command-substitution" and one["tier"] == "read"
     assert "echo $(pwd)" in one["match"]
+
+
+def test_a_rule_shows_the_option_grammars_of_its_examples(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["rules", "DG101"]) == 0
+    out = capsys.readouterr().out
+    grammars = out.split("Option grammars", 1)[1]
+    assert "rm (options may follow operands; unique prefixes):" in grammars
+    assert "-r/-R/--recursive" in grammars
+    assert "sudo (options end at the first operand" in grammars
+    assert main(["rules", "DG202", "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)["grammars"]
+    assert any(g.startswith("git push (") and "--force-with-lease[=V]" in g for g in shown)

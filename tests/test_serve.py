@@ -100,7 +100,8 @@ def request(
 ) -> Response:
     """Send one request (POST when there is a body); return the response, errors included."""
     data = body.encode() if isinstance(body, str) else body
-    req = urllib.request.Request(url, data=data, headers=headers or {})
+    sent = {"Content-Type": "application/json"} if data is not None else {}
+    req = urllib.request.Request(url, data=data, headers={**sent, **(headers or {})})
     try:
         with urllib.request.urlopen(req, timeout=30) as resp:
             return Response(resp.status, dict(resp.headers), resp.read())
@@ -388,10 +389,15 @@ def test_a_token_is_required_on_every_request_once_set(tmp_path: Path) -> None:
     good = {"Authorization": "Bearer s3cret-token"}
     event = shell_event("claude-code", "tok", "ls -la", sc.project, 1)
     try:
-        assert request(f"{sc.url}/health").status == 401
-        assert request(f"{sc.url}/health", headers={"Authorization": "Bearer nope"}).status == 401
-        assert request(f"{sc.url}/health", headers={"Authorization": "s3cret-token"}).status == 401
+        # Without the token /health says it is alive and nothing else (no version, pid, store).
+        alive = {"status": "ok", "service": "tether", "token_required": True}
+        assert request(f"{sc.url}/health").json() == alive
+        assert request(f"{sc.url}/health", headers={"Authorization": "Bearer nope"}).json() == alive
+        assert (
+            request(f"{sc.url}/health", headers={"Authorization": "s3cret-token"}).json() == alive
+        )
         health = request(f"{sc.url}/health", headers=good)
+        assert health.json()["pid"] == os.getpid()
         assert health.status == 200
         assert health.json()["token_required"] is True
         for headers, cause in (
@@ -493,7 +499,7 @@ def test_connections_beyond_the_cap_are_closed(
     try:
         # Both held connections are tracked once their handler threads start.
         for conn in held:
-            conn.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+            conn.sendall(f"GET /health HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
             assert conn.recv(65536).startswith(b"HTTP/1.1 200")
         with socket.create_connection((host, port), timeout=10) as extra:
             extra.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -501,7 +507,8 @@ def test_connections_beyond_the_cap_are_closed(
         held.pop().close()
         for _ in range(100):  # the closed connection's thread notices and untracks it
             with socket.create_connection((host, port), timeout=10) as again:
-                again.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                head = f"GET /health HTTP/1.1\r\nHost: {host}:{port}\r\nConnection: close\r\n"
+                again.sendall(head.encode() + b"\r\n")
                 if again.recv(65536).startswith(b"HTTP/1.1 200"):
                     break
             time.sleep(0.05)

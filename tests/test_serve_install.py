@@ -209,7 +209,12 @@ def test_fallback_decides_when_the_service_is_down(tmp_path: Path) -> None:
     assert "DG101" in out["permissionDecisionReason"]
 
 
-def test_fallback_decides_when_the_token_is_wrong(tmp_path: Path) -> None:
+def test_a_wrong_token_is_denied_by_the_service_and_the_fallback_stays_quiet(
+    tmp_path: Path,
+) -> None:
+    # /health answers "alive" without the token, so the fallback never decides a second time
+    # while the service runs; a wrong token is the HTTP handler's deny (fail closed), and the
+    # doctor says which token to fix.
     project = tmp_path / "project"
     project.mkdir()
     service = Service(Options(port=0, token="right"), environ=sandbox_env(tmp_path), cwd=project)
@@ -217,11 +222,18 @@ def test_fallback_decides_when_the_token_is_wrong(tmp_path: Path) -> None:
     threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     try:
         env = {**sandbox_env(tmp_path / "hook"), "TETHER_SERVE_TOKEN": "wrong"}
-        proc = run_fallback(srv.url, pre_event("ls -la", tmp_path), env, tmp_path)
-        assert proc.returncode == 0
-        assert json.loads(proc.stdout) == {}  # decided by the command hook: ls is fine
-        env["TETHER_SERVE_TOKEN"] = "right"
-        assert run_fallback(srv.url, pre_event("ls -la", tmp_path), env, tmp_path).stdout == ""
+        assert run_fallback(srv.url, pre_event("rm -rf /", tmp_path), env, tmp_path).stdout == ""
+        reply = http_install.post_event(srv.url + "/hook/claude-code", pre_event("ls", tmp_path))
+        out = json.loads(reply)["hookSpecificOutput"]
+        assert out["permissionDecision"] == "deny"
+        assert "Authorization" in out["permissionDecisionReason"]
+        current = http_install.merge_http({}, srv.url, COMMAND, PATH, "wrong").after
+        lines = http_install.check(current, tmp_path, "doctor-session")
+        assert [status for status, _, _ in lines] == ["fail"], lines
+        assert "refuses the token" in lines[0][1]
+        current = http_install.merge_http({}, srv.url, COMMAND, PATH, "right").after
+        lines = http_install.check(current, tmp_path, "doctor-session")
+        assert [status for status, _, _ in lines] == ["ok", "ok", "ok", "ok"], lines
     finally:
         srv.stop()
 

@@ -89,10 +89,21 @@ def served(tmp_path: Path) -> Iterator[Served]:
         running.proc.communicate(timeout=30)
 
 
-def http(port: int, raw: bytes, host: str = "127.0.0.1") -> bytes:
+def token_of(env: dict[str, str]) -> str:
+    """Return the per-install token ``tether serve`` made in the sandbox's state directory."""
+    return (Path(env["XDG_STATE_HOME"]) / "tether" / "serve.token").read_text().strip()
+
+
+def ready(raw: bytes, port: int, token: str = "") -> bytes:
+    """Fill in the placeholder ``Host: x`` with the server's own address (and the token)."""
+    head = f"Host: 127.0.0.1:{port}\r\n" + (f"Authorization: Bearer {token}\r\n" if token else "")
+    return raw.replace(b"Host: x\r\n", head.encode(), 1)
+
+
+def http(port: int, raw: bytes, host: str = "127.0.0.1", token: str = "") -> bytes:
     """Send raw bytes on a new connection; return everything the server sends back."""
     with socket.create_connection((host, port), timeout=30) as sock:
-        sock.sendall(raw)
+        sock.sendall(ready(raw, port, token))
         chunks = []
         while chunk := sock.recv(65536):
             chunks.append(chunk)
@@ -101,7 +112,8 @@ def http(port: int, raw: bytes, host: str = "127.0.0.1") -> bytes:
 
 def post(path: str, body: bytes, *, close: bool = True, headers: str = "") -> bytes:
     """Return a raw HTTP/1.1 POST request."""
-    head = f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Length: {len(body)}\r\n{headers}"
+    head = f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+    head += f"Content-Length: {len(body)}\r\n{headers}"
     head += "Connection: close\r\n" if close else ""
     return head.encode() + b"\r\n" + body
 
@@ -158,7 +170,12 @@ def test_serve_binds_0_0_0_0_with_a_token_and_requires_it(tmp_path: Path) -> Non
     try:
         assert running.host == "0.0.0.0"
         get = b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
-        assert http(running.port, get + b"\r\n").startswith(b"HTTP/1.1 401")
+        alive = http(running.port, get + b"\r\n")
+        assert json.loads(alive.split(b"\r\n\r\n", 1)[1]) == {
+            "status": "ok",
+            "service": "tether",
+            "token_required": True,
+        }
         ok = http(running.port, get + b"Authorization: Bearer tok-123\r\n\r\n")
         assert ok.startswith(b"HTTP/1.1 200")
         assert json.loads(ok.split(b"\r\n\r\n", 1)[1])["token_required"] is True
@@ -200,7 +217,7 @@ def test_sigterm_finishes_the_request_in_flight_and_closes_the_store(served: Ser
     body = json.dumps(event).encode()
     idle = socket.create_connection(("127.0.0.1", served.port), timeout=30)  # keep-alive, idle
     with socket.create_connection(("127.0.0.1", served.port), timeout=30) as sock:
-        request = post("/hook/claude-code", body)
+        request = ready(post("/hook/claude-code", body), served.port, token_of(served.env))
         sock.sendall(request[:-10])  # the request is in flight: headers and part of the body
         time.sleep(0.3)
         served.proc.send_signal(signal.SIGTERM)
@@ -237,7 +254,9 @@ def test_sigint_stops_it_too(served: Served) -> None:
 
 def test_a_second_signal_exits_without_waiting_for_the_request_in_flight(served: Served) -> None:
     with socket.create_connection(("127.0.0.1", served.port), timeout=30) as sock:
-        sock.sendall(post("/hook/claude-code", b'{"session_id": "s"}')[:-5])  # never finished
+        raw = post("/hook/claude-code", b'{"session_id": "s"}')
+        request = ready(raw, served.port, token_of(served.env))
+        sock.sendall(request[:-5])  # never finished
         time.sleep(0.3)
         served.proc.send_signal(signal.SIGTERM)
         time.sleep(0.5)
@@ -260,7 +279,8 @@ def test_python_dash_m_runs_the_same_service(tmp_path: Path) -> None:
     match = ANNOUNCE.search(proc.stderr.readline())
     assert match, "python -m tether.serve did not announce its address"
     try:
-        answer = http(int(match.group(2)), post("/v1/classify", b'{"command": "rm -rf /"}'))
+        raw = post("/v1/classify", b'{"command": "rm -rf /"}')
+        answer = http(int(match.group(2)), raw, token=token_of(env))
         doc = json.loads(answer.split(b"\r\n\r\n", 1)[1])
         assert doc["danger"] == "hardline"
     finally:
@@ -274,18 +294,20 @@ def test_python_dash_m_runs_the_same_service(tmp_path: Path) -> None:
 RAW_BODIES = [
     (
         "no Content-Length",
-        b"POST /hook/claude-code HTTP/1.1\r\nHost: x\r\n\r\n{}",
+        b"POST /hook/claude-code HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\r\n{}",
         "Content-Length",
     ),
     (
         "chunked",
-        b"POST /hook/claude-code HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+        b"POST /hook/claude-code HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        b"Transfer-Encoding: chunked\r\n\r\n"
         b"2\r\n{}\r\n0\r\n\r\n",
         "chunked",
     ),
     (
         "cut short",
-        b'POST /hook/claude-code HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"a": 1}',
+        b"POST /hook/claude-code HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        b'Content-Length: 100\r\n\r\n{"a": 1}',
         "ended after 8 of 100 bytes",
     ),
 ]
@@ -296,7 +318,7 @@ def test_unreadable_hook_bodies_are_denied(
     served: Served, label: str, raw: bytes, cause: str
 ) -> None:
     with socket.create_connection(("127.0.0.1", served.port), timeout=30) as sock:
-        sock.sendall(raw)
+        sock.sendall(ready(raw, served.port, token_of(served.env)))
         sock.shutdown(socket.SHUT_WR)  # the client is done sending: a short body stays short
         answer = b""
         while chunk := sock.recv(65536):

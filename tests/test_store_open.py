@@ -79,6 +79,12 @@ def test_memory_backend(env: dict[str, str], tmp_path: Path) -> None:
     assert isinstance(open_store(config(env, tmp_path, "store.backend=memory")), MemoryStore)
 
 
+def test_memory_backend_takes_the_ttl(env: dict[str, str], tmp_path: Path) -> None:
+    store = open_store(config(env, tmp_path, "store.backend=memory", "store.ttl_days=2"))
+    assert isinstance(store, MemoryStore)
+    assert store.ttl == 2 * 86400
+
+
 def test_redis_takes_url_prefix_and_ttl_from_config(
     env: dict[str, str], tmp_path: Path, redis_server: str
 ) -> None:

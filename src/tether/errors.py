@@ -5,6 +5,7 @@
     ├── ConfigError      a config file or value is wrong (file, line, key, expected, found)
     ├── StoreError       session state cannot be read or written (locked, corrupt, unreachable)
     ├── WorkerError      the isolated classification worker failed (timeout, crash, bad verdict)
+    ├── FixtureError     the execution oracle cannot build its fixture (git missing or failing)
     └── HaltError        the guard halted the agent (raised by a framework integration)
 
 Messages say where, what and what next, e.g.
@@ -32,6 +33,10 @@ class StoreError(TetherError):
 
 class WorkerError(TetherError):
     """The isolated classification worker failed."""
+
+
+class FixtureError(TetherError):
+    """The execution oracle cannot build the fixture its commands run in."""
 
 
 class HaltError(TetherError):

@@ -1,6 +1,7 @@
 """The guard: one decision before each tool call and one after, from session state in a Store.
 
-``before_call`` reviews shell commands (classification and approval policy), then asks the loop
+``before_call`` reviews shell commands (classification and approval policy) and file writes onto
+Tether's guard files (rule DG605, whatever the tool), then asks the loop
 detectors whether this exact call should still run; ``after_call`` fingerprints the result,
 updates the streaks and says what the model should know. Each hook process builds a new Guard:
 everything it remembers lives in the store, as one JSON-ready dict per session
@@ -10,6 +11,7 @@ everything it remembers lives in the store, as one JSON-ready dict per session
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 from tether.loops import detectors as d
@@ -18,14 +20,17 @@ from tether.loops.fingerprint import preview, result_fingerprint, signature_and_
 from tether.loops.messages import merge
 from tether.loops.settings import LoopSettings, from_config
 from tether.loops.state import (
+    P_ANSWER,
     P_BLOCKED,
     P_KIND,
+    P_SEQ,
     P_SIG,
     P_TOOL,
     P_WARNED,
     State,
     coerce,
     new_record,
+    pack,
     reset_turn,
     trim,
 )
@@ -34,6 +39,9 @@ from tether.store import Store
 
 # Identical calls further apart than this (from the previous result to this call) are a wait.
 POLL_GAP_SECONDS = 20.0
+# Detectors that judge a call by its earlier results: their warning came with the result already,
+# so before the next identical call they only block (one delivery per warning).
+_RESULT_DETECTORS = frozenset({"TL201", "TL202", "TL203", "TL206"})
 
 
 class _Prepared:
@@ -51,8 +59,18 @@ class Guard:
     """Loop detection and command review for every session that shares one store."""
 
     def __init__(
-        self, config: Any = None, store: Store | None = None, *, unattended: bool = False
+        self,
+        config: Any = None,
+        store: Store | None = None,
+        *,
+        unattended: bool = False,
+        sticky_halt: bool = False,
+        hold_warnings: bool = False,
     ) -> None:
+        """``sticky_halt``: after a halt, refuse every call until the user speaks (for hosts that
+        cannot stop the agent). ``hold_warnings``: a warning before a call comes back with its
+        result instead (for hosts that show the model one hook message per call).
+        """
         if store is None:
             from tether.store.memory import MemoryStore
 
@@ -60,7 +78,13 @@ class Guard:
         self.config = config
         self.store = store
         self.unattended = unattended
+        self.sticky_halt = sticky_halt
+        self.hold_warnings = hold_warnings
         self.settings: LoopSettings = from_config(config)
+
+    def _update(self, session_id: str, fn: Callable[[State | None], State]) -> None:
+        """Apply ``fn`` through the store, storing the state packed (see ``loops.state.pack``)."""
+        self.store.update(session_id, lambda state: pack(fn(state)))
 
     # -- calls -------------------------------------------------------------------------------
 
@@ -70,9 +94,9 @@ class Guard:
         shell_key = s.tools.shell.get(call.tool) if command is not None else None
         sig, text = signature_and_preview(call.tool, call.args, shell_key)
         if command is None:
-            return _Prepared(
-                sig, kinds.static_kind(call.tool, call.args, s.tools), text, None, None
-            )
+            kind = kinds.static_kind(call.tool, call.args, s.tools)
+            files = self._review_files(call) if review else None
+            return _Prepared(sig, kind, text, None, files)
         verdict = None
         if review:
             from tether.approval import review as review_command
@@ -87,6 +111,20 @@ class Guard:
             kind = kinds.EXEC
         return _Prepared(sig, kind, text, wait, verdict)
 
+    def _review_files(self, call: ToolCall) -> Any:
+        """Review a non-shell call that names Tether's guard files (Write, apply_patch, MCP)."""
+        from tether.loops.settings import READ_TOOLS
+        from tether.rules.file_tools import guarded_paths
+
+        # The built-in readers only: a config listing `Write` under `tools.read` changes how
+        # loops count it, not whether it may rewrite the hooks.
+        hits = guarded_paths(call.tool, call.args, READ_TOOLS)
+        if not hits:
+            return None
+        from tether.approval.files import review_files
+
+        return review_files(call.tool, hits, self.config, unattended=self.unattended)
+
     def before_call(self, call: ToolCall) -> Decision:
         """Decide whether ``call`` may run: approval for shell commands, then loop detectors."""
         prep = self._prepare(call, review=True)
@@ -97,6 +135,17 @@ class Guard:
         def update(state: State | None) -> State:
             st = coerce(state)
             s = self.settings
+            again = st["pending"].get(call.call_id) if call.call_id else None
+            if again is not None and again[P_SIG] == prep.sig and len(again) > P_ANSWER:
+                # The same call sent twice (an HTTP hook and its fallback): answer it the same
+                # way and count it once.
+                out.append(_answer(again[P_ANSWER]))
+                return st
+            if self.sticky_halt and st["halted"]:
+                st["seq"] += 1
+                st["blocks"] += 1
+                out.append(_halted(st["halted"]))
+                return st
             st["seq"] += 1
             seq = st["seq"]
             cid = call.call_id or f"#{seq}"
@@ -128,20 +177,31 @@ class Guard:
             if loop_block and rec["blocked"] >= 2:
                 worst = max(findings, key=lambda f: int(f.action))
                 findings.append(d.repeated_block(rec, worst))
+            if approval is None or approval.action <= Action.WARN:
+                findings = [  # alone, a repeat of what came with the last result
+                    f
+                    for f in findings
+                    if f.action >= Action.BLOCK or f.code not in _RESULT_DETECTORS
+                ]
             decision = merge(findings, approval, hard_stop=s.hard_stop)
             blocked = decision.action >= Action.BLOCK  # an ask may still run once approved
             if loop_block:
                 rec["blocked"] += 1
                 st["window"].append([seq, cid, prep.sig, "", kind, "blocked"])
             warned = decision.action is Action.WARN
-            st["pending"][cid] = [seq, prep.sig, kind, call.tool, now, blocked, warned]
+            answer = None if decision.action is Action.ALLOW else _keep(decision)
+            st["pending"][cid] = [seq, prep.sig, kind, call.tool, now, blocked, warned, answer]
             _count(st, decision)
             _streaks(st, rec, findings)
+            if decision.action is Action.HALT:
+                st["halted"] = decision.message
             trim(st, s.window)
+            if warned and self.hold_warnings:
+                decision = ALLOW  # delivered with the result (see after_call)
             out.append(decision)
             return st
 
-        self.store.update(call.session_id, update)
+        self._update(call.session_id, update)
         return out[-1]  # a store may retry the update: the last run is the one kept
 
     def after_call(self, result: ToolResult) -> Decision:
@@ -151,11 +211,18 @@ class Guard:
         failed = bool(result.error) or (result.exit_code is not None and result.exit_code != 0)
         out: list[Decision | None] = []
         prep: list[_Prepared] = []
+        # Without a call id (Gemini CLI), a result pairs with the oldest pending identical call.
+        unnamed = None if call.call_id else self._prepare(call, review=False).sig
 
         def update(state: State | None) -> State:
             st = coerce(state)
             s = self.settings
-            cid = call.call_id
+            cid: str | None = call.call_id
+            if cid and cid in st["done"]:
+                out.append(ALLOW)  # the same result sent twice: recorded once
+                return st
+            if unnamed is not None:
+                cid = _oldest(st["pending"], unnamed)
             pend = st["pending"].pop(cid, None) if cid else None
             if pend is not None and pend[P_BLOCKED]:
                 out.append(ALLOW)  # the call never ran; its refusal was already counted
@@ -227,15 +294,22 @@ class Guard:
             decision = merge(findings, hard_stop=s.hard_stop)
             already = pend is not None and len(pend) > P_WARNED and bool(pend[P_WARNED])
             _count(st, decision, counted_warning=already)
+            held = pend[P_ANSWER] if pend is not None and len(pend) > P_ANSWER else None
+            if self.hold_warnings and already and held is not None:
+                decision = _with_held(decision, _answer(held))
             _streaks(st, rec, findings)
+            if decision.action is Action.HALT:
+                st["halted"] = decision.message
+            if call.call_id:
+                st["done"].append(call.call_id)
             trim(st, s.window)
             out.append(decision)
             return st
 
-        self.store.update(call.session_id, update)
+        self._update(call.session_id, update)
         if out[-1] is None:  # a result without its before_call: classify, then record it
             prep.append(self._prepare(call, review=True))
-            self.store.update(call.session_id, update)
+            self._update(call.session_id, update)
         decision = out[-1]  # a store may retry the update: the last run is the one kept
         assert decision is not None
         return decision
@@ -252,7 +326,7 @@ class Guard:
             st["updated"] = time.time()
             return st
 
-        self.store.update(session_id, update)
+        self._update(session_id, update)
 
     def assistant_message(
         self, session_id: str, text: str, agent_id: str | None = None
@@ -282,7 +356,7 @@ class Guard:
             out.append(decision)
             return st
 
-        self.store.update(session_id, update)
+        self._update(session_id, update)
         return out[-1]  # a store may retry the update: the last run is the one kept
 
     def subagent_start(self, session_id: str, agent_id: str) -> None:
@@ -304,7 +378,7 @@ class Guard:
             st["updated"] = time.time()
             return st
 
-        self.store.update(session_id, update)
+        self._update(session_id, update)
 
 
 # How many other calls may stand between two identical calls of a kind for the second to count
@@ -329,7 +403,7 @@ def _record_result(
 ) -> bool:
     """Update a signature's streaks with one result; return True when it is progress."""
     gap = when - rec["t"] if when is not None and rec["t"] is not None else None
-    rec["t"] = when
+    rec["t"] = round(when, 3) if when is not None else None  # stored: milliseconds are plenty
     if failed:
         rec["stubborn"] = rec["stubborn"] + 1 if rec["stubborn"] and rec["res"] == res else 1
         rec["fails"] += 1
@@ -358,6 +432,50 @@ def _record_result(
     if was_failing or kind == kinds.ACT:
         return True
     return kind in (kinds.WRITE, kinds.EXEC, kinds.TOOL) and new
+
+
+def _keep(decision: Decision) -> list[Any]:
+    """Return the JSON-ready part of a decision kept for a call's duplicate or its result."""
+    return [int(decision.action), list(decision.codes), decision.message]
+
+
+def _answer(kept: Any) -> Decision:
+    """Return the decision given to a call before (ALLOW when nothing was kept)."""
+    if not isinstance(kept, list) or len(kept) != 3:
+        return ALLOW
+    return Decision(Action(kept[0]), tuple(kept[1]), str(kept[2]))
+
+
+def _with_held(decision: Decision, held: Decision) -> Decision:
+    """Return ``decision`` with the warning held back before the call, as one message."""
+    if decision.action is Action.ALLOW:
+        return held
+    codes = tuple(dict.fromkeys(decision.codes + held.codes))
+    return Decision(decision.action, codes, f"{decision.message} {held.message}", decision.evidence)
+
+
+def _halted(message: str) -> Decision:
+    """Return the refusal of every call after a halt, until the user speaks."""
+    return Decision(
+        Action.HALT,
+        (),
+        "Tether halted this session earlier and refuses every tool call until the user "
+        f"replies. Stop now: do not call more tools; report to the user what happened. The halt: "
+        f"{message}",
+    )
+
+
+def _oldest(pending: dict[str, Any], sig: str) -> str | None:
+    """Return the id of the oldest pending call with signature ``sig`` (FIFO pairing)."""
+    best: str | None = None
+    for cid, entry in pending.items():
+        if (
+            entry[P_SIG] == sig
+            and cid.startswith("#")
+            and (best is None or entry[P_SEQ] < pending[best][P_SEQ])
+        ):
+            best = cid
+    return best
 
 
 def _count(st: State, decision: Decision, *, counted_warning: bool = False) -> None:

@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 
 from tether.classify import Classification
 from tether.model import ALLOW, Action, Decision
+from tether.quoting import clip, quote
 from tether.rules.base import Danger
 
 # Approval codes (the rule codes that fired are listed next to them).
@@ -110,7 +111,7 @@ def decide(evaluation: Evaluation, policy: Policy, *, unattended: bool = False) 
         return Decision(
             Action.BLOCK,
             (DENY_CODE, *codes),
-            f"Blocked by the user's deny rule {evaluation.deny_match!r}. Do not retry this "
+            f"Blocked by the user's deny rule {quote(evaluation.deny_match)}. Do not retry this "
             "command or reach the same result another way; ask the user if it is needed.",
             evidence,
         )
@@ -118,9 +119,9 @@ def decide(evaluation: Evaluation, policy: Policy, *, unattended: bool = False) 
         return Decision(
             Action.BLOCK,
             (UNANALYSABLE_CODE, *codes),
-            f"Blocked: this command cannot be checked ({evaluation.unanalysable}). Do not retry "
-            "it inline: write the script to a file with your file-writing tool and run that file "
-            "(e.g. `bash script.sh`).",
+            f"Blocked: this command cannot be checked ({clip(evaluation.unanalysable, 240)}). "
+            "Do not retry it inline: write the script to a file with your file-writing tool and "
+            "run that file (e.g. `bash script.sh`).",
             {**evidence, "unanalysable": evaluation.unanalysable},
         )
     if SUDO_STDIN in c.danger_codes:
@@ -170,7 +171,7 @@ def _message(lead: str, c: Classification, codes: Sequence[str]) -> str:
         if rule is not None:
             parts.append(f"{code} {rule.name}")
             instead = instead or rule.instead
-    reason = c.danger_reason or ", ".join(parts)
+    reason = clip(c.danger_reason, 600) or ", ".join(parts)
     text = f"{lead}: {reason}."
     if instead:
         text += f" Instead: {instead}"

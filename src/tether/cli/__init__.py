@@ -18,6 +18,7 @@ from tether.errors import TetherError
 COMMANDS: dict[str, tuple[str, str]] = {
     "classify": ("tether.cli.classify", "classify shell commands: read-only? dangerous? why?"),
     "rules": ("tether.cli.rules", "list the rule catalogue or show one rule with its examples"),
+    "verify": ("tether.cli.verify", "run commands in a sandbox and report what they changed"),
     "replay": ("tether.cli.replay", "run recorded sessions through the guard"),
     "config": ("tether.cli.config", "get, set, list and check configuration"),
     "trust": ("tether.cli.trust", "trust a project's .tether.yaml (until then it only tightens)"),
@@ -27,6 +28,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "doctor": ("tether.cli.doctor", "check the installed hooks, config and state store"),
     "session": ("tether.cli.session", "list, show and reset recorded sessions"),
     "serve": ("tether.cli.serve", "run the local HTTP sidecar (hook events and the JSON API)"),
+    "daemon": ("tether.cli.daemon", "status or stop the per-user daemon that answers hooks warm"),
     "mcp-proxy": ("tether.cli.mcp_proxy", "guard an MCP server's tool calls (stdio proxy)"),
 }
 
@@ -76,7 +78,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args[1] in HOSTS:
             from tether.hosts.runner import run_hook
 
-            status = _run(name, lambda: run_hook(args[1]))
+            status = _run(name, lambda: run_hook(args[1], hold_signals=argv is None))
             if argv is None:  # the `tether` script itself, not a caller in the same process
                 _exit_now(status)
             return status

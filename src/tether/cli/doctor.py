@@ -44,6 +44,7 @@ def run(args: argparse.Namespace, name: str) -> int:
     checks: list[Check] = []
     config = _check_config(cwd, checks)
     _check_store(config, bool(args.fix), checks)
+    _check_daemon(checks)
     session = f"tether-doctor-{uuid.uuid4().hex[:12]}"
     for host in args.host or list(HOSTS):
         _check_host(host, cwd, session, checks)
@@ -121,6 +122,36 @@ def _check_store(config: Any, fix: bool, checks: list[Check]) -> None:
     checks.append(Check("store", "ok", f"{backend} store opens: {where}"))
 
 
+def _check_daemon(checks: list[Check]) -> None:
+    from tether.daemon import probe
+
+    status = probe()
+    if status.problem:
+        folder = os.path.dirname(status.socket)
+        checks.append(
+            Check(
+                "daemon",
+                "warn",
+                f"cannot run: {status.problem}; every hook call answers in-process (slower)",
+                f"make {folder} a directory of yours with mode 700, or set XDG_RUNTIME_DIR",
+            )
+        )
+    elif status.running and status.info:
+        i = status.info
+        checks.append(
+            Check(
+                "daemon",
+                "ok",
+                f"running: pid {i.get('pid')}, tether {i.get('version')}, "
+                f"{i.get('served')} events served ({status.socket})",
+            )
+        )
+    else:
+        checks.append(
+            Check("daemon", "info", f"not running; the next hook event starts it ({status.socket})")
+        )
+
+
 def _probe(config: Any) -> None:
     from tether.store.open import open_store
 
@@ -179,8 +210,12 @@ def _check_host(host: str, cwd: Path, session: str, checks: list[Check]) -> None
         for handler in found.get(pre, []):
             if handler["command"] not in commands:
                 commands.append(str(handler["command"]))
+    if host == "claude-code":
+        _claude_version(checks)
     if host == "codex":
         _codex_toml(cwd, checks)
+        if commands:
+            _codex_trust(cwd, checks)
     if not commands:
         command = settings.default_command(host)
         checks.append(
@@ -252,6 +287,101 @@ def _codex_toml(cwd: Path, checks: list[Check]) -> None:
                     "`tether install`/`uninstall` manage hooks.json only",
                 )
             )
+
+
+# The first Claude Code that honours ``onFailure: "block"`` (documented) and, in Tether's e2e
+# runs, ``continue: false`` next to a deny: 2.1.197 ignores both, 2.1.332 honours both.
+CLAUDE_HONOURS = (2, 1, 295)
+
+
+def _claude_version(checks: list[Check]) -> None:
+    """Warn when the installed Claude Code lets a crashed hook's call run and ignores halts."""
+    import re
+    import shutil
+    import subprocess
+
+    claude = shutil.which("claude")
+    if claude is None:
+        return
+    try:
+        out = subprocess.run(
+            [claude, "--version"], capture_output=True, text=True, timeout=30
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return
+    found = re.search(r"(\d+)\.(\d+)\.(\d+)", out)
+    if found is None:
+        return
+    version = tuple(int(g) for g in found.groups())
+    if version < CLAUDE_HONOURS:
+        shown = ".".join(map(str, version))
+        need = ".".join(map(str, CLAUDE_HONOURS))
+        checks.append(
+            Check(
+                "claude-code",
+                "warn",
+                f"Claude Code {shown} ({claude}) ignores onFailure: block (a hook that cannot "
+                "start lets the call run) and continue: false (a halt does not stop the agent; "
+                "Tether refuses its later calls instead)",
+                f"update Claude Code to {need} or newer (`claude update`)",
+            )
+        )
+    else:
+        checks.append(
+            Check(
+                "claude-code",
+                "ok",
+                f"Claude Code {'.'.join(map(str, version))} honours onFailure and continue",
+            )
+        )
+
+
+def _codex_trust(cwd: Path, checks: list[Check]) -> None:
+    """Fail while Codex would skip one of Tether's hooks (untrusted or modified: no warning)."""
+    from tether.hosts import codex_trust
+
+    codex = codex_trust.find_codex()
+    if codex is None:
+        checks.append(
+            Check(
+                "codex",
+                "warn",
+                "cannot tell whether Codex trusts Tether's hooks: `codex` is not on PATH "
+                "(Codex skips untrusted hooks silently)",
+                "put `codex` on PATH and rerun `tether doctor`",
+            )
+        )
+        return
+    try:
+        hooks = codex_trust.tether_hooks(codex, cwd)
+    except codex_trust.CodexError as exc:
+        checks.append(Check("codex", "fail", f"cannot read Codex's hook trust: {exc}", ""))
+        return
+    skipped = [h for h in hooks if not h.active]
+    if not hooks:
+        checks.append(
+            Check(
+                "codex",
+                "fail",
+                f"`{codex}` does not list Tether's hooks for {cwd}: Codex does not run them",
+                f"run `tether install codex`; {codex_trust.MANUAL_STEP}",
+            )
+        )
+    elif skipped:
+        names = ", ".join(
+            f"{h.event} ({h.status}{'' if h.enabled else ', disabled'})" for h in skipped
+        )
+        checks.append(
+            Check(
+                "codex",
+                "fail",
+                f"Codex skips Tether's hooks without a word: {names}",
+                f"run `tether install codex` (it asks Codex to trust them); or "
+                f"{codex_trust.MANUAL_STEP}",
+            )
+        )
+    else:
+        checks.append(Check("codex", "ok", f"Codex trusts and runs Tether's {len(hooks)} hooks"))
 
 
 def _forget(config: Any, session: str) -> None:

@@ -19,8 +19,8 @@ NOTES = {
     "claude-code": "Claude Code reads the hooks at start: restart running sessions. "
     "'onFailure: block' needs Claude Code 2.1.295 or newer; Tether denies on its own "
     "errors anyway.",
-    "codex": "Codex runs new hooks only after you review and trust them (/hooks in Codex); "
-    "project hooks load only in trusted projects. Codex older than 0.124 also needs "
+    "codex": "Codex reads the hooks at start: restart running sessions. Project hooks load "
+    "only in projects Codex trusts. Codex older than 0.124 also needs "
     "'[features] hooks = true' in config.toml.",
     "gemini": "Gemini CLI reads the hooks at start: restart running sessions. Some older "
     "versions need hooks switched on in settings.json; `tether doctor` checks the installed hook.",
@@ -64,6 +64,12 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
             "--command",
             help="the hook command to register (default: this tether's 'tether hook HOST')",
         )
+        parser.add_argument(
+            "--codex",
+            metavar="PATH",
+            help="codex only: the Codex executable asked to trust the hooks it must run "
+            "(default: `codex` on PATH); without it the hooks are written but stay inactive",
+        )
 
 
 def run(args: argparse.Namespace, name: str) -> int:
@@ -106,15 +112,23 @@ def run(args: argparse.Namespace, name: str) -> int:
     }
     if http is not None:
         report["http"] = http
+    status = 0
+    if args.host == "codex" and name == "install" and not args.dry_run:
+        from tether.hosts.codex_trust import activate
+
+        report["codex"] = activate(getattr(args, "codex", None), Path.cwd())
+        status = 0 if report["codex"]["active"] else 1
     if args.json:
         if args.dry_run:
             report["hooks"] = change.after.get("hooks", {})
         sys.stdout.write(json.dumps(report, indent=2) + "\n")
-        return 0
+        return status
     sys.stdout.write(_human(report, change.after.get("hooks", {})))
     if note and change.changed:
         sys.stdout.write(note + "\n")
-    return 0
+    if "codex" in report:
+        sys.stdout.write(report["codex"]["message"] + "\n")
+    return status
 
 
 def _human(report: dict[str, Any], hooks: Any) -> str:

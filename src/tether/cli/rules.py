@@ -13,6 +13,7 @@ import sys
 from typing import Any
 
 from tether.rules.base import Rule
+from tether.shell.options import Grammar, describe, parse
 
 TITLE = "# Rule reference"
 INTRO = """\
@@ -62,12 +63,36 @@ def rule_json(rule: Rule) -> dict[str, Any]:
         "instead": rule.instead,
         "match": list(match),
         "not_match": list(not_match),
+        "grammars": [describe(g) for g in grammars(rule)],
     }
 
 
 def _example(text: str) -> str:
     shown = text if len(text) <= 160 else text[:157] + "..."
     return repr(shown) if any(c in shown for c in "\n\r\x00") or not shown.strip() else shown
+
+
+def grammars(rule: Rule) -> list[Grammar]:
+    """Return the option grammars of the programs a rule's matching examples run, in order."""
+    from tether.shell import parse_command
+    from tether.shell.programs import RUNNERS, SHELLS, WRAPPERS
+    from tether.shell.tools import GIT, GIT_SUBCOMMANDS, TOOLS
+
+    tables: dict[str, Grammar] = {n: w.grammar for n, w in WRAPPERS.items()}
+    tables |= {n: r.grammar for n, r in RUNNERS.items()} | dict(SHELLS) | dict(TOOLS)
+    tables["git"] = GIT
+    found: dict[str, Grammar] = {}
+    for example in rule.match:
+        for cmd in parse_command(example).commands:
+            names = [w.name for w in cmd.wrappers] + [cmd.name]
+            if cmd.name == "git":
+                rest = parse(GIT, cmd.args).operands
+                names += [f"git {rest[0].value}"] if rest else []
+            for name in names:
+                g = tables.get(name) or GIT_SUBCOMMANDS.get(name.removeprefix("git "))
+                if g is not None and name.startswith("git ") == g.name.startswith("git "):
+                    found.setdefault(g.name, g)
+    return list(found.values())
 
 
 def render_rule(rule: Rule) -> str:
@@ -79,6 +104,10 @@ def render_rule(rule: Rule) -> str:
         lines += ["", f"{yes}:"] + [f"  {_example(m)}" for m in match]
     if not_match:
         lines += ["", f"{no}:"] + [f"  {_example(m)}" for m in not_match]
+    specs = grammars(rule)
+    if specs:
+        lines += ["", "Option grammars (tether.shell.programs / tether.shell.tools):"]
+        lines += ["  " + line for g in specs for line in describe(g).splitlines()]
     return "\n".join(lines) + "\n"
 
 

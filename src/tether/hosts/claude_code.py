@@ -55,9 +55,17 @@ INSTALL_EVENTS: dict[str, str | None] = {
 }
 
 
+# Claude Code (2.1.3xx) tells the agent that a background sub-agent finished by submitting a
+# "prompt" of this form: no user spoke, so it is no turn boundary.
+TASK_NOTIFICATION = "<task-notification>"
+
+
 def parse(payload: object) -> HookEvent:
     """Turn a Claude Code hook payload into a HookEvent; raise InputError when malformed."""
-    return claude_style.parse(payload, HOST, _KINDS, _result)
+    event = claude_style.parse(payload, HOST, _KINDS, _result)
+    if event.kind is Kind.PROMPT and event.text.lstrip().startswith(TASK_NOTIFICATION):
+        return event._replace(kind=Kind.OTHER)
+    return event
 
 
 def _result(name: str, data: Mapping[str, Any], call: ToolCall) -> ToolResult:
@@ -85,7 +93,8 @@ def render_failure(event_name: str | None, cause: str) -> Reply:
     if event_name in (None, "", PRE) or event_name not in _KINDS:
         return _deny(text)
     if event_name in (POST, POST_FAILURE):
-        return _post(event_name, Decision(Action.BLOCK, ("tether-error",), text), raw=True)
+        after = failure_reason(cause, after=True)
+        return _post(event_name, Decision(Action.BLOCK, ("tether-error",), after), raw=True)
     # Blocking a user's prompt or keeping a sub-agent alive would not make anything safer:
     # tell the user instead; the next PreToolUse fails closed if the fault persists.
     return json_reply({"systemMessage": notice_reason(cause)})

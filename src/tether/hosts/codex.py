@@ -11,14 +11,23 @@ but were not acted on in released versions (openai/codex#20756 closed unmerged),
 unsupported value lets the call run. So every deny, ask and halt before a call is exit 2 with
 the reason on stderr, which every Codex version with hooks treats as a block. Output objects
 are closed (``additionalProperties: false``): no extra keys.
+
+What Codex 0.171 does (tests/e2e): the shell's PostToolUse ``tool_response`` is the bare output
+string (the exit code is in the rollout file, see ``results.rollout_exit_code``); a halt does
+not stop the agent, ``continue: false`` with exit 0 on PreToolUse runs the call and is ignored
+after one, so a halt is an exit-2 deny and the guard refuses every later call; ``decision:
+"block"`` after a call replaces the output the model reads; the model reads a deny as
+"<reason>. Command: …", so the reason loses its final period. Hooks run only once trusted
+(``codex_trust``).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
-from tether.hosts import claude_style
+from tether.hosts import claude_style, results
 from tether.hosts.events import (
     EMPTY,
     HookEvent,
@@ -63,9 +72,16 @@ def parse(payload: object) -> HookEvent:
 def _result(name: str, data: Mapping[str, Any], call: ToolCall) -> ToolResult:
     response = data.get("tool_response")
     code = _exit_code(response)
+    if code is None and isinstance(response, str) and call.tool == "Bash":
+        # The shell tool's response is the bare output; the exit code is in the rollout.
+        code = results.rollout_exit_code(data.get("transcript_path"), call.call_id)
     return ToolResult(
         call, output=response, exit_code=code, error=code not in (None, 0), time=call.time
     )
+
+
+# The header Codex's shell tools write above the output when they write one.
+_EXIT_TEXT = re.compile(r"^(?:Exit code:|Process exited with code) (\d+)\s*$", re.MULTILINE)
 
 
 def _exit_code(response: object) -> int | None:
@@ -74,6 +90,8 @@ def _exit_code(response: object) -> int | None:
             value = response.get(key)
             if isinstance(value, int) and not isinstance(value, bool):
                 return value
+    if isinstance(response, str):
+        return results.exit_code_in_text(response[:4096], _EXIT_TEXT)
     return None
 
 
@@ -87,7 +105,9 @@ def render(event: HookEvent, decision: Decision) -> Reply:
             return json_reply(
                 {"hookSpecificOutput": {"hookEventName": PRE, "additionalContext": text}}
             )
-        return Reply(stderr=text + "\n", exit_code=2)
+        # Exit 2 for a halt too: ``continue: false`` on PreToolUse runs the call. The guard
+        # keeps refusing calls after a halt, since Codex does not stop the agent.
+        return _deny(text)
     if event.kind is Kind.POST:
         return _post(decision.action, text)
     if decision.action is Action.HALT:
@@ -99,21 +119,25 @@ def render_failure(event_name: str | None, cause: str) -> Reply:
     """Return the fail-closed reply: exit 2 before a call, feedback after it, a notice otherwise."""
     text = failure_reason(cause)
     if event_name in (None, "", PRE) or event_name not in _KINDS:
-        return Reply(stderr=text + "\n", exit_code=2)
+        return _deny(text)
     if event_name == POST:
-        return _post(Action.BLOCK, text)
+        return _post(Action.BLOCK, failure_reason(cause, after=True))
     return json_reply({"systemMessage": notice_reason(cause)})
+
+
+def _deny(text: str) -> Reply:
+    # Codex tells the model "<reason>. Command: …": a reason ending in "." would read "..".
+    return Reply(stderr=text.rstrip().rstrip(".") + "\n", exit_code=2)
 
 
 def _post(action: Action, text: str) -> Reply:
     out: dict[str, Any]
-    # ``decision: "block"`` rejects the (already produced) result and gives the model the reason.
+    # ``decision: "block"`` replaces the (already produced) result the model reads with the
+    # reason; ``continue: false`` is ignored after a call, so it is never sent.
     if action >= Action.ASK:
         out = {"decision": "block", "reason": text}
     else:
         out = {"hookSpecificOutput": {"hookEventName": POST, "additionalContext": text}}
-    if action is Action.HALT:
-        out.update({"continue": False, "stopReason": text})
     return json_reply(out)
 
 

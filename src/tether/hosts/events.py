@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import enum
 import json
+import re
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from tether.errors import InputError
 from tether.model import Action, Decision, ToolCall, ToolResult
+from tether.quoting import clip
 
 
 class Kind(enum.Enum):
@@ -71,14 +73,14 @@ def reply_object(reply: Reply) -> dict[str, Any] | str:
 
 def reason(decision: Decision) -> str:
     """Return the one message the model (or user) reads for ``decision``."""
-    message = decision.message.strip()
+    message = _LEADS.get(decision.action, _NO_LEAD).sub("", decision.message.strip(), count=1)
     missing = [c for c in decision.codes if c not in message]
     if message.startswith("Tether"):  # the guard already wrote a self-describing message
-        return f"{message} [{', '.join(missing)}]" if missing else message
+        return clip(f"{message} [{', '.join(missing)}]" if missing else message)
     head = _HEAD[decision.action]
     if decision.codes:
         head += f" [{', '.join(decision.codes)}]"
-    return f"{head}: {message or _DEFAULT_MESSAGE[decision.action]}"
+    return clip(f"{head}: {message or _DEFAULT_MESSAGE[decision.action]}")
 
 
 _HEAD = {
@@ -88,6 +90,13 @@ _HEAD = {
     Action.BLOCK: "Tether blocked this call",
     Action.HALT: "Tether halted the agent",
 }
+# A message's own lead that the headline already says ("Tether asks for approval: Needs
+# approval: …" would say it twice).
+_LEADS = {
+    Action.ASK: re.compile(r"^(?:Tether )?needs approval:\s*", re.IGNORECASE),
+    Action.BLOCK: re.compile(r"^Blocked:\s*"),
+}
+_NO_LEAD = re.compile(r"(?!)")
 _DEFAULT_MESSAGE = {
     Action.ALLOW: "allowed.",
     Action.WARN: "this call looks like part of a loop; change approach.",
@@ -98,12 +107,22 @@ _DEFAULT_MESSAGE = {
 
 
 FAILED_CLOSED = "Tether could not check this call"
+CAUSE_LIMIT = 400  # an exception's text can quote the input (a JSON error, a path)
 
 
-def failure_reason(cause: str) -> str:
-    """Return the reason printed when Tether could not decide and so fails closed."""
+def failure_reason(cause: str, *, after: bool = False) -> str:
+    """Return the reason printed when Tether could not decide and so fails closed.
+
+    ``after``: the call already ran (a result event), so nothing was denied; the next calls are.
+    """
+    if after:
+        return (
+            f"Tether could not record this call's result (the call already ran): {cause}. "
+            "Later tool calls are denied until this is fixed; run `tether doctor` to find what "
+            "to fix."
+        )
     return (
-        f"{FAILED_CLOSED}, so it is denied (fail closed): {cause}. "
+        f"{FAILED_CLOSED}, so it is denied (fail closed): {clip(cause, CAUSE_LIMIT)}. "
         "Run `tether doctor` to find what to fix."
     )
 
@@ -111,8 +130,8 @@ def failure_reason(cause: str) -> str:
 def notice_reason(cause: str) -> str:
     """Return the notice printed when Tether could not record an event that is not a tool call."""
     return (
-        f"Tether could not record this event: {cause}. Tool calls are denied until this is "
-        "fixed; run `tether doctor` to find what to fix."
+        f"Tether could not record this event: {clip(cause, CAUSE_LIMIT)}. Tool calls are denied "
+        "until this is fixed; run `tether doctor` to find what to fix."
     )
 
 

@@ -13,10 +13,12 @@ call can reach only the user (``systemMessage``); after a call it reaches the mo
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Mapping
 from typing import Any
 
+from tether.hosts import results
 from tether.hosts.events import (
     EMPTY,
     HookEvent,
@@ -64,16 +66,33 @@ def parse(payload: object) -> HookEvent:
         )
         if kind is Kind.PRE:
             return HookEvent(kind, name, session_id, call=call, cwd=cwd)
-        response = data.get("tool_response")
-        output: object = response
-        error = False
-        if isinstance(response, Mapping):
-            output = response.get("llmContent", response)
-            error = bool(response.get("error"))
-        result = ToolResult(call, output=output, error=error, time=call.time)
+        result = _result(call, data.get("tool_response"))
         return HookEvent(kind, name, session_id, result=result, cwd=cwd)
     text = data.get(_TEXT[kind]) if kind in _TEXT else None
     return HookEvent(kind, name, session_id, text=text if isinstance(text, str) else "", cwd=cwd)
+
+
+# What Gemini CLI writes into a shell result: the exit code, and lines new on every call
+# (the process group and background process ids), masked so a repeated result stays the same.
+_EXIT_TEXT = re.compile(r"^Exit Code: (\d+)\s*$", re.MULTILINE)
+_NOISE = (
+    re.compile(r"^(Process Group PGID: )\d+\s*$", re.MULTILINE),
+    re.compile(r"^(Background PIDs: ).*$", re.MULTILINE),
+)
+
+
+def _result(call: ToolCall, response: object) -> ToolResult:
+    output: object = response
+    error = False
+    code: int | None = None
+    if isinstance(response, Mapping):
+        output = response.get("llmContent", response)
+        error = bool(response.get("error"))
+    if isinstance(output, str):
+        code = results.exit_code_in_text(output, _EXIT_TEXT)
+        output = results.mask(output, _NOISE)
+    failed = error or code not in (None, 0)
+    return ToolResult(call, output=output, exit_code=code, error=failed, time=call.time)
 
 
 def render(event: HookEvent, decision: Decision) -> Reply:
@@ -103,7 +122,8 @@ def render_failure(event_name: str | None, cause: str) -> Reply:
     if event_name in (None, "", PRE) or event_name not in _KINDS:
         return json_reply({"decision": "deny", "reason": text})
     if event_name == POST:
-        return json_reply({"hookSpecificOutput": {"additionalContext": text}})
+        after = failure_reason(cause, after=True)
+        return json_reply({"hookSpecificOutput": {"additionalContext": after}})
     return json_reply({"systemMessage": notice_reason(cause)})
 
 

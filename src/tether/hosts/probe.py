@@ -46,7 +46,9 @@ def pre_payload(host: str, session_id: str, command: str, cwd: Path) -> str:
         "tool_input": {"command": command},
     }
     if host != "gemini":
-        payload.update({"tool_use_id": "tether-doctor", "permission_mode": "default"})
+        # One id per sample: a host never reuses one, and the guard answers a repeat the same.
+        ident = "tether-doctor-" + "".join(c if c.isalnum() else "-" for c in command)
+        payload.update({"tool_use_id": ident, "permission_mode": "default"})
     return json.dumps(payload)
 
 

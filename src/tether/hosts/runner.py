@@ -8,6 +8,7 @@ hook crashes, times out or exits with an unexpected status.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -18,7 +19,7 @@ from types import ModuleType
 from typing import IO, Any
 
 from tether.hosts import adapter
-from tether.hosts.events import HookEvent, Kind, Reply
+from tether.hosts.events import FAILED_CLOSED, HookEvent, Kind, Reply
 from tether.model import ALLOW, Decision
 
 DEFAULT_DEADLINE = 15.0
@@ -27,27 +28,51 @@ DEFAULT_DEADLINE = 15.0
 MAX_DEADLINE = 25.0
 DEADLINE_ENV = "TETHER_HOOKS__DEADLINE"
 MAX_INPUT = 32 * 1024 * 1024  # bytes; tool responses can be large, but not unbounded
+# (config, environ) -> an open store the caller keeps and closes.
+StoreSource = Callable[[Any, Mapping[str, str] | None], Any]
+
+
+BLOCKING_EXIT = 2  # every host treats exit status 2 as "blocked", the reason on stderr
 
 
 class _Output:
-    """Prints exactly one reply, from the main thread or the watchdog, whichever comes first."""
+    """Prints exactly one reply, from the main thread, the watchdog or a signal, first wins."""
 
     def __init__(self, stdout: IO[str], stderr: IO[str]) -> None:
         self._stdout = stdout
         self._stderr = stderr
         self._lock = threading.Lock()
+        self.done = threading.Event()
+        self.code = BLOCKING_EXIT  # the status that goes with what was printed
 
     def emit(self, reply: Reply) -> bool:
-        """Print ``reply`` unless another one was printed already; return whether it printed."""
+        """Print ``reply`` unless another one was printed already; return whether it printed.
+
+        When stdout is gone (the host closed the pipe) the reason goes to stderr with exit
+        status 2, which blocks in every host, instead of a crash that lets the call run.
+        """
         if not self._lock.acquire(blocking=False):
             return False
-        if reply.stdout:
-            self._stdout.write(reply.stdout)
-            self._stdout.flush()
-        if reply.stderr:
-            self._stderr.write(reply.stderr)
-            self._stderr.flush()
+        self.code = reply.exit_code
+        try:
+            if reply.stdout:
+                self._stdout.write(reply.stdout)
+                self._stdout.flush()
+        except (OSError, ValueError):
+            self.code = BLOCKING_EXIT
+            reply = reply._replace(stderr=reply.stderr or f"{FAILED_CLOSED}: stdout is closed\n")
+        with contextlib.suppress(OSError, ValueError):  # nowhere left to say it
+            if reply.stderr:
+                self._stderr.write(reply.stderr)
+                self._stderr.flush()
+        self.done.set()
         return True
+
+    def emit_and_exit(self, reply: Reply, exit_now: Callable[[int], None]) -> None:
+        """Print ``reply`` (or wait for the one being printed), then end with its status."""
+        if not self.emit(reply):
+            self.done.wait(5.0)
+        exit_now(self.code)
 
 
 class Watchdog:
@@ -100,8 +125,20 @@ def run_hook(
     stderr: IO[str] | None = None,
     environ: Mapping[str, str] | None = None,
     exit_on_deadline: Callable[[int], None] = os._exit,
+    hold_signals: bool = False,
+    stores: StoreSource | None = None,
 ) -> int:
-    """Answer one hook event from ``stdin`` for ``host``; return the exit status to use."""
+    """Answer one hook event from ``stdin`` for ``host``; return the exit status to use.
+
+    SIGTERM, SIGHUP, SIGINT and SIGPIPE print the host's deny and end the process through
+    ``exit_on_deadline`` (see ``tether.hosts.interrupts``). ``hold_signals`` keeps them
+    caught after the return, for a caller that exits right away: a signal during its teardown
+    then still exits with the printed reply's status rather than 128 + N. ``stores`` gives a
+    long-lived process (the daemon) its open stores; by default each event opens the
+    configured store and closes it.
+    """
+    from tether.hosts.interrupts import SIGNALS, Interrupts
+
     ad = adapter(host)
     env = os.environ if environ is None else environ
     out = _Output(stdout or sys.stdout, stderr or sys.stderr)
@@ -110,16 +147,23 @@ def run_hook(
     def on_deadline(seconds: float) -> None:
         reply = ad.render_failure(seen["event"], f"no decision within the {seconds:g} s deadline")
         if out.emit(reply):
-            exit_on_deadline(reply.exit_code)
+            exit_on_deadline(out.code)
 
+    def on_signal(signum: int) -> None:
+        cause = f"the hook process got {SIGNALS[signum]} before it could decide"
+        out.emit_and_exit(ad.render_failure(seen["event"], cause), exit_on_deadline)
+
+    interrupts = Interrupts.arm(on_signal)
     watchdog = Watchdog(initial_deadline(env), on_deadline)
     try:
-        reply = _answer(ad, stdin or sys.stdin.buffer, env, seen, watchdog)
+        reply = _answer(ad, stdin or sys.stdin.buffer, env, seen, watchdog, stores)
     except BaseException as exc:  # fail closed on everything, even SystemExit from a library
         reply = ad.render_failure(seen["event"], describe(exc))
     watchdog.stop()
     out.emit(reply)
-    return reply.exit_code
+    if interrupts is not None and not hold_signals:
+        interrupts.disarm()
+    return out.code
 
 
 def describe(exc: BaseException) -> str:
@@ -135,6 +179,7 @@ def _answer(
     environ: Mapping[str, str],
     seen: dict[str, str | None],
     watchdog: Watchdog,
+    stores: StoreSource | None = None,
 ) -> Reply:
     raw = stream.read(MAX_INPUT + 1)
     if len(raw) > MAX_INPUT:
@@ -152,7 +197,7 @@ def _answer(
     deadline = config.get("hooks.deadline")
     if isinstance(deadline, int | float) and not isinstance(deadline, bool) and deadline > 0:
         watchdog.set_deadline(min(float(deadline), MAX_DEADLINE))
-    decision = decide(event, config, unattended=not ad.CAN_ASK, environ=environ)
+    decision = decide(event, config, unattended=not ad.CAN_ASK, environ=environ, stores=stores)
     reply: Reply = ad.render(event, decision)
     if config.ignored:  # an untrusted project file could not loosen the guard: say so once
         from tether.config.core import trust_notice
@@ -180,17 +225,27 @@ def decide(
     *,
     unattended: bool,
     environ: Mapping[str, str] | None = None,
+    stores: StoreSource | None = None,
 ) -> Decision:
     """Feed ``event`` to a Guard backed by the configured store; return its decision."""
+    if stores is not None:
+        return dispatch(_hook_guard(config, stores(config, environ), unattended), event)
     from tether.store.open import open_store
 
     store = open_store(config, environ=environ)
     try:
-        from tether.guard import Guard
-
-        return dispatch(Guard(config, store, unattended=unattended), event)
+        return dispatch(_hook_guard(config, store, unattended), event)
     finally:
         store.close()
+
+
+def _hook_guard(config: Any, store: Any, unattended: bool) -> Any:
+    """Return the Guard a hook event is judged by, over ``store``."""
+    from tether.guard import Guard
+
+    # A hook host shows the model one message per call and may not stop the agent: hold a
+    # warning until the result, and keep refusing calls after a halt until the user speaks.
+    return Guard(config, store, unattended=unattended, sticky_halt=True, hold_warnings=True)
 
 
 def dispatch(guard: Any, event: HookEvent) -> Decision:

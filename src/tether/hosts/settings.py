@@ -1,8 +1,9 @@
 """Where each host keeps its hook settings, and how Tether's entries are merged in and out.
 
-Tether's entries are recognised by their command string alone (``… tether hook HOST`` or
-``… -m tether hook HOST``), so ``uninstall`` removes exactly what ``install`` added and never
-touches anyone else's hooks. Installing twice changes nothing the second time.
+Tether's entries are recognised by their command string alone (``… tether hook HOST``,
+``… -m tether hook HOST`` or ``PYTHON -I -S …/tether/daemon/hook.py HOST``), so ``uninstall``
+removes exactly what ``install`` added and never touches anyone else's hooks. Installing twice
+changes nothing the second time.
 """
 
 from __future__ import annotations
@@ -60,7 +61,19 @@ def settings_path(
 
 
 def default_command(host: str) -> str:
-    """Return the command line hosts should run: this installation's ``tether hook HOST``."""
+    """Return the command line hosts should run: this installation's builtins-only hook.
+
+    ``PYTHON -I -S …/tether/daemon/hook.py HOST`` relays the event to the per-user daemon
+    (or answers it in-process), at about the cost of ``python -c pass``; the interpreter and the
+    file are this installation's, so it works from any venv without activating it.
+    """
+    from tether.daemon import hook_command
+
+    return hook_command(host)
+
+
+def legacy_command(host: str) -> str:
+    """Return ``tether hook HOST`` for this installation (no daemon; every call cold)."""
     script = Path(sys.executable).with_name("tether")
     found = str(script) if script.is_file() else shutil.which("tether")
     if found:
@@ -90,9 +103,16 @@ def is_tether_command(command: object, host: str) -> bool:
         args = rest
     elif name.startswith("python") and rest[:2] == ["-m", "tether"]:
         args = rest[2:]
+    elif name.startswith("python"):  # PYTHON -I -S …/tether/daemon/hook.py HOST
+        script = [w for w in rest if not w.startswith("-")][:2]
+        return len(script) == 2 and _is_daemon_hook(script[0]) and script[1] == host
     else:
         return False
     return args[:2] == ["hook", host]
+
+
+def _is_daemon_hook(path: str) -> bool:
+    return Path(path).parts[-3:] == ("tether", "daemon", "hook.py")
 
 
 def handler(host: str, event: str, command: str) -> dict[str, Any]:

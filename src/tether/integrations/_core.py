@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from tether.model import Action, Decision, ToolCall, ToolResult
+from tether.quoting import clip
 
 ERROR_CODE = "tether-error"
 # Arguments that, named in a tool's input schema, hold a shell command.
@@ -255,7 +256,7 @@ class Checkpoint:
 
 
 def _failure(exc: BaseException) -> Decision:
-    cause = f"{type(exc).__name__}: {exc}"
+    cause = clip(f"{type(exc).__name__}: {exc}", 400)  # an error's text can quote the input
     return Decision(
         Action.BLOCK,
         (ERROR_CODE,),

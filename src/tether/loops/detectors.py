@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 from tether.loops.settings import LoopSettings
 from tether.loops.state import W_KIND, W_RES, W_SIG, W_STATUS
 from tether.model import Action, Finding
+from tether.quoting import quote
 
 
 class Code(NamedTuple):
@@ -124,7 +125,7 @@ def no_progress(rec: Mapping[str, Any], s: LoopSettings, *, before: bool) -> Fin
     return finding(
         detector,
         action,
-        f"`{rec['preview']}` {what} {count} times in a row",
+        f"{quote(rec['preview'])} {what} {count} times in a row",
         count,
         since=rec["since"],
         warn_after=s.warn(detector),
@@ -145,7 +146,7 @@ def exact_failure(rec: Mapping[str, Any], s: LoopSettings, *, before: bool) -> F
         return finding(
             detector,
             Action.WARN,
-            f"`{rec['preview']}` failed the same way {stubborn} times in a row, although "
+            f"{quote(rec['preview'])} failed the same way {stubborn} times in a row, although "
             "other changes were made in between",
             stubborn,
             warn_after=s.stop(detector),
@@ -156,7 +157,7 @@ def exact_failure(rec: Mapping[str, Any], s: LoopSettings, *, before: bool) -> F
     return finding(
         detector,
         action,
-        f"`{rec['preview']}` failed {count} times with nothing changed in between",
+        f"{quote(rec['preview'])} failed {count} times with nothing changed in between",
         count,
         since=rec["fail_since"],
         warn_after=s.warn(detector),
@@ -186,7 +187,7 @@ def same_tool_failure(tool: str, streak: Sequence[Any], s: LoopSettings) -> Find
     return finding(
         detector,
         action,
-        f"`{tool}` failed the last {count} times it was called",
+        f"{quote(tool)} failed the last {count} times it was called",
         count,
         since=since,
         warn_after=warn,
@@ -252,7 +253,7 @@ def cycle(
         return None
     legs = [e[W_SIG] for e in window[len(window) - period :]]
     known = sigs or {}
-    names = [f"`{known[sig]['preview'] if sig in known else sig}`" for sig in legs]
+    names = [quote(known[sig]["preview"] if sig in known else sig) for sig in legs]
     return finding(
         detector,
         action,
@@ -281,7 +282,7 @@ def poll_budget(rec: Mapping[str, Any], s: LoopSettings, *, before: bool) -> Fin
     return finding(
         "poll",
         action,
-        f"`{rec['preview']}` polled {count} times over ~{int(waited)} s with unchanged output "
+        f"{quote(rec['preview'])} polled {count} times over ~{int(waited)} s with unchanged output "
         f"(budget {max_n} polls or {max_s} s)",
         count,
         since=rec["since"],
@@ -318,7 +319,7 @@ def repeated_block(rec: Mapping[str, Any], base: Finding) -> Finding:
     return finding(
         "repeated_block",
         Action.HALT,
-        f"`{rec['preview']}` was refused {count - 1} times and requested again",
+        f"{quote(rec['preview'])} was refused {count - 1} times and requested again",
         count,
         blocked_by=base.code,
     )

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, NamedTuple
 
 from tether.loops.settings import FREE_TEXT_ARGS
+from tether.redact import redact
 
 DIGEST_CHARS = 16
 # Results above this size are masked at the head and tail only (where timing lines, prompts
@@ -25,6 +26,7 @@ DIGEST_CHARS = 16
 FULL_MASK_LIMIT = 12 * 1024
 EDGE = 4 * 1024
 JSON_LIMIT = 256 * 1024
+MAX_JSON_CONTAINERS = 512  # objects and arrays stripped of volatile keys per result
 
 
 class _Masks(NamedTuple):
@@ -84,12 +86,17 @@ def _masks() -> _Masks:
         ),
         # A bare carriage return redraws the line: keep only what the terminal finally showed.
         cr_frames=re.compile(r"(?m)^(?:[^\n\r]*\r(?!\n))+"),
+        # A key is volatile as a whole word: `created_at`, `createdAt`, `durationMs`, `runId`;
+        # never as a bare suffix or prefix (`items` ends in "ms", `format` in "at", `tsconfig`
+        # starts with "ts": their values are data, and dropping them hid real changes).
         volatile_key=re.compile(
-            r"""(?ix)
-            ^(?:duration|elapsed|took|latency|time|timestamp|ts|date|created|updated|started|finished
-               |modified|expires|pid|execution_count|nonce)
-            | (?:_|\b|(?<=[a-z]))(?:ms|seconds|secs|at|time|timestamp|duration)$
-            | (?:run|message|request|trace|event|correlation|delivery|span|execution|session)_?id$
+            r"""(?x)
+            ^(?i:duration|elapsed|took|latency|time|timestamp|ts|date|datetime|created|updated
+               |started|finished|modified|expires|pid|execution_count|nonce)(?:$|_|(?=[A-Z]))
+            | (?:^|_)(?i:ms|seconds|secs|at|time|timestamp|duration)$
+            | (?<=[a-z0-9])(?:Ms|MS|Seconds|Secs|At|Time|Timestamp|Duration)$
+            | (?i:run|message|request|trace|event|correlation|delivery|span|execution|session)
+              (?:_?id|_?ID|Id)$
             """
         ),
     )
@@ -137,32 +144,90 @@ def mask_volatile(text: str) -> str:
     return text
 
 
-def _strip_keys(value: Any) -> Any:
-    """Drop volatile keys from parsed JSON, iteratively (no recursion on untrusted depth)."""
+# Keys already judged, shared by every result this process fingerprints: most results repeat
+# a handful of keys, so a dict's keys are checked with two set operations in C, not one regex
+# per key. Bounded, since keys come from tool output.
+_SAFE_KEYS: set[str] = set()
+_VOLATILE_KEYS: set[str] = set()
+_MAX_KNOWN_KEYS = 8192
+
+
+def _learn(keys: Iterable[str]) -> None:
+    if len(_SAFE_KEYS) + len(_VOLATILE_KEYS) > _MAX_KNOWN_KEYS:
+        _SAFE_KEYS.clear()
+        _VOLATILE_KEYS.clear()
     volatile_key = _masks().volatile_key
-    root: list[Any] = [None]
-    stack: list[tuple[Any, list[Any] | dict[str, Any], Any]] = [(value, root, 0)]
+    for key in keys:
+        (_VOLATILE_KEYS if volatile_key.search(key) else _SAFE_KEYS).add(key)
+
+
+def _is_volatile(key: str) -> bool:
+    if key not in _SAFE_KEYS and key not in _VOLATILE_KEYS:
+        _learn((key,))
+    return key in _VOLATILE_KEYS
+
+
+def _strip_keys(value: Any) -> Any:
+    """Return a copy of ``value`` without volatile keys, iteratively (no recursion on depth)."""
+
+    def clean(node: dict[Any, Any]) -> dict[str, Any]:
+        return {str(k): v for k, v in node.items() if not _is_volatile(str(k))}
+
+    if isinstance(value, dict):
+        root: Any = clean(value)
+    elif isinstance(value, list):
+        root = list(value)
+    else:
+        return value
+    stack: list[Any] = [root]
     while stack:
-        src, parent, slot = stack.pop()
-        if isinstance(src, dict):
-            out: dict[str, Any] = {}
-            for k, v in src.items():
-                if not volatile_key.search(str(k)):
-                    out[str(k)] = None
-                    stack.append((v, out, str(k)))
-            new: Any = out
-        elif isinstance(src, list):
-            lst: list[Any] = [None] * len(src)
-            for i, v in enumerate(src):
-                stack.append((v, lst, i))
-            new = lst
+        node = stack.pop()
+        slots = node.items() if isinstance(node, dict) else enumerate(node)
+        for slot, child in slots:
+            copy: Any
+            if isinstance(child, dict):
+                copy = clean(child)
+            elif isinstance(child, list):
+                copy = list(child)
+            else:
+                continue
+            node[slot] = copy  # an existing key: allowed while iterating
+            stack.append(copy)
+    return root
+
+
+def _drop_keys(parsed: Any) -> None:
+    """Delete volatile keys from freshly parsed JSON, in place, outermost containers first.
+
+    At most ``MAX_JSON_CONTAINERS`` containers are visited (breadth first, so an envelope's
+    ``durationMs`` or ``requestId`` is always seen); the rest is hashed as it came. This keeps
+    the Python work bounded while parsing and dumping (in C) stay linear in the size.
+    """
+    queue = [parsed]
+    i = 0
+    while i < len(queue):
+        node = queue[i]
+        i += 1
+        if type(node) is dict:
+            keys = node.keys()
+            unknown = keys - _SAFE_KEYS
+            if unknown:
+                fresh = unknown - _VOLATILE_KEYS
+                if fresh:
+                    _learn(fresh)
+                for key in unknown & _VOLATILE_KEYS:
+                    del node[key]
+            children: Iterable[Any] = node.values()
         else:
-            new = src
-        parent[slot] = new
-    return root[0]
+            children = node
+        if len(queue) < MAX_JSON_CONTAINERS:
+            for child in children:
+                if type(child) is dict or type(child) is list:
+                    queue.append(child)
 
 
 def _json_text(text: str) -> str | None:
+    """Return JSON ``text`` re-dumped with sorted keys and without volatile keys, or None."""
     stripped = text.strip()
     if not stripped or stripped[0] not in "{[" or len(stripped) > JSON_LIMIT:
         return None
@@ -171,7 +236,9 @@ def _json_text(text: str) -> str | None:
     except (ValueError, RecursionError):
         return None
     try:
-        return json.dumps(_strip_keys(parsed), sort_keys=True, ensure_ascii=False)
+        _drop_keys(parsed)
+        # No cycles in parsed JSON: skip the encoder's per-container bookkeeping.
+        return json.dumps(parsed, sort_keys=True, ensure_ascii=False, check_circular=False)
     except (ValueError, RecursionError):
         return None
 
@@ -182,14 +249,13 @@ def canonical_result(output: Any) -> str:
         return "\x00none"
     if isinstance(output, (bytes, bytearray)):
         output = bytes(output).decode("utf-8", "replace")
-    if not isinstance(output, str):
+    if isinstance(output, str):
+        text = _json_text(output) or output
+    else:  # structured output: dumped canonical already, not parsed back
         try:
-            output = json.dumps(
-                _strip_keys(output), sort_keys=True, ensure_ascii=False, default=str
-            )
+            text = json.dumps(_strip_keys(output), sort_keys=True, ensure_ascii=False, default=str)
         except (ValueError, RecursionError, TypeError):
-            output = repr(output)
-    text = _json_text(output) or output
+            text = repr(output)
     if len(text) <= FULL_MASK_LIMIT:
         return mask_volatile(text)
     head, middle, tail = text[:EDGE], text[EDGE:-EDGE], text[-EDGE:]
@@ -261,6 +327,9 @@ def preview(
 
 
 def _shorten(tool: str, text: str, limit: int) -> str:
+    # Credentials never reach the stored preview; redacting the head before the cut means a
+    # secret cut in two is still masked (the patterns need only its first characters).
+    text = redact(text[: limit * 4])
     if len(text) > limit:
         text = text[: limit - 1] + "…"
     return f"{tool} {text}" if text and text != "{}" else tool

@@ -19,6 +19,8 @@ _HEADLINE = {
     Action.HALT: "Tether stopped the agent",
 }
 _INSTEAD = {c.code: c.instead for c in CODES.values()}
+# An approval message's lead that the headline repeats ("Tether needs approval: Needs approval").
+_LEAD = {Action.ASK: "needs approval:"}
 
 
 def _since(f: Finding) -> str:
@@ -40,7 +42,11 @@ def merge(
         if f.code not in codes:
             codes.append(f.code)
     # The verdict on this very command comes first; the loop context follows.
-    parts = [live.message.rstrip(".")] if live is not None and live.message else []
+    lead = _LEAD.get(action)
+    said = live.message.rstrip(".") if live is not None and live.message else ""
+    if lead and said.lower().startswith(lead):  # the headline says it already
+        said = said[len(lead) :].lstrip()
+    parts = [said] if said else []
     parts += [f"{f.message}{_since(f)} [{f.code} {f.name}]" for f in ordered]
     text = f"{_HEADLINE.get(action, 'Tether')}: " + "; ".join(parts) + "."
     if ordered:

@@ -15,7 +15,10 @@ Layout (every key always present, so stores and ``tether session show`` can rely
                        [seq, call_id, sig, res, kind, status]   status: ok | fail | blocked
     sigs        dict   signature -> record (see ``new_record``), at most ``loops.window`` of them
     tools       dict   tool name -> [consecutive failures, call id of the first]
-    pending     dict   call id -> [seq, sig, kind, tool, time, blocked, warned]  begun, not done
+    pending     dict   call id -> [seq, sig, kind, tool, time, blocked, warned, answer]  begun,
+                       not done; answer: [action, codes, message] given before it ran (or None)
+    done        list   ids of the last finished calls (a host that sends a result twice)
+    halted      str    the halt message while the session is halted (until the user speaks)
     agents      dict   agent id -> [rounds without progress, warned]   (sub-agent progress)
     talk        list   [hash of the last assistant text, identical in a row, texts in a row]
 
@@ -35,7 +38,8 @@ MAX_AGENTS = 64
 # Window entry fields.
 W_SEQ, W_ID, W_SIG, W_RES, W_KIND, W_STATUS = range(6)
 # Pending entry fields.
-P_SEQ, P_SIG, P_KIND, P_TOOL, P_TIME, P_BLOCKED, P_WARNED = range(7)
+P_SEQ, P_SIG, P_KIND, P_TOOL, P_TIME, P_BLOCKED, P_WARNED, P_ANSWER = range(8)
+MAX_DONE = 32
 
 
 def new_state() -> State:
@@ -56,13 +60,21 @@ def new_state() -> State:
         "pending": {},
         "agents": {},
         "talk": ["", 0, 0],
+        "done": [],
+        "halted": "",
     }
 
 
 def coerce(state: State | None) -> State:
-    """Return ``state`` with every key present (old or foreign states are repaired, not trusted)."""
+    """Return ``state`` with every key present (old or foreign states are repaired, not trusted).
+
+    Records stored packed (see ``pack``) get their default fields back.
+    """
     if isinstance(state, dict) and state.get("v") == VERSION and state.keys() >= _TEMPLATE_KEYS:
-        return state  # the fast path: our own layout, every key there
+        sigs = state["sigs"]
+        if isinstance(sigs, dict):
+            _unpack(sigs)
+            return state  # the fast path: our own layout, every key there
     if not isinstance(state, dict) or state.get("v") != VERSION:
         fresh = new_state()
         if isinstance(state, dict):  # keep the user-visible counters across a layout change
@@ -80,6 +92,31 @@ def coerce(state: State | None) -> State:
 
 
 _TEMPLATE_KEYS = frozenset(new_state())
+
+
+def pack(state: State) -> State:
+    """Drop the record fields that hold their default (most of them, most of the time).
+
+    A record is ~350 bytes of JSON in full and most of it is zeros, empty strings and nulls;
+    the stored state shrinks by about a quarter, and SQLite's cost per call follows the size.
+    ``coerce`` puts the defaults back, and a state stored in full (before this) loads as is.
+    """
+    for rec in state["sigs"].values():
+        if isinstance(rec, dict):
+            for key, default in _SPARSE:
+                if key in rec:
+                    value = rec[key]
+                    if value is default or (type(value) is type(default) and value == default):
+                        del rec[key]
+    return state
+
+
+def _unpack(sigs: dict[str, Any]) -> None:
+    for rec in sigs.values():
+        if isinstance(rec, dict) and len(rec) < _RECORD_FIELDS:
+            for key, default in _SPARSE:
+                if key not in rec:
+                    rec[key] = default
 
 
 def new_record(tool: str, kind: str, preview: str) -> dict[str, Any]:
@@ -103,6 +140,12 @@ def new_record(tool: str, kind: str, preview: str) -> dict[str, Any]:
     }
 
 
+_SPARSE = tuple(
+    (k, v) for k, v in new_record("", "", "").items() if k not in ("tool", "kind", "preview")
+)
+_RECORD_FIELDS = len(new_record("", "", ""))
+
+
 def trim(state: State, window: int) -> None:
     """Cap the window, the signature table and the pending map (amortised O(1) per call)."""
     win = state["window"]
@@ -119,6 +162,9 @@ def trim(state: State, window: int) -> None:
         by_age = sorted(pending, key=lambda c: pending[c][P_SEQ])
         for cid in by_age[: len(pending) - MAX_PENDING]:
             del pending[cid]
+    done: list[Any] = state["done"]
+    if len(done) > MAX_DONE:
+        del done[: len(done) - MAX_DONE]
     agents: dict[str, Any] = state["agents"]
     if len(agents) > MAX_AGENTS:
         for aid in list(agents)[: len(agents) - MAX_AGENTS]:
@@ -132,6 +178,7 @@ def reset_turn(state: State) -> None:
     state["tools"] = {}
     state["streaks"] = {}
     state["talk"] = ["", 0, 0]
+    state["halted"] = ""
     for rec in state["sigs"].values():
         rec["same"] = 0
         rec["fails"] = 0

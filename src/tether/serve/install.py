@@ -3,11 +3,12 @@
 ``tether install claude-code --http`` puts two handlers in each of Tether's matcher groups:
 
 * an HTTP handler posting the event to ``tether serve`` (about a millisecond per call), with
-  ``Authorization: Bearer $TETHER_SERVE_TOKEN`` (Claude Code fills it from its environment
-  because the variable is listed in ``allowedEnvVars``; an empty token is ignored by a service
-  started without one);
-* a command handler that is the fallback: ``curl`` asks the service's ``/health`` and, only when
-  the service does not answer, ``exec``\\ s the ordinary ``tether hook claude-code``.
+  ``Authorization: Bearer <the per-install token>`` (``tether.serve.token``, the same file
+  ``tether serve`` reads), or ``Bearer $TETHER_SERVE_TOKEN`` when that variable is set at
+  install (Claude Code fills it from its environment: it is listed in ``allowedEnvVars``);
+* a command handler that is the fallback: ``curl`` asks the service's ``/health`` (which
+  answers "alive" without the token) and, only when the service does not answer, ``exec``\\ s
+  the ordinary ``tether hook claude-code``.
 
 Claude Code runs every matching handler in parallel, so the fallback must do nothing while the
 service is up (a second decision would count every call twice in the loop detectors); it costs
@@ -61,19 +62,24 @@ def hook_url(base: str) -> str:
 def fallback_command(base: str, command: str) -> str:
     """Return the command handler that runs ``command`` only when the service is down."""
     health = shlex.quote(base + "/health")
-    check = f'curl -sf -m 2 -o /dev/null -H "Authorization: Bearer ${TOKEN_ENV}" {health}'
+    check = f"curl -sf -m 2 -o /dev/null {health}"  # liveness needs no token (none in argv)
     return check + FALLBACK_JOIN + command
 
 
-def handlers(event: str, base: str, command: str) -> list[dict[str, Any]]:
-    """Return Tether's two handlers for ``event``: the HTTP hook and its command fallback."""
-    http = {
+def handlers(event: str, base: str, command: str, token: str = "") -> list[dict[str, Any]]:
+    """Return Tether's two handlers for ``event``: the HTTP hook and its command fallback.
+
+    ``token`` is written into the handler's header; without it the header names
+    ``$TETHER_SERVE_TOKEN``, which Claude Code fills from its environment.
+    """
+    http: dict[str, Any] = {
         "type": "http",
         "url": hook_url(base),
         "timeout": settings.HOST_TIMEOUT,
-        "headers": {"Authorization": f"Bearer ${TOKEN_ENV}"},
-        "allowedEnvVars": [TOKEN_ENV],
+        "headers": {"Authorization": f"Bearer {token or '$' + TOKEN_ENV}"},
     }
+    if not token:
+        http["allowedEnvVars"] = [TOKEN_ENV]
     return [http, settings.handler(HOST, event, fallback_command(base, command))]
 
 
@@ -134,7 +140,9 @@ def without_http(change: settings.Change) -> settings.Change:
     return settings.Change(change.path, change.before, after, events)
 
 
-def merge_http(current: Mapping[str, Any], base: str, command: str, path: Path) -> settings.Change:
+def merge_http(
+    current: Mapping[str, Any], base: str, command: str, path: Path, token: str = ""
+) -> settings.Change:
     """Return ``current`` with Tether's HTTP entries (and fallbacks) in place of its commands."""
     before = copy.deepcopy(dict(current))
     after, _ = _strip(settings.remove(current, HOST, path).after)
@@ -148,7 +156,7 @@ def merge_http(current: Mapping[str, Any], base: str, command: str, path: Path) 
                 f"{path}: 'hooks.{event}' must be a list, found {type(groups).__name__}"
             )
         group: dict[str, Any] = {} if matcher is None else {"matcher": matcher}
-        group["hooks"] = handlers(event, base, command)
+        group["hooks"] = handlers(event, base, command, token)
         groups.append(group)
     old = before.get("hooks") if isinstance(before.get("hooks"), dict) else {}
     touched = tuple(e for e in hooks if not isinstance(old, dict) or old.get(e) != hooks[e])
@@ -182,9 +190,13 @@ def adjust(
     except Exception:  # the installer must not depend on a valid config; defaults will do
         config = None
     base = base_url(url, config)
-    new = merge_http(current, base, command, path)
+    from tether.serve.token import load_or_create
+
+    token = env.get(TOKEN_ENV, "") or str(config_value(config, "serve.token", "") or "")
+    literal = "" if env.get(TOKEN_ENV) else token or load_or_create(env)
+    new = merge_http(current, base, command, path, literal)
     try:
-        doc = health(base, env.get(TOKEN_ENV, ""))
+        doc = health(base, token or literal)
     except OSError as exc:
         up = False
         note = (
@@ -198,6 +210,13 @@ def adjust(
         f"\nClaude Code posts every event to {hook_url(base)}; the fallback handler asks "
         f"{base}/health with curl and runs `{command}` only when the service does not answer"
     )
+    if literal and not token:  # the per-install token, not one from serve.token
+        from tether.serve.token import token_path
+
+        note += (
+            f"\nthe HTTP handlers send the token in {token_path(env)} (tether serve reads the "
+            f"same file): keep {path} private, it now holds that token"
+        )
     return new, {"url": hook_url(base), "service": "up" if up else "down"}, note
 
 
@@ -244,6 +263,21 @@ def post_event(url: str, body: str, token: str = "", timeout: float = 10.0) -> s
         raise OSError(f"HTTP {exc.code} from {url}") from None
 
 
+def sent_token(current: Mapping[str, Any], url: str, env_token: str = "") -> str:
+    """Return the token Claude Code sends to ``url`` (``$TETHER_SERVE_TOKEN`` filled in)."""
+    hooks = current.get("hooks")
+    for groups in hooks.values() if isinstance(hooks, Mapping) else []:
+        for group in groups if isinstance(groups, list) else []:
+            inner = group.get("hooks") if isinstance(group, Mapping) else None
+            for h in inner if isinstance(inner, list) else []:
+                if is_http_entry(h) and h["url"] == url:
+                    headers = h.get("headers")
+                    value = headers.get("Authorization", "") if isinstance(headers, Mapping) else ""
+                    given = str(value).partition(" ")[2].strip()
+                    return env_token if given == "$" + TOKEN_ENV else given
+    return env_token
+
+
 def check(
     current: Mapping[str, Any], cwd: Path, session: str, token: str = ""
 ) -> list[tuple[str, str, str]]:
@@ -254,6 +288,7 @@ def check(
     lines: list[tuple[str, str, str]] = []
     for url in installed_urls(current):
         base = url[: -len(HOOK_PATH)] if url.endswith(HOOK_PATH) else url
+        token = sent_token(current, url, token)
         try:
             doc = health(base, token)
         except OSError as exc:
@@ -263,6 +298,17 @@ def check(
                     f"sidecar {base} does not answer ({exc}); the command fallback decides "
                     "meanwhile, at a Python start per call",
                     "start it with `tether serve` (and keep it running, e.g. as a user service)",
+                )
+            )
+            continue
+        if "version" not in doc:  # the liveness answer: the service refused the token
+            lines.append(
+                (
+                    "fail",
+                    f"sidecar {base} refuses the token the HTTP hooks send, so it denies every "
+                    "call",
+                    "run `tether install claude-code --http` again (it writes the token "
+                    "`tether serve` uses), or set the same TETHER_SERVE_TOKEN for both",
                 )
             )
             continue
@@ -310,5 +356,6 @@ __all__ = [
     "is_http_entry",
     "merge_http",
     "post_event",
+    "sent_token",
     "without_http",
 ]

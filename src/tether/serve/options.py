@@ -2,8 +2,9 @@
 
 The service answers "may this run?" for every agent on the machine, so a stranger who can reach
 it could read session state through the decisions or fill the store. It therefore binds to
-loopback by default and refuses any other address unless a bearer token is configured, and once
-a token is set every request must carry ``Authorization: Bearer <token>``, loopback or not.
+loopback by default and refuses any other address unless a bearer token is configured. Every
+request must carry ``Authorization: Bearer <token>``, loopback or not: without a configured
+token, the per-install one from ``tether.serve.token`` (made on first use, mode 0600).
 
 Settings come from, highest first: the command line, the environment (``TETHER_SERVE_TOKEN``)
 and the config keys ``serve.host``, ``serve.port`` and ``serve.token``.
@@ -78,7 +79,11 @@ def resolve(
     if lock not in LOCKS:
         raise InputError(f"--lock: expected one of {', '.join(LOCKS)}, got {lock!r}")
     options = Options(chosen_host, int(raw_port), chosen_token, cap, lock, overrides)
-    check_bind(options)
+    check_bind(options)  # beyond loopback the token must be one the user chose to share
+    if not chosen_token:
+        from tether.serve.token import load_or_create
+
+        options = Options(chosen_host, int(raw_port), load_or_create(environ), cap, lock, overrides)
     return options
 
 

@@ -7,7 +7,8 @@ Routes::
     POST /v1/after_call    ToolResult JSON -> Decision JSON
     POST /v1/classify      {"command": …}  -> Classification JSON
     POST /v1/user_message  {"session_id": …, "text": …}  -> {"ok": true} (a new user turn)
-    GET  /health           version, uptime, store, counters
+    GET  /health           {"status": "ok", "service": "tether"}; with the token, also the
+                           version, pid, uptime, store and counters
 
 A hook route always answers 200 with the body the command hook would print, because Claude Code
 treats any other status as a non-blocking error and lets the call through: a missing or wrong
@@ -15,6 +16,10 @@ token, an over-size or malformed body, a crash or the deadline all become the ho
 full reply (stdout, stderr, exit status, for Codex and Gemini denies that use exit 2) is in the
 ``X-Tether-Exit-Code`` header and, with ``?envelope=1``, in a JSON envelope. The JSON API
 answers errors with the matching 4xx/5xx status and a blocking Decision as the body.
+
+Before any route, ``tether.serve.gate`` refuses what a web page could send (an ``Origin`` or
+``Sec-Fetch-Site`` header, a ``Host`` that is not loopback on a loopback server, a ``POST``
+that is not ``application/json``): a hook route answers those with the host's deny too.
 """
 
 from __future__ import annotations
@@ -34,14 +39,17 @@ from urllib.parse import parse_qs, urlsplit
 from tether.errors import InputError
 from tether.hosts import HOSTS
 from tether.hosts.events import Reply
-from tether.serve import api
-from tether.serve.options import Options
+from tether.serve import api, gate
+from tether.serve.options import Options, is_loopback
 from tether.serve.service import DeadlineExceeded, Service, failure_decision
 
 HOOK_PREFIX = "/hook/"
 API_ROUTES = ("/v1/before_call", "/v1/after_call", "/v1/classify", "/v1/user_message")
 IDLE_TIMEOUT = 120.0  # seconds an idle keep-alive connection may stay open
 MAX_CONNECTIONS = 512  # open connections; more are closed at once (one thread each)
+# Connections the kernel queues before accept(): socketserver's 5 reset or stalled a burst of 8+,
+# and Claude Code lets the call run when its HTTP hook's connection is reset.
+BACKLOG = 512
 JSON = "application/json"
 
 
@@ -49,6 +57,7 @@ class SidecarServer(ThreadingHTTPServer):
     """A threading HTTP server that drains in-flight requests before it closes."""
 
     daemon_threads = False  # server_close() joins request threads: in-flight requests finish
+    request_queue_size = BACKLOG
     block_on_close = True
     allow_reuse_address = True
 
@@ -60,6 +69,7 @@ class SidecarServer(ThreadingHTTPServer):
         self._conn_lock = threading.Lock()
         host = self.options.host.strip("[]")
         self.address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        self.loopback = is_loopback(host)  # then the Host header must name loopback too
         super().__init__((host, self.options.port), Handler)
 
     def server_bind(self) -> None:
@@ -153,10 +163,13 @@ class Handler(BaseHTTPRequestHandler):
         if path != "/health":
             self._not_found(path)
             return
-        if not self._authorised():
-            self._json(401, {"error": self._auth_problem()})
-            return
-        self._json(200, self.server.service.health())
+        refused = self._refused()
+        if refused:
+            self._json(403, {"error": refused})
+        elif self._authorised():
+            self._json(200, self.server.service.health())
+        else:  # alive, and nothing else: no version, pid or store path before the token
+            self._json(200, {"status": "ok", "service": "tether", "token_required": True})
 
     def do_POST(self) -> None:
         parts = urlsplit(self.path)
@@ -169,8 +182,22 @@ class Handler(BaseHTTPRequestHandler):
         else:
             self._not_found(path)
 
+    def _refused(self) -> str:
+        """Return why this request is refused before routing (browser, foreign Host), or ''."""
+        server = self.server
+        found = gate.problem(self.headers, self.command, server.server_port, server.loopback)
+        if found:
+            self.close_connection = True  # the body (if any) is never read
+        return found
+
     def _hook(self, host: str, envelope: bool) -> None:
         service = self.server.service
+        # A refused hook request is still answered 200 with the host's deny: a legitimate host
+        # behind a wrong URL or header must not read a 4xx as "go ahead" (Claude Code does).
+        refused = self._refused()
+        if refused:
+            self._reply(service.failure(host, refused), envelope)
+            return
         if not self._authorised():
             self._reply(service.failure(host, self._auth_problem()), envelope)
             return
@@ -182,6 +209,10 @@ class Handler(BaseHTTPRequestHandler):
 
     def _api(self, path: str) -> None:
         service = self.server.service
+        refused = self._refused()
+        if refused:
+            self._api_error(415 if "Content-Type" in refused else 403, refused)
+            return
         if not self._authorised():
             self._api_error(401, self._auth_problem())
             return

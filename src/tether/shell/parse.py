@@ -3,11 +3,23 @@
 The tree is walked with an explicit stack: no Python recursion on untrusted depth, and never
 ``str(node)`` (tree-sitter's printer recurses in C and crashes on deep trees). Input over the
 caps is reported as ``unprovable`` with a reason, never raised.
+
+Work is bounded in three ways. tree-sitter's error recovery and reductions cost time quadratic
+in the length of one pipeline (8,000 stages ending in ``|`` take seconds and hundreds of MB in
+one step of the C parser, which nothing can interrupt), so an input with more than
+``MAX_PIPES`` pipe operators is not parsed; every other shape parses in time linear in its size
+under the input cap. The walk stops at ``MAX_COMMANDS`` commands and when the clock passes
+``PARSE_BUDGET`` seconds after the start (parse included). Once the input is unprovable the walk
+stops: nothing after that can change the verdict.
+
+tree-sitter's own cancellation (a progress callback) is not used: py-tree-sitter 0.26 leaks a
+reference to every chunk its read callback returns, which is the whole input on every parse.
 """
 
 from __future__ import annotations
 
 import re
+import time
 from typing import TYPE_CHECKING, NamedTuple
 
 from tether.shell import nodes
@@ -34,8 +46,11 @@ if TYPE_CHECKING:
 MAX_INPUT_CHARS = 128 * 1024
 MAX_NESTING = 1000
 MAX_SHELL_DEPTH = 4
-MAX_COMMANDS = 50_000
+MAX_COMMANDS = 5_000  # the real corpus's largest input has 188
 MAX_ERRORS = 8
+MAX_PIPES = 500  # `|` and `|&` operators per source: tree-sitter is quadratic in them
+PARSE_BUDGET = 0.2  # seconds from the start of a parse to the walk giving up
+_CLOCK_EVERY = 512  # walk steps between two looks at the clock
 TEXT_CAP = 200
 
 _parser: Parser | None = None
@@ -108,6 +123,9 @@ class _Ctx(NamedTuple):
     stage: int = 0
     redirects: tuple[Redirect, ...] = ()
     wrappers: tuple[Wrapper, ...] = ()
+    # Prefix assignments of a peeled shell or wrapper (``BASH_ENV=x bash -c '…'``): the
+    # environment every command of its payload runs with.
+    assignments: tuple[Assignment, ...] = ()
 
 
 _Stack = list[tuple["Node", _Ctx, bytes]]
@@ -130,7 +148,32 @@ def parse_command(text: str) -> CommandModel:
     if "\x00" in text:
         builder.errors.append("input contains a NUL byte")
     builder.add_source(text, _Ctx())
+    for variant in control_readings(text):
+        builder.add_source(variant, _Ctx())
     return builder.build(text)
+
+
+# C0 controls but tab and newline (bash's own separators), DEL and C1 controls.
+_CONTROLS = dict.fromkeys([*range(0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0)])
+
+
+def control_readings(text: str) -> tuple[str, ...]:
+    """Return the other ways ``text`` may reach a shell when it holds control characters.
+
+    A NUL ends a C string (``execve`` arguments stop there) and bash drops NULs from a script it
+    reads, and a terminal, a log or a host may drop other control characters. The model holds
+    the commands of every reading, so a NUL or a ``\\x01`` never hides ``rm -rf /`` (the
+    strictest reading wins) and never turns a write into a read.
+    """
+    stripped = text.translate(_CONTROLS)
+    if stripped == text:
+        return ()
+    readings = [stripped]
+    if "\x00" in text:
+        head = text.split("\x00", 1)[0]
+        if head.strip() and head != stripped:
+            readings.append(head)
+    return tuple(readings)
 
 
 def nesting_depth(text: str) -> int:
@@ -161,6 +204,7 @@ class _Builder:
         # Redirects that tree-sitter put on a whole list or pipeline, keyed by the node of the
         # last command, which bash gives them to.
         self.tail_redirects: dict[int, tuple[Redirect, ...]] = {}
+        self.deadline = time.monotonic() + PARSE_BUDGET
 
     def build(self, source: str) -> CommandModel:
         """Return the model, with pipeline ids renumbered densely."""
@@ -192,6 +236,10 @@ class _Builder:
         """Parse ``text`` and walk its tree into the builder."""
         if "\\\n" in text:
             text = _CONTINUATION.sub(r"\1", text)
+        pipes = text.count("|") - 2 * text.count("||")
+        if pipes > MAX_PIPES:
+            self._give_up(f"{pipes:,} pipe operators, over the {MAX_PIPES:,} cap")
+            return
         src = text.encode("utf-8", "surrogatepass")
         tree = _get_parser().parse(src)
         root = tree.root_node
@@ -226,7 +274,14 @@ class _Builder:
 
     def _walk(self, root: Node, ctx: _Ctx, src: bytes) -> None:
         stack: _Stack = [(root, ctx, src)]
+        steps = 0
         while stack:
+            if self.unprovable is not None:
+                return  # the verdict is settled: walking the rest only costs time
+            steps += 1
+            if steps % _CLOCK_EVERY == 0 and time.monotonic() > self.deadline:
+                self._give_up(f"analysis took over the {PARSE_BUDGET * 1000:g} ms budget")
+                return
             node, ctx, src = stack.pop()
             if self.tail_redirects:
                 tail = self.tail_redirects.pop(node.id, None)
@@ -274,10 +329,10 @@ class _Builder:
         self.pipelines += 1
         stage = 0
         items: _Stack = []
-        sub, fn, bg, depth, _, _, redirects, wrappers = ctx
+        sub, fn, bg, depth, _, _, redirects, wrappers, assigns = ctx
         for child in node.children:
             if child.is_named:
-                leg = _Ctx(sub, fn, bg, depth, pid, stage, redirects, wrappers)
+                leg = _Ctx(sub, fn, bg, depth, pid, stage, redirects, wrappers, assigns)
                 items.append((child, leg, src))
             elif child.type in ("|", "|&"):
                 stage += 1
@@ -376,20 +431,26 @@ class _Builder:
         all_redirects = ctx.redirects + tuple(redirects) if redirects else ctx.redirects
         peeled = unwrap(tuple(argv))
         wrappers = ctx.wrappers + peeled.wrappers if peeled.wrappers else ctx.wrappers
+        inherited = ctx.assignments + tuple(assigns) if assigns else ctx.assignments
         if peeled.payload is not None:
-            self._payload(peeled.payload, ctx._replace(wrappers=wrappers, redirects=all_redirects))
+            inner = ctx._replace(wrappers=wrappers, redirects=all_redirects, assignments=inherited)
+            self._payload(peeled.payload, inner)
             return
         if peeled.shell_reads_stdin:
             script = _stdin_script(all_redirects)
             if script is not None:
                 shell = peeled.argv[0].value.rpartition("/")[2] if peeled.argv else "sh"
-                inner = ctx._replace(wrappers=(*wrappers, Wrapper(shell)), redirects=all_redirects)
+                inner = ctx._replace(
+                    wrappers=(*wrappers, Wrapper(shell)),
+                    redirects=all_redirects,
+                    assignments=inherited,
+                )
                 self._payload(script, inner)
                 return
         self.commands.append(
             SimpleCommand(
                 argv=peeled.argv,
-                assignments=tuple(assigns),
+                assignments=inherited,
                 redirects=all_redirects,
                 wrappers=wrappers,
                 in_substitution=ctx.in_substitution,

@@ -5,6 +5,9 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from tether.shell.model import SYSTEM_DIRS, Word, Wrapper
+from tether.shell.options import Parsed, parse
+from tether.shell.programs import SHELLS as _SHELL_GRAMMARS
+from tether.shell.programs import WRAPPERS as _WRAPPERS
 
 _ANSI_SIMPLE = {
     "a": "\a",
@@ -111,71 +114,7 @@ def command_name(word: str) -> str:
 
 # --- wrappers -------------------------------------------------------------------------------
 
-
-class _Spec(NamedTuple):
-    """How a wrapper's own options look: which take a value, how many positionals follow."""
-
-    short_values: str = ""
-    long_values: frozenset[str] = frozenset()
-    positionals: int = 0
-    skips_assignments: bool = False
-    # Options after which there is no wrapped command (``sudo -l``, ``command -v``).
-    terminal: frozenset[str] = frozenset()
-
-
-def _longs(*names: str) -> frozenset[str]:
-    return frozenset(names)
-
-
-_WRAPPERS: dict[str, _Spec] = {
-    "sudo": _Spec(
-        "ughpCDrtUTR",
-        _longs(
-            "--user",
-            "--group",
-            "--host",
-            "--prompt",
-            "--close-from",
-            "--chdir",
-            "--role",
-            "--type",
-            "--other-user",
-            "--command-timeout",
-        ),
-        skips_assignments=True,
-        terminal=_longs("-l", "--list", "-v", "--validate", "-k", "-K", "-e", "--edit", "-V"),
-    ),
-    "doas": _Spec("uC", skips_assignments=False),
-    "env": _Spec("uCS", _longs("--unset", "--chdir", "--split-string"), skips_assignments=True),
-    "command": _Spec("", terminal=_longs("-v", "-V")),
-    "exec": _Spec("a"),
-    "nice": _Spec("n", _longs("--adjustment")),
-    "nohup": _Spec(),
-    "time": _Spec("fo", _longs("--format", "--output")),
-    "timeout": _Spec("sk", _longs("--signal", "--kill-after"), positionals=1),
-    "stdbuf": _Spec("ioe", _longs("--input", "--output", "--error")),
-    "setsid": _Spec(),
-    "ionice": _Spec("cnpPu", _longs("--class", "--classdata", "--pid", "--pgid", "--uid")),
-    "chrt": _Spec("", positionals=1),
-    "taskset": _Spec("", positionals=1),
-    "xargs": _Spec(
-        "adEILlnPs",
-        _longs(
-            "--arg-file",
-            "--delimiter",
-            "--eof",
-            "--replace",
-            "--max-lines",
-            "--max-args",
-            "--max-procs",
-            "--max-chars",
-            "--process-slot-var",
-        ),
-    ),
-    "watch": _Spec("nd", _longs("--interval", "--differences")),
-}
-
-SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "busybox-sh"})
+SHELLS = frozenset(_SHELL_GRAMMARS)
 XARGS_INPUT = "<xargs input>"
 _PEELABLE = SHELLS | _WRAPPERS.keys()
 
@@ -191,77 +130,48 @@ class Unwrapped(NamedTuple):
     shell_reads_stdin: bool = False
 
 
-def _split_options(spec: _Spec, args: tuple[Word, ...]) -> tuple[int, bool, list[str]]:
-    """Return (index of the wrapped command, terminal option seen, options seen)."""
-    i, seen = 0, []
-    while i < len(args):
-        word = args[i]
-        value = word.value
-        if spec.skips_assignments and word.literal and _is_assignment(value):
-            i += 1
-            continue
-        if not word.literal or not value.startswith("-") or value == "-":
-            break
-        if value == "--":
-            i += 1
-            break
-        seen.append(value)
-        if value in spec.terminal:
-            return i, True, seen
-        if value.startswith("--"):
-            name = value.split("=", 1)[0]
-            i += 2 if name in spec.long_values and "=" not in value else 1
-            continue
-        # A bundle of short options; a value-taking one consumes the rest or the next word.
-        bundle = value[1:]
-        if bundle.isdigit():  # ``nice -10``
-            i += 1
-            continue
-        consumed_next = False
-        for pos, letter in enumerate(bundle):
-            if f"-{letter}" in spec.terminal:
-                return i, True, seen
-            if letter in spec.short_values:
-                consumed_next = pos == len(bundle) - 1
-                break
-        i += 2 if consumed_next else 1
-    return i + spec.positionals, False, seen
-
-
 def _is_assignment(value: str) -> bool:
     name, eq, _ = value.partition("=")
     return bool(eq) and name.replace("_", "a").isalnum() and not name[0].isdigit()
 
 
-def _shell_payload(args: tuple[Word, ...]) -> tuple[bool, Word | None, bool, int]:
+def _command_start(name: str, args: tuple[Word, ...]) -> tuple[int, Parsed] | None:
+    """Return where the wrapped command starts in ``args`` and the wrapper's options.
+
+    None when the options say no command runs (``sudo -l``, ``command -v``, ``--help``).
+    """
+    spec = _WRAPPERS[name]
+    parsed = parse(spec.grammar, args)
+    if any(o in spec.terminal for o, _ in parsed.options):
+        return None
+    i = parsed.stop
+    if name == "env" and i < len(args) and args[i].literal and args[i].value == "-":
+        i += 1  # ``env -``: the same as -i
+    if spec.assignments:
+        while i < len(args) and args[i].literal and _is_assignment(args[i].value):
+            i += 1
+    return i + spec.positionals, parsed
+
+
+def _shell_payload(name: str, args: tuple[Word, ...]) -> tuple[bool, Word | None, bool, int]:
     """Parse a shell's options.
 
     Return (has -c, the payload word, reads its script from stdin, how many option words).
     """
-    has_c = reads_stdin = False
-    i = 0
-    while i < len(args):
-        value = args[i].value
-        if not args[i].literal:
-            break
-        if value == "--":
-            i += 1
-            break
-        if value in ("-", "+") or value[:1] not in ("-", "+"):
-            break
-        if value.startswith("--"):
-            i += 1
-            continue
-        letters = value[1:]
-        if "c" in letters:
-            has_c = True
-        if "s" in letters:
-            reads_stdin = True
-        i += 2 if letters[-1:] in ("o", "O") else 1
-    rest = args[i:]
+    parsed = parse(_SHELL_GRAMMARS[name], args)
+    has_c = parsed.has("-c")
+    rest = args[parsed.stop :]
     if has_c:
-        return True, rest[0] if rest else None, False, i
-    return False, None, reads_stdin or not rest or rest[0].value == "-", i
+        return True, rest[0] if rest else None, False, parsed.stop
+    reads_stdin = parsed.has("-s") or not rest or rest[0].value == "-"
+    return False, None, reads_stdin, parsed.stop
+
+
+def _quote(word: Word) -> str:
+    value = word.value
+    if value and all(c.isalnum() or c in "-_./=:,+@%" for c in value):
+        return value
+    return "'" + value.replace("'", "'\\''") + "'"
 
 
 def unwrap(argv: tuple[Word, ...]) -> Unwrapped:
@@ -272,47 +182,46 @@ def unwrap(argv: tuple[Word, ...]) -> Unwrapped:
     while argv and argv[0].literal:
         name = command_name(argv[0].value)
         if name in SHELLS:
-            has_c, payload, reads_stdin, n_options = _shell_payload(argv[1:])
+            has_c, payload, reads_stdin, n_options = _shell_payload(name, argv[1:])
             if has_c and payload is not None and payload.literal:
                 wrappers.append(Wrapper(name, argv[1 : 1 + n_options]))
                 return Unwrapped(tuple(wrappers), (), payload=payload.value)
             return Unwrapped(tuple(wrappers), argv, shell_reads_stdin=reads_stdin and not has_c)
-        spec = _WRAPPERS.get(name)
-        if spec is None:
+        if name not in _WRAPPERS:
             break
         args = argv[1:]
-        start, terminal, seen = _split_options(spec, args)
-        if terminal or (start >= len(args) and name != "xargs"):
+        found = _command_start(name, args)
+        if found is None:
+            break
+        start, parsed = found
+        if name == "env" and parsed.has("--split-string"):
+            # ``env -S 'a b' c`` runs the words of the string, then the operands.
+            if not all(w.literal for w in args):
+                break
+            wrappers.append(Wrapper(name, args[:start]))
+            script = [*parsed.values("--split-string"), *(_quote(w) for w in args[start:])]
+            return Unwrapped(tuple(wrappers), (), payload=" ".join(script))
+        if start >= len(args) and name != "xargs":
             break
         wrappers.append(Wrapper(name, args[:start]))
         rest = args[start:]
         if name == "xargs":
-            rest = _xargs_command(rest, args[:start])
-        elif name == "watch" and "-x" not in seen and "--exec" not in seen:
-            if all(w.literal for w in rest):
-                return Unwrapped(tuple(wrappers), (), payload=" ".join(w.value for w in rest))
-        elif name == "env" and any(
-            o in ("-S", "--split-string") or o.startswith("-S") for o in seen
-        ):
-            break  # env -S splits a string we do not re-parse: leave env as the command
+            rest = _xargs_command(rest, parsed)
+        elif name == "watch" and not parsed.has("--exec") and all(w.literal for w in rest):
+            return Unwrapped(tuple(wrappers), (), payload=" ".join(w.value for w in rest))
         argv = rest
     return Unwrapped(tuple(wrappers), argv)
 
 
-def _xargs_command(rest: tuple[Word, ...], options: tuple[Word, ...]) -> tuple[Word, ...]:
+def _xargs_command(rest: tuple[Word, ...], parsed: Parsed) -> tuple[Word, ...]:
     """Return the command xargs runs: its input lands in a dynamic operand or the -I token."""
     command = rest or (Word("echo"),)
     token = None
-    for i, word in enumerate(options):
-        value = word.value
-        if value == "-I" and i + 1 < len(options):
-            token = options[i + 1].value
-        elif value.startswith("-I") and len(value) > 2:
-            token = value[2:]
-        elif value.startswith("--replace"):
-            token = value.partition("=")[2] or "{}"
-        elif value.startswith("-i"):
-            token = value[2:] or "{}"
+    for option, value in parsed.options:
+        if option in ("-I", "-J") and value is not None:
+            token = value
+        elif option == "--replace":
+            token = value or "{}"
     if token is None:
         return (*command, Word(XARGS_INPUT, literal=False))
     return tuple(Word(w.value, literal=False) if token in w.value else w for w in command)

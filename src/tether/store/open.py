@@ -62,7 +62,7 @@ def open_store(config: Settings, *, environ: Mapping[str, str] | None = None) ->
     if backend == "memory":
         from tether.store.memory import MemoryStore
 
-        return MemoryStore()
+        return MemoryStore(ttl_days=ttl_days)
     raise ConfigError(
         f"store.backend: expected one of {', '.join(BACKENDS)}, got {backend!r}; "
         "set it with 'tether config set store.backend sqlite'"

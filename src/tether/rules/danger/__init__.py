@@ -2,7 +2,8 @@
 
 Rules live by family: DG1xx deletion, DG2xx version-control history, DG3xx remote and hidden
 code, DG4xx the machine (disks, power, permissions, sudo), DG5xx data stores and infrastructure,
-DG6xx secrets. Every check reads the parsed ``CommandModel`` only, never the raw text.
+DG6xx secrets and Tether's own guard
+(self-protection). Every check reads the parsed ``CommandModel`` only, never the raw text.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterable, Mapping
 
+from tether.quoting import clip
 from tether.rules.base import NO_DANGER, Danger, DangerVerdict, Rule, Tier
 from tether.rules.danger import (
     cloud,
@@ -20,6 +22,8 @@ from tether.rules.danger import (
     remote,
     runners,
     secrets,
+    self_files,
+    self_protection,
     system,
     vcs,
 )
@@ -39,6 +43,7 @@ RULES: tuple[Rule, ...] = tuple(
             *infra.RULES,
             *cloud.RULES,
             *secrets.RULES,
+            *self_protection.RULES,
         ),
         key=lambda r: r.code,
     )
@@ -67,6 +72,7 @@ _BY_NAME = _merge(
     infra.CHECKS,
     cloud.CHECKS,
     secrets.CHECKS,
+    *self_protection.TABLES,
 )
 # Checks that are not tied to one command name, grouped by what makes them relevant, so the
 # common case (a plain command: literal name, no redirects, no wrappers) runs only two of them.
@@ -76,11 +82,13 @@ _ON_REDIRECTS: tuple[_Check, ...] = (
     system.check_device_redirects,
     privilege.check_system_redirects,
     secrets.check_sensitive_write,
+    self_files.check_redirect,
 )
 _ON_RUNNERS: tuple[_Check, ...] = (
     remote.check_runner,
     remote.check_download_run,
     check_interpreter,
+    self_protection.check_interpreter,
 )
 _WRITERS = frozenset({"tee", "cp", "mv", "install", "ln", "rsync", "sed", "perl", "ruby", "dd"})
 
@@ -94,12 +102,19 @@ def _generic_for(cmd: SimpleCommand, name: str) -> tuple[_Check, ...]:
         first is not None and not first.literal,
         cmd.in_function,
         bool(cmd.wrappers),
+        bool(cmd.assignments),
     )
 
 
 @functools.lru_cache(maxsize=1024)
 def _generic_table(
-    name: str, redirects: bool, slash: bool, dynamic: bool, in_function: bool, wrapped: bool
+    name: str,
+    redirects: bool,
+    slash: bool,
+    dynamic: bool,
+    in_function: bool,
+    wrapped: bool,
+    assigned: bool = False,
 ) -> tuple[_Check, ...]:
     checks: tuple[_Check, ...] = _ALWAYS
     if redirects:
@@ -113,17 +128,23 @@ def _generic_table(
     ):
         checks += _ON_RUNNERS
     elif slash:
-        checks += (remote.check_download_run,)
+        checks += (remote.check_download_run, self_protection.check_path_named)
     if dynamic:
         checks += (hidden.check_dynamic_word,)
     if in_function:
         checks += (system.check_fork_bomb,)
     if wrapped or name == "sudo":
         checks += (privilege.check_sudo,)
+    if (wrapped or assigned) and name not in self_protection.ENV_NAMES:
+        checks += (self_protection.check_env_override,)  # TETHER_X=1 cmd, env TETHER_X=1 cmd
     return checks
 
 
-_PREFIXES: tuple[tuple[str, _Check], ...] = (("mkfs", system.check_machine), *cloud.PREFIXES)
+_PREFIXES: tuple[tuple[str, _Check], ...] = (
+    ("mkfs", system.check_machine),
+    *cloud.PREFIXES,
+    *self_protection.PREFIXES,
+)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -220,92 +241,14 @@ def _resolve_word(cmd: SimpleCommand, scope: Scope) -> SimpleCommand | None:
     return _replace_argv(cmd, (*(Word(p) for p in output.split()), *cmd.argv[1:]))
 
 
-# Wrappers the parser may leave in place (unusual options); peeled here only to judge the inner.
-_WRAPPER_VALUES = {
-    "env": "uCPS",
-    "sudo": "ughpCDrtUTR",
-    "doas": "uC",
-    "nice": "n",
-    "time": "fo",
-    "builtin": "",
-    "command": "",
-    "exec": "a",
-    "nohup": "",
-    "setsid": "",
-}
-
-
-def _peel(cmd: SimpleCommand) -> SimpleCommand | None:
-    """Return the command under a wrapper the parser did not peel (``env -S …``, ``builtin``)."""
-    argv = cmd.argv
-    changed = False
-    for _ in range(8):
-        if not argv or not argv[0].literal:
-            break
-        name = argv[0].value.rpartition("/")[2]
-        if name not in _WRAPPER_VALUES:
-            break
-        values = _WRAPPER_VALUES[name]
-        i = 1
-        while i < len(argv) and argv[i].literal:
-            v = argv[i].value
-            if v == "--":
-                i += 1
-                break
-            if name in ("env", "sudo") and "=" in v and not v.startswith("-"):
-                i += 1
-                continue
-            if v == "-" and name == "env":
-                i += 1
-                continue
-            if not v.startswith("-"):
-                break
-            if name == "command" and ("v" in v or "V" in v):
-                return None  # ``command -v`` only looks the name up
-            if v.startswith("--"):
-                i += 1
-                continue
-            letters = v[1:]
-            takes = [c for c in letters if c in values]
-            i += (
-                2
-                if takes
-                and letters.endswith(takes[0])
-                and letters.index(takes[0]) == len(letters) - 1
-                else 1
-            )
-        if i >= len(argv):
-            break
-        argv = argv[i:]
-        changed = True
-    return _replace_argv(cmd, argv) if changed and argv else None
-
-
-# Options taking a value that a wrapper spec may not know; the value would be read as the command.
-_LEFTOVER_VALUES = {"env": ("-P", "-u", "-C", "-S"), "xargs": ("-J", "-R", "-S"), "sudo": ("-D",)}
-
-
-def _leftover(cmd: SimpleCommand) -> SimpleCommand | None:
-    """Drop a word left in command position by a peeled wrapper (``env -``, ``env -P dir``)."""
-    if not cmd.wrappers or not cmd.argv:
-        return None
-    last = cmd.wrappers[-1]
-    values = _LEFTOVER_VALUES.get(last.name, ())
-    if last.name == "env" and cmd.argv[0].value == "-":
-        return _replace_argv(cmd, cmd.argv[1:]) if len(cmd.argv) > 1 else None
-    if last.args and last.args[-1].value in values and len(cmd.argv) > 1:
-        return _replace_argv(cmd, cmd.argv[1:])
-    return None
-
-
 def _judge(cmd: SimpleCommand, scope: Scope) -> list[Hit]:
     argv = cmd.argv
     if argv and (cmd.wrappers or "IFS" in argv[0].value or not argv[0].literal):
         # Rarely needed repairs, each guarded so a plain command pays nothing for them.
-        for fixed in (_leftover(cmd), _ifs_split(cmd)):
-            if fixed is not None:
-                scope.alias(fixed, cmd)
-                cmd = fixed
+        fixed = _ifs_split(cmd)
+        if fixed is not None:
+            scope.alias(fixed, cmd)
+            cmd = fixed
         resolved = _resolve_word(cmd, scope)
         if resolved is not None:
             scope.alias(resolved, cmd)
@@ -316,12 +259,7 @@ def _judge(cmd: SimpleCommand, scope: Scope) -> list[Hit]:
         hits.extend(check(cmd, scope))
     for check in _generic_for(cmd, name):
         hits.extend(check(cmd, scope))
-    if name in _WRAPPER_VALUES:
-        inner = _peel(cmd)
-        if inner is not None:
-            scope.alias(inner, cmd)
-            hits.extend(_judge(inner, scope))
-    elif name in runners.RUNNER_NAMES:
+    if name in runners.RUNNER_NAMES:
         hits.extend(_judge_runner(cmd, scope, name))
     return hits
 
@@ -365,7 +303,8 @@ def assess(model: CommandModel) -> DangerVerdict:
     for hit in hits:
         if hit.code not in codes:
             codes.append(hit.code)
-            details.append(f"{hit.code} {_BY_CODE[hit.code].name}: {hit.detail}")
+            # A detail quotes the command: one line, escaped, capped (tether.quoting).
+            details.append(f"{hit.code} {_BY_CODE[hit.code].name}: {clip(hit.detail, 240)}")
     level = Danger.HARDLINE if any(_BY_CODE[c].tier is Tier.HARDLINE for c in codes) else Danger.ASK
     # Strictest first, so the message leads with what decides the verdict.
     order = sorted(range(len(codes)), key=lambda i: _BY_CODE[codes[i]].tier is not Tier.HARDLINE)

@@ -13,6 +13,8 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import NamedTuple
 
 from tether.shell.model import CommandModel, SimpleCommand, Word
+from tether.shell.options import Parsed, parse
+from tether.shell.tools import tool_grammar
 
 # Payloads found inside a command (``ssh host '…'``, ``python -c "os.system('…')"``, ``eval '…'``)
 # are parsed again; these caps keep the total work linear in the input.
@@ -230,53 +232,17 @@ def values(words: Iterable[Word]) -> list[str]:
     return [w.value for w in words]
 
 
-def split_options(
-    args: Iterable[Word],
-    short_values: str = "",
-    long_values: frozenset[str] = frozenset(),
-) -> tuple[list[str], list[Word]]:
-    """Split arguments into options (short bundles expanded to ``-x``) and operands.
+def options_of(name: str, args: Iterable[Word]) -> Parsed:
+    """Split ``args`` by the grammar of program ``name`` (``tether.shell.tools``).
 
-    GNU style: options may follow operands; ``--`` ends options. A value-taking option's value
-    is skipped (kept neither as option nor operand).
+    Unknown options are kept as flags: a danger check judges what the words most likely do.
     """
-    opts: list[str] = []
-    operands: list[Word] = []
-    items = list(args)
-    i = 0
-    ended = False
-    while i < len(items):
-        word = items[i]
-        v = word.value
-        i += 1
-        if ended or not word.literal or not v.startswith("-") or v == "-":
-            operands.append(word)
-            continue
-        if v == "--":
-            ended = True
-            continue
-        if v.startswith("--"):
-            name = v.split("=", 1)[0]
-            opts.append(v)
-            if name in long_values and "=" not in v:
-                i += 1
-            continue
-        for pos, letter in enumerate(v[1:]):
-            opts.append("-" + letter)
-            if letter in short_values:
-                if pos == len(v) - 2:
-                    i += 1
-                break
-    return opts, operands
+    return parse(tool_grammar(name), tuple(args))
 
 
-def has_long(opts: Iterable[str], full: str, minimum: int = 3) -> bool:
-    """Return True when a GNU long option (or an unambiguous prefix of it) is present."""
-    for o in opts:
-        name = o.split("=", 1)[0]
-        if name.startswith("--") and len(name) >= minimum and full.startswith(name):
-            return True
-    return False
+def edits_in_place(name: str, args: Iterable[Word]) -> bool:
+    """Return True when ``sed``/``perl``/``ruby`` edit their file operands (-i, --in-place)."""
+    return options_of(name, args).has("--in-place" if name == "sed" else "-i")
 
 
 Checker = Callable[[SimpleCommand, Scope], Iterable[Hit]]

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 
+from tether.quoting import quote
 from tether.rules.base import Rule, Tier
-from tether.rules.danger._base import Hit, Scope, has_long, name_of, split_options
+from tether.rules.danger._base import Hit, Scope, name_of, options_of
 from tether.rules.danger.paths import HARDLINE_PLACES, Place, place
 from tether.shell.model import SimpleCommand, Word
+from tether.shell.words import unwrap
 
 RULES = (
     Rule(
@@ -176,20 +178,14 @@ RULES = (
 _RM_SHORT_RECURSIVE = "rR"
 
 
-def _rm_flags(args: Iterable[Word]) -> tuple[bool, bool, list[Word]]:
-    opts, operands = split_options(args)
-    recursive = any(o in ("-r", "-R") for o in opts) or has_long(opts, "--recursive")
-    force = "-f" in opts or has_long(opts, "--force")
-    return recursive, force, operands
-
-
 def _rm(cmd: SimpleCommand, scope: Scope, args: tuple[Word, ...], how: str) -> Iterator[Hit]:
-    recursive, _force, operands = _rm_flags(args)
+    parsed = options_of("rm", args)
+    recursive, operands = parsed.has("--recursive"), parsed.operands
     fed = _fed_words(cmd, scope) if any(_is_xargs_input(w) for w in operands) else []
     for word in [*(e for w in operands for e in _braces(w)), *fed]:
         where, path = place(word, cmd, scope)
         if recursive and where in HARDLINE_PLACES:
-            yield Hit("DG101", f"{how} of {path} ({where.value})")
+            yield Hit("DG101", f"{how} of {quote(path)} ({where.value})")
         elif recursive and where in (
             Place.OUTSIDE,
             Place.SYSTEM,
@@ -199,9 +195,9 @@ def _rm(cmd: SimpleCommand, scope: Scope, args: tuple[Word, ...], how: str) -> I
             if where is Place.DYNAMIC and _is_xargs_input(word):
                 yield Hit("DG102", f"{how} of paths read from xargs input")
             else:
-                yield Hit("DG102", f"{how} of {path} ({where.value})")
+                yield Hit("DG102", f"{how} of {quote(path)} ({where.value})")
         elif not recursive and where in (Place.SYSTEM, Place.SYSTEM_ROOT, Place.ROOT):
-            yield Hit("DG103", f"delete {path} ({where.value})")
+            yield Hit("DG103", f"delete {quote(path)} ({where.value})")
 
 
 _BRACE = re.compile(r"^([^{}$`]*)\{([^{}$`]*,[^{}$`]*)\}([^{}$`]*)$")
@@ -246,16 +242,18 @@ def check_rm(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     elif name == "find":
         yield from _find(cmd, scope, args)
     elif name == "mv":
-        _opts, operands = split_options(args, "tS", frozenset({"--target-directory", "--suffix"}))
-        for word in operands[:-1]:
+        parsed = options_of("mv", args)
+        operands = parsed.operands
+        # ``mv -t DIR a b`` moves every operand; otherwise the last one is the destination.
+        for word in operands if parsed.has("--target-directory") else operands[:-1]:
             where, path = place(word, cmd, scope)
             if where in HARDLINE_PLACES:
                 yield Hit("DG105", f"move {path} ({where.value})")
     elif name == "rsync":
-        opts, _ = split_options(args, "eBfT", frozenset({"--rsh", "--exclude", "--include"}))
-        dry = "-n" in opts or has_long(opts, "--dry-run") or has_long(opts, "--list-only")
+        parsed = options_of("rsync", args)
+        dry = parsed.has("--dry-run", "--list-only")
         deleting = [
-            o for o in opts if o.startswith("--del") or has_long([o], "--remove-source-files")
+            o for o in parsed.names() if o.startswith("--del") or o == "--remove-source-files"
         ]
         if deleting and not dry:
             yield Hit("DG106", f"rsync {deleting[0]}")
@@ -362,16 +360,12 @@ def _find(cmd: SimpleCommand, scope: Scope, args: tuple[Word, ...]) -> Iterator[
     yield Hit("DG104", f"{how} under {' '.join(w.value for w in starts)}")
 
 
-_WRAPPER_NAMES = frozenset({"sudo", "env", "command", "busybox", "nice", "nohup", "doas", "time"})
-
-
 def _is_recursive_rm(argv: list[Word]) -> bool:
     """Return True when ``find -exec`` runs rm (any rm: it deletes every match, like -delete)."""
-    while argv and argv[0].value.rpartition("/")[2] in _WRAPPER_NAMES:
+    if argv and argv[0].value.rpartition("/")[2] == "busybox":
         argv = argv[1:]
-        while argv and argv[0].value.startswith("-"):
-            argv = argv[1:]
-    return bool(argv) and argv[0].value.rpartition("/")[2] in ("rm", "unlink", "shred")
+    inner = unwrap(tuple(argv)).argv
+    return bool(inner) and inner[0].value.rpartition("/")[2] in ("rm", "unlink", "shred")
 
 
 CHECKS = {

@@ -6,9 +6,10 @@ import re
 from collections.abc import Iterator
 
 from tether.rules.base import Rule, Tier
-from tether.rules.danger._base import Hit, Scope, name_of, split_options
+from tether.rules.danger._base import Hit, Scope, name_of, options_of
 from tether.rules.danger.interp import literal_output
 from tether.shell.model import SimpleCommand
+from tether.shell.tools import CLUSTER, subcommand_words
 
 RULES = (
     Rule(
@@ -155,7 +156,10 @@ def check_teardown(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     """Flag terraform/pulumi destroy, kubectl/helm deletes and docker data removal."""
     name = name_of(cmd)
     vals = [w.value for w in cmd.args]
-    verbs = [v for v in vals if not v.startswith("-")]
+    if name in CLUSTER:
+        verbs = subcommand_words(name, cmd.args)
+    else:
+        verbs = [v for v in vals if not v.startswith("-")]
     if name in ("terraform", "tofu", "terragrunt"):
         if "destroy" in verbs[:2] or ("apply" in verbs[:2] and "-destroy" in vals):
             yield Hit("DG502", f"{name} destroy")
@@ -229,8 +233,7 @@ def check_publish(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     name = name_of(cmd)
     raw = cmd.argv[0].value if cmd.argv else ""
     positionals = [w.value for w in cmd.args if not w.value.startswith("-")][:2]
-    _opts, _ = split_options(cmd.args)
-    if any(o in ("--dry-run", "-n") for o in _opts):
+    if options_of(name, cmd.args).has("--dry-run", "-n"):
         return
     for p in positionals[:1]:
         if (name, p) in _PUBLISH or (raw, p) in _PUBLISH:

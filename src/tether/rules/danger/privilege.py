@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from tether.quoting import quote
 from tether.rules.base import Rule, Tier
-from tether.rules.danger._base import Hit, Scope, has_long, name_of, split_options
+from tether.rules.danger._base import Hit, Scope, edits_in_place, name_of, options_of
 from tether.rules.danger.paths import HARDLINE_PLACES, Place, place
 from tether.shell.model import SimpleCommand, Word
 
@@ -146,20 +147,22 @@ def check_privilege(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     elif name in ("chown", "chgrp"):
         yield from _chown(cmd, scope, name, args)
     elif name == "crontab":
-        opts, _ = split_options(args, "u")
-        if "-r" in opts:
+        if options_of("crontab", args).has("-r"):
             yield Hit("DG411", "crontab -r")
     elif name in ("cp", "mv", "install", "ln", "scp"):
-        _opts, operands = split_options(
-            args, "tSmogb" if name == "install" else "tS", frozenset({"--target-directory"})
-        )
-        if len(operands) >= 2 and name != "scp" and _system_target(operands[-1], cmd, scope):
-            yield Hit("DG409", f"{name} into {operands[-1].value}")
+        parsed = options_of(name, args)
+        operands = list(parsed.operands)
+        into = [Word(v) for v in parsed.values("--target-directory")]
+        dest = (into or operands)[-1] if len(operands) >= 2 or into else None
+        if dest is not None and name != "scp" and _system_target(dest, cmd, scope):
+            yield Hit("DG409", f"{name} into {dest.value}")
         elif name == "scp" and len(operands) >= 2:
             remote = operands[-1].value.partition(":")[2]
             if remote and _place_of_remote(remote):
                 yield Hit("DG409", f"scp onto {operands[-1].value}")
-    elif name in ("sed", "perl", "ruby", "truncate") and (name == "truncate" or _in_place(vals)):
+    elif name in ("sed", "perl", "ruby", "truncate") and (
+        name == "truncate" or edits_in_place(name, args)
+    ):
         for w in args:
             if _system_target(w, cmd, scope):
                 yield Hit("DG409", f"{name} on {w.value}")
@@ -171,17 +174,7 @@ def check_system_redirects(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     for r in cmd.redirects:
         writes = r.op in (">", ">>", ">|", "&>", "&>>", "<>") and r.target is not None
         if writes and r.target is not None and _system_target(r.target, cmd, scope):
-            yield Hit("DG409", f"redirect into {r.target.value}")
-
-
-def _in_place(vals: list[str]) -> bool:
-    return any(
-        v == "-i"
-        or v.startswith("--in-place")
-        or (v.startswith("-i") and len(v) <= 8)
-        or (v.startswith("-") and not v.startswith("--") and "i" in v[1:] and len(v) <= 5)
-        for v in vals
-    )
+            yield Hit("DG409", f"redirect into {quote(r.target.value)}")
 
 
 def _place_of_remote(path: str) -> bool:
@@ -201,10 +194,11 @@ _SETID = re.compile(r"^0*[2-7][0-7]{3}$")
 
 
 def _chmod(cmd: SimpleCommand, scope: Scope, args: tuple[Word, ...]) -> Iterator[Hit]:
-    opts, operands = split_options(args, "", frozenset({"--reference"}))
-    recursive = "-R" in opts or has_long(opts, "--recursive")
+    parsed = options_of("chmod", args)
+    operands = parsed.operands
+    recursive = parsed.has("--recursive")
     # A mode such as ``a+w`` starts with a letter; ``-w`` style modes land among options.
-    modes = [w.value for w in operands[:1]] + [o for o in opts if o in ("-w", "-x", "-r")]
+    modes = [w.value for w in operands[:1]] + [o for o in parsed.unknown if o in ("-w", "-x", "-r")]
     mode = modes[0] if modes else ""
     targets = operands[1:]
     world = (
@@ -222,8 +216,9 @@ def _chmod(cmd: SimpleCommand, scope: Scope, args: tuple[Word, ...]) -> Iterator
 
 
 def _chown(cmd: SimpleCommand, scope: Scope, name: str, args: tuple[Word, ...]) -> Iterator[Hit]:
-    opts, operands = split_options(args, "", frozenset({"--reference", "--from"}))
-    if not ("-R" in opts or has_long(opts, "--recursive", 5)) or len(operands) < 2:
+    parsed = options_of(name, args)
+    operands = parsed.operands
+    if not parsed.has("--recursive") or len(operands) < 2:
         return
     owner = operands[0].value
     for target in operands[1:]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from tether.rules.base import Rule, Tier
-from tether.rules.danger._base import Hit, Scope, is_python, name_of, split_options
+from tether.rules.danger._base import Hit, Scope, is_python, name_of, options_of
 from tether.rules.danger.interp import INTERPRETERS, literal_output
 from tether.shell.model import SimpleCommand
 
@@ -158,10 +158,11 @@ def _runs_stdin(cmd: SimpleCommand) -> bool:
     name = name_of(cmd)
     if name in ("source", "."):
         return any(w.value in ("/dev/stdin", "-") for w in cmd.args)
-    _opts, operands = split_options(cmd.args, "oO" if name in SHELLS else "")
-    if name in SHELLS and any(o == "-c" for o in _opts):
+    parsed = options_of(name, cmd.args)
+    operands = parsed.operands
+    if name in SHELLS and parsed.has("-c"):
         return False
-    if name in SHELLS and "-s" in _opts:
+    if name in SHELLS and parsed.has("-s"):
         return True  # ``bash -s -- args``: the script comes from stdin, the words are $1…
     return not operands or operands[0].value in ("-", "/dev/stdin")
 
@@ -240,11 +241,12 @@ def _dynamic_script(cmd: SimpleCommand, scope: Scope, name: str) -> Iterator[Hit
                 for h in scope.reparse(" ".join(w.value for w in args))
             )
         return
-    opts, operands = split_options(args, "oO" if name in SHELLS else "")
+    parsed = options_of(name, args)
+    operands = parsed.operands
     if not operands or operands[0].literal:
         return
     first = operands[0].value
-    if name in SHELLS and "-c" in opts:
+    if name in SHELLS and parsed.has("-c"):
         yield _fetch_or_eval(scope, f"{name} -c of a run-time string")
     elif first.startswith(("<(", "$(", "`")) or name in ("source", "."):
         yield _fetch_or_eval(scope, f"{name} {first[:40]}")
@@ -345,10 +347,10 @@ def check_download_run(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     name = name_of(cmd)
     targets: list[str] = []
     if is_runner(name):
-        _opts, operands = split_options(cmd.args, "oO" if name in SHELLS else "")
-        if "-c" in _opts:
+        parsed = options_of(name, cmd.args)
+        if parsed.has("-c"):
             return
-        targets = [w.value for w in operands[:1]]
+        targets = [w.value for w in parsed.operands[:1]]
     elif name == "chmod":
         targets = [w.value for w in cmd.args[1:]]
     elif cmd.argv and cmd.argv[0].literal and "/" in cmd.argv[0].value:

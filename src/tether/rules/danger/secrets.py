@@ -1,13 +1,18 @@
-"""DG6xx: secrets and sensitive files: credential writes, exfiltration, cloud metadata endpoints."""
+"""DG601-DG603: secrets and sensitive files: credential writes, exfiltration, metadata endpoints.
+
+Tether's own files and the hosts' hook settings are DG605 (:mod:`.self_files`).
+"""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
 
+from tether.quoting import quote
 from tether.rules.base import Rule, Tier
-from tether.rules.danger._base import Hit, Scope, name_of, split_options
+from tether.rules.danger._base import Hit, Scope, edits_in_place, name_of, options_of
 from tether.rules.danger.paths import home_relative, resolve
+from tether.rules.protected import protected
 from tether.shell.model import SimpleCommand, Word
 
 RULES = (
@@ -72,45 +77,18 @@ RULES = (
             "mv /tmp/k ~/.ssh/id_rsa",
             "install -m600 /tmp/c ~/.netrc",
             "cp .env.local .env",
-            "echo 'approvals: {mode: off}' > .tether.yaml",
-            "echo '{}' > .claude/settings.json",
-            "cp /tmp/s.json proj/.claude/settings.local.json",
-            "tee .gemini/settings.json < x",
+            "echo '{}' > ~/.cursor/mcp.json",
         ),
         not_match=(
             "cat .tether.yaml",
             "cp .tether.yaml /tmp/old.yaml",
+            "echo x > .tether.yaml",  # Tether's own files are DG605
             "echo x > tether.yaml.bak",
             "cat .env > backup.txt",
             "echo x > .env#backup",
             "cp ~/.ssh/config /tmp/x",
             "echo x > config.yaml.bak",
             "cp .env.example .env.example.bak",
-        ),
-    ),
-    Rule(
-        code="DG604",
-        name="tether-guard-change",
-        tier=Tier.ASK,
-        summary="Change, switch off or forget Tether's own guardrails through its CLI",
-        why="An agent that edits the config guarding it (`tether config set approvals.mode off`), "
-        "removes the hooks or resets its session's loop history escapes every other rule.",
-        instead="Tell the user which setting gets in the way and why; let them change it.",
-        match=(
-            "tether config set approvals.mode off",
-            "tether config set --project loops.hard_stop false",
-            "tether config unset approvals.deny",
-            "tether uninstall claude-code",
-            "tether session reset 5b3f2a10",
-            "python -m tether config set loops.warnings false",
-        ),
-        not_match=(
-            "tether config get loops.hard_stop",
-            "tether config list",
-            "tether config check",
-            "tether session show 5b3f2a10",
-            "tether install claude-code",
-            "echo tether config set approvals.mode off",
         ),
     ),
 )
@@ -238,27 +216,17 @@ def is_secret_file(word: Word, cmd: SimpleCommand) -> bool:
     return rel in _SECRET_HOME_FILES or rel.startswith(".gnupg/")
 
 
-# Project-level files that configure the agent's guardrails (wherever the project is).
-_GUARD_FILES = (
-    ".tether.yaml",
-    ".claude/settings.json",
-    ".claude/settings.local.json",
-    ".codex/config.toml",
-    ".codex/hooks.json",
-    ".gemini/settings.json",
-)
-
-
-def is_guard_file(value: str) -> bool:
-    """Return True for a project's Tether config or a host's hook settings."""
-    path = value.rstrip("/")
-    return any(path == f or path.endswith("/" + f) for f in _GUARD_FILES)
-
-
 def is_sensitive_target(word: Word, cmd: SimpleCommand) -> bool:
-    """Return True for files that decide logins, shells, credentials or guardrails."""
+    """Return True for files that decide logins, shells, credentials or other agents' config.
+
+    Tether's own files and the hosts' hook settings are left to DG605 (one code per finding).
+    """
+    return _sensitive(word, cmd) and protected(resolve(word, cmd) or word.value) is None
+
+
+def _sensitive(word: Word, cmd: SimpleCommand) -> bool:
     value = word.value
-    if is_env_file(value) or is_guard_file(value):
+    if is_env_file(value):
         return True
     if value.startswith(("$HERMES_HOME/", "${HERMES_HOME}/")):
         return True
@@ -295,7 +263,7 @@ def check_exfiltration(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
         return
     vals = [w.value for w in cmd.args]
     if name in ("scp", "rsync"):
-        _o, operands = split_options(cmd.args, "iPoFcSlJ")
+        operands = options_of(name, cmd.args).operands
         if len(operands) >= 2 and ":" in operands[-1].value:
             for w in operands[:-1]:
                 if is_secret_file(w, cmd):
@@ -345,7 +313,7 @@ def check_sensitive_write(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
             and r.target is not None
             and is_sensitive_target(r.target, cmd)
         ):
-            yield Hit("DG603", f"redirect into {r.target.value}")
+            yield Hit("DG603", f"redirect into {quote(r.target.value)}")
             return
     name = name_of(cmd)
     args = cmd.args
@@ -355,22 +323,14 @@ def check_sensitive_write(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
                 yield Hit("DG603", f"tee {w.value}")
                 return
     elif name in ("cp", "mv", "install", "ln", "rsync"):
-        short = "tSmogb" if name == "install" else "tS"
-        opts, operands = split_options(
-            args, short, frozenset({"--target-directory", "--mode", "--owner"})
-        )
-        target_dir = [o.split("=", 1)[1] for o in opts if o.startswith("--target-directory=")]
+        parsed = options_of(name, args)
+        operands = parsed.operands
+        target_dir = parsed.values("--target-directory")
         dest = Word(target_dir[0]) if target_dir else (operands[-1] if len(operands) >= 2 else None)
         if dest is not None and is_sensitive_target(dest, cmd):
             yield Hit("DG603", f"{name} onto {dest.value}")
     elif name in ("sed", "perl", "ruby", "dd"):
-        vals = [w.value for w in args]
-        in_place = name == "dd" or any(
-            v.startswith("--in-place")
-            or (v.startswith("-") and not v.startswith("--") and "i" in v[1:])
-            for v in vals
-        )
-        if not in_place:
+        if name != "dd" and not edits_in_place(name, args):
             return
         for w in args:
             value = w.value[3:] if name == "dd" and w.value.startswith("of=") else w.value
@@ -381,29 +341,4 @@ def check_sensitive_write(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
                 return
 
 
-# `tether …` subcommands that loosen or forget the guard: (subcommand, its actions or None).
-_GUARD_CHANGES: dict[str, frozenset[str] | None] = {
-    "config": frozenset({"set", "unset"}),
-    "uninstall": None,
-    "session": frozenset({"reset"}),
-}
-
-
-def check_guard_change(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
-    """Flag `tether config set|unset`, `tether uninstall` and `tether session reset`."""
-    args = [w.value for w in cmd.args if not w.value.startswith("-")]
-    if name_of(cmd) != "tether":  # python -m tether …
-        if len(args) < 2 or args[0] != "tether":
-            return
-        args = args[1:]
-    if not args or args[0] not in _GUARD_CHANGES:
-        return
-    actions = _GUARD_CHANGES[args[0]]
-    if actions is None or (len(args) > 1 and args[1] in actions):
-        yield Hit("DG604", "tether " + " ".join(args[:2]))
-
-
-CHECKS = {
-    **{n: check_exfiltration for n in (*_SENDERS, "scp", "rsync", "sftp")},
-    **{n: check_guard_change for n in ("tether", "python", "python3")},
-}
+CHECKS = {n: check_exfiltration for n in (*_SENDERS, "scp", "rsync", "sftp")}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from tether.quoting import quote
 from tether.rules.base import Rule, Tier
 from tether.rules.danger._base import Hit, Scope, name_of
 from tether.shell.model import SimpleCommand
@@ -219,7 +220,7 @@ def check_device_redirects(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     for r in cmd.redirects:
         writes = r.op in (">", ">>", ">|", "&>", "&>>", "<>") and r.target is not None
         if writes and r.target is not None and is_block_device(r.target.value):
-            yield Hit("DG401", f"redirect into {r.target.value}")
+            yield Hit("DG401", f"redirect into {quote(r.target.value)}")
 
 
 CHECKS = {

@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from tether.rules.base import Rule, Tier
-from tether.rules.danger._base import Hit, Scope, split_options
+from tether.rules.danger._base import Hit, Scope
 from tether.shell.model import SimpleCommand, Word
+from tether.shell.options import Parsed, parse
+from tether.shell.tools import GIT, GIT_SUBCOMMANDS, tool_grammar
 
 _UNCOMMITTED = "Commit or stash first (`git stash push -m backup`), then show the user what "
 RULES = (
@@ -110,7 +112,7 @@ RULES = (
             "git checkout -",
             "git restore --staged .",
             "git switch -c feature",
-            "git checkout --track direct main",
+            "git checkout --track=direct -b topic origin/topic",
             "git restore --help",
         ),
     ),
@@ -151,81 +153,48 @@ RULES = (
     ),
 )
 
-_GIT_VALUE_OPTS = frozenset(
-    {
-        "-C",
-        "-c",
-        "--git-dir",
-        "--work-tree",
-        "--namespace",
-        "--config-env",
-        "--super-prefix",
-        "--exec-path",
-        "--list-cmds",
-    }
-)
-
 
 def git_subcommand(args: tuple[Word, ...]) -> tuple[str, tuple[Word, ...]]:
     """Skip git's global options; return (subcommand, its arguments)."""
-    i = 0
-    while i < len(args):
-        v = args[i].value
-        if v == "--":
-            i += 1
-            break
-        if not v.startswith("-"):
-            break
-        if v in _GIT_VALUE_OPTS:
-            i += 2
-            continue
-        i += 1
-    if i >= len(args):
+    rest = parse(GIT, args).operands
+    if not rest:
         return "", ()
-    return args[i].value.lower(), args[i + 1 :]
+    return rest[0].value.lower(), rest[1:]
+
+
+def _options(sub: str, args: tuple[Word, ...]) -> Parsed:
+    return parse(GIT_SUBCOMMANDS.get(sub) or tool_grammar("git " + sub), args)
 
 
 def check_git(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     """Flag git subcommands that discard work or rewrite shared history."""
     sub, args = git_subcommand(cmd.args)
     vals = [w.value for w in args]
-    if "--help" in vals or "-h" in vals:
-        return
+    parsed = _options(sub, args)
+    if parsed.has("-h", "--help"):
+        return  # parse-options prints the usage and exits
     if sub == "reset":
-        for v in vals:
-            if v in ("--hard", "--merge") or (len(v) >= 3 and "--hard".startswith(v)):
-                yield Hit("DG201", f"git reset {v}")
-                return
+        hard = [o for o in parsed.names() if o in ("--hard", "--merge")]
+        if hard:
+            yield Hit("DG201", f"git reset {hard[0]}")
     elif sub == "push":
-        yield from _push(args)
+        yield from _push(parsed)
     elif sub == "clean":
-        opts, _ = split_options(args, "eE", frozenset({"--exclude"}))
-        if ("-f" in opts or "--force" in opts) and not ("-n" in opts or "--dry-run" in opts):
+        if parsed.has("--force") and not parsed.has("--dry-run"):
             yield Hit("DG203", "git clean -f")
     elif sub == "branch":
-        opts, _ = split_options(args)
-        if "-D" in opts or (
-            ("-d" in opts or "--delete" in opts) and ("-f" in opts or "--force" in opts)
-        ):
+        if parsed.has("-D") or (parsed.has("--delete") and parsed.has("--force")):
             yield Hit("DG204", "git branch -D")
-        elif "-f" in opts or "--force" in opts:
+        elif parsed.has("--force"):
             yield Hit("DG204", "git branch --force moves an existing branch (its commits drop out)")
     elif sub == "checkout":
-        yield from _checkout(args)
+        yield from _checkout(parsed)
     elif sub == "restore":
-        opts, operands = split_options(
-            args, "sU", frozenset({"--source", "--unified", "--inter-hunk-context"})
-        )
-        staged_only = ("-S" in opts or "--staged" in opts) and not (
-            "-W" in opts or "--worktree" in opts
-        )
-        if (operands and not staged_only) or "--pathspec-from-file" in {
-            o.split("=")[0] for o in opts
-        }:
+        staged_only = parsed.has("--staged") and not parsed.has("--worktree")
+        if (parsed.operands and not staged_only) or parsed.has("--pathspec-from-file"):
             yield Hit("DG205", "git restore " + " ".join(vals[:3]))
     elif sub == "switch":
-        opts, _ = split_options(args, "cC", frozenset({"--create", "--force-create"}))
-        if "-f" in opts or "--force" in opts or "--discard-changes" in opts:
+        if parsed.has("--force", "--discard-changes"):
             yield Hit("DG205", "git switch --discard-changes/--force")
     elif sub == "stash":
         if vals and vals[0] in ("drop", "clear"):
@@ -236,26 +205,24 @@ def check_git(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
         yield Hit("DG207", f"git reflog {vals[0]}")
     elif sub == "gc" and any(v.startswith("--prune=now") or v == "--prune=all" for v in vals):
         yield Hit("DG207", "git gc --prune=now")
-    elif sub == "worktree" and vals[:1] == ["remove"]:
-        opts, _ = split_options(args[1:])
-        if "-f" in opts or "--force" in opts:
-            yield Hit("DG208", "git worktree remove --force")
+    elif sub == "worktree" and vals[:1] == ["remove"] and _removes_by_force(args[1:]):
+        yield Hit("DG208", "git worktree remove --force")
 
 
-def _push(args: tuple[Word, ...]) -> Iterator[Hit]:
-    opts, operands = split_options(
-        args, "o", frozenset({"--push-option", "--repo", "--receive-pack", "--exec"})
-    )
-    lease = any(o.startswith(("--force-with-lease", "--force-if-includes")) for o in opts)
-    forced = "-f" in opts or any(o.split("=", 1)[0] in ("--force", "--forc", "--for") for o in opts)
-    if forced and not lease:
+def _removes_by_force(args: tuple[Word, ...]) -> bool:
+    return _options("worktree remove", args).has("--force")
+
+
+def _push(parsed: Parsed) -> Iterator[Hit]:
+    lease = parsed.has("--force-with-lease", "--force-if-includes")
+    if parsed.has("--force") and not lease:
         yield Hit("DG202", "git push --force")
         return
-    for o in ("--mirror", "--delete", "-d", "--prune"):
-        if o in opts:
+    for o in ("--mirror", "--delete", "--prune"):
+        if parsed.has(o):
             yield Hit("DG202", f"git push {o}")
             return
-    for word in operands[1:]:
+    for word in parsed.operands[1:]:
         v = word.value
         if v.startswith("+") and len(v) > 1 and not lease:
             yield Hit("DG202", f"git push {v} (forced refspec)")
@@ -265,58 +232,14 @@ def _push(args: tuple[Word, ...]) -> Iterator[Hit]:
             return
 
 
-_CHECKOUT_VALUE_SHORT = "bBU"
-_CHECKOUT_VALUE_LONG = frozenset({"--orphan", "--unified", "--inter-hunk-context", "--conflict"})
-_CHECKOUT_OPTIONAL = {
-    "--track": ("direct", "inherit"),
-    "-t": ("direct", "inherit"),
-    "--recurse-submodules": ("checkout", "on-demand", "yes", "no"),
-}
-
-
-def _checkout(args: tuple[Word, ...]) -> Iterator[Hit]:
-    positional: list[str] = []
-    creates = False
-    force = False
-    dashdash = False
-    i = 0
-    while i < len(args):
-        v = args[i].value
-        i += 1
-        if dashdash:
-            positional.append(v)
-            continue
-        if v == "--":
-            dashdash = True
-            continue
-        if v.startswith("--"):
-            name = v.split("=", 1)[0]
-            if name == "--force":
-                force = True
-            if name == "--pathspec-from-file":
-                yield Hit("DG205", "git checkout --pathspec-from-file")
-                return
-            if name in ("--orphan",):
-                creates = True
-            takes_value = name in _CHECKOUT_VALUE_LONG
-            # ``--track direct`` / ``--recurse-submodules on-demand``: an optional known value.
-            optional = i < len(args) and args[i].value in _CHECKOUT_OPTIONAL.get(name, ())
-            if "=" not in v and (takes_value or optional):
-                i += 1
-            continue
-        if v.startswith("-") and v != "-":
-            letters = v[1:]
-            for pos, letter in enumerate(letters):
-                if letter == "f":
-                    force = True
-                if letter in _CHECKOUT_VALUE_SHORT:
-                    creates = creates or letter in "bB"
-                    if pos == len(letters) - 1:
-                        i += 1
-                    break
-            continue
-        positional.append(v)
-    if force:
+def _checkout(parsed: Parsed) -> Iterator[Hit]:
+    if parsed.has("--pathspec-from-file"):
+        yield Hit("DG205", "git checkout --pathspec-from-file")
+        return
+    creates = parsed.has("-b", "-B", "--orphan")
+    dashdash = parsed.dashdash
+    positional = [w.value for w in parsed.operands]
+    if parsed.has("--force"):
         yield Hit("DG205", "git checkout --force")
     elif dashdash and positional:
         yield Hit("DG205", "git checkout -- " + " ".join(positional[:3]))

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import re
 
+from tether.quoting import clip, quote
 from tether.rules.base import ReadVerdict
 from tether.rules.readonly import files, forge, packages, search, system, text, vcs
 from tether.rules.readonly.catalogue import Entry
-from tether.rules.readonly.grammar import Check, opts, read, write
+from tether.rules.readonly.grammar import UNKNOWN_OPTION, Check, opts, read, write
 from tether.shell.model import CommandModel, Redirect, SimpleCommand, Word, Wrapper
+from tether.shell.options import parse
+from tether.shell.programs import SHELLS, WRAPPERS
 
 CATALOGUE: dict[str, Entry] = {
     **files.ENTRIES,
@@ -189,17 +192,26 @@ def _wrapper(w: Wrapper) -> Check | None:
     """Return a write Check when the wrapper itself is not read-only, else None."""
     if w.name in _PRIVILEGE:
         return write("RW010", f"{w.name}: runs the command with raised privileges")
+    spec = WRAPPERS.get(w.name)
+    grammar = spec.grammar if spec is not None else SHELLS.get(w.name)
+    if grammar is not None:
+        parsed = parse(grammar, w.args)
+        if parsed.error:
+            return write(UNKNOWN_OPTION, f"{parsed.error}: not known to be safe")
+    else:
+        parsed = None
     if w.name in _PASSIVE_WRAPPERS or w.name in _SHELLS or w.name == "xargs":
         return None
-    if w.name == "time":
-        for a in w.args:
-            if a.value.startswith(("-o", "--o", "-a", "--a")):
-                return write("RW008", "time -o: writes its report to a file")
+    if w.name == "time" and parsed is not None:
+        if parsed.has("--output", "--append"):
+            return write("RW008", "time -o: writes its report to a file")
         return None
-    if w.name == "env":
-        for a in w.args:
+    if w.name == "env" and parsed is not None:
+        if parsed.has("--split-string"):
+            return write(UNKNOWN_OPTION, "env -S: splits its string by rules of its own")
+        for a in w.args[parsed.stop :]:
             name, eq, value = a.value.partition("=")
-            if eq and not a.value.startswith("-") and not _env_ok(name, Word(value, a.literal)):
+            if eq and not _env_ok(name, Word(value, a.literal)):
                 return write("RW009", f"env {name}=…: changes what the command runs")
         return None
     return write("RW011", f"{w.name}: this wrapper is not proven read-only")
@@ -266,8 +278,7 @@ def _command(cmd: SimpleCommand, functions: tuple[str, ...] = ()) -> list[Check]
 
 
 def _shown(cmd: SimpleCommand) -> str:
-    text = cmd.text or " ".join(w.value for w in cmd.argv)
-    return text if len(text) <= 60 else text[:57] + "..."
+    return quote(cmd.text or " ".join(w.value for w in cmd.argv), 60)
 
 
 def assess_model(model: CommandModel) -> ReadVerdict:
@@ -306,7 +317,7 @@ def assess_model(model: CommandModel) -> ReadVerdict:
         if not last.read_only:
             fail_codes[last.code] = None
             if not failures:
-                first_failure = f"`{_shown(cmd)}`: {last.reason} ({last.code})"
+                first_failure = f"{_shown(cmd)}: {clip(last.reason, 240)} ({last.code})"
             failures += 1
             continue
         for c in checks:

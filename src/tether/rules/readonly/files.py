@@ -157,7 +157,8 @@ _BASE64 = Spec(
 )
 # Only the options that really take a value: treating a flag (`-C`) as valued would swallow
 # the input operand and hide the output one (`xxd -C in out`).
-_XXD = Spec("xxd", open=True, valued=opts("-c -g -l -s -o -n -R"))
+# xxd stops at its first operand: in `xxd f.bin --x` the second operand `--x` is the output.
+_XXD = Spec("xxd", open=True, valued=opts("-c -g -l -s -o -n -R"), permute=False)
 _TEE = Spec(
     "tee", flags=opts("-a -i -p --append --ignore-interrupts"), optional=opts("--output-error")
 )

@@ -2,9 +2,10 @@
 
 A ``Spec`` says, for one command, which options take a value, which options make it write
 (scoped to that command: ``-f`` is a pattern file for ``grep`` but a field for ``gh api``),
-and whether unknown options are acceptable. ``parse`` follows getopt_long: bundled short
-options (``-nE``), attached values (``-n5``, ``-ob64.txt``), ``--opt=value``, unique prefixes
-of long options (``--co=cat`` is ``--compress-program``), permuted operands and ``--``.
+and whether unknown options are acceptable. ``parse`` reads the arguments with the one getopt
+engine (``tether.shell.options``): bundled short options (``-nE``), attached values (``-n5``,
+``-ob64.txt``), ``--opt=value``, unique prefixes of long options (``--co=cat`` is
+``--compress-program``), permuted operands and ``--``; this module only judges the result.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from types import MappingProxyType
 from typing import NamedTuple
 
 from tether.shell.model import Word
+from tether.shell.options import Grammar, grammar
+from tether.shell.options import parse as parse_options
 
 # Codes shared by every checker (their Rule entries live in ``structural.py``).
 WRITE_OPTION = "RW020"
@@ -84,101 +87,53 @@ def opts(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-def _long_names(spec: Spec) -> list[str]:
-    names = [*spec.flags, *spec.valued, *spec.optional, *spec.writes]
-    return [n for n in names if n.startswith("--")]
+# Each Spec is read by the one getopt engine through a Grammar built on first use (specs are
+# module constants, so their ids are stable; the Spec is kept so an id is never reused).
+_GRAMMARS: dict[int, tuple[Spec, Grammar]] = {}
 
 
-def _resolve_long(spec: Spec, name: str) -> str | None:
-    """Return the long option ``name`` abbreviates, or None when unknown or ambiguous."""
-    known = _long_names(spec)
-    if name in known:
-        return name
-    hits = {n for n in known if n.startswith(name)}
-    if len(hits) == 1:
-        return hits.pop()
-    # An abbreviation of a write option is a write even when it is also ambiguous.
-    for n in hits:
-        if n in spec.writes:
-            return n
+def grammar_of(spec: Spec) -> Grammar:
+    """Return the engine grammar ``spec`` is read with."""
+    found = _GRAMMARS.get(id(spec))
+    if found is None:
+        words = [*spec.flags, *(f"{n}:" for n in spec.valued), *(f"{n}::" for n in spec.optional)]
+        listed = {*spec.flags, *spec.valued, *spec.optional}
+        words += [n for n in spec.writes if n not in listed]
+        text = " ".join(w.lstrip("-") for w in words)
+        found = (spec, grammar(spec.name, text, permute=spec.permute, numeric=spec.numeric))
+        _GRAMMARS[id(spec)] = found
+    return found[1]
+
+
+def _write_prefix(spec: Spec, g: Grammar, spelt: str) -> str | None:
+    """Return the write option an ambiguous prefix may mean (a write either way)."""
+    for name in g.candidates(spelt):
+        if name in spec.writes:
+            return name
     return None
 
 
 def parse(spec: Spec, args: tuple[Word, ...]) -> Parsed | Check:
     """Split ``args`` by ``spec``; return a not-read-only Check when they cannot be proven."""
-    options: list[tuple[str, str | None]] = []
-    operands: list[str] = []
-    words = list(args)
-    i = 0
-    ended = False
-    while i < len(words):
-        word = words[i]
-        i += 1
+    for word in args:
         if not word.literal:
             return write(DYNAMIC_ARGUMENT, f"{spec.name}: '{word.value[:60]}' expands at run time")
-        w = word.value
-        if ended or w == "-" or not w.startswith("-"):
-            operands.append(w)
-            if not spec.permute:
-                ended = True
-            continue
-        if w == "--":
-            ended = True
-            continue
-        if w.startswith("--"):
-            name, eq, value = w.partition("=")
-            resolved = _resolve_long(spec, name)
-            if resolved is None:
-                if spec.open:
-                    options.append((name, value if eq else None))
-                    continue
+    g = grammar_of(spec)
+    parsed = parse_options(g, args)
+    for option, _value in parsed.options:
+        if option in spec.writes:
+            return write(WRITE_OPTION, f"{spec.name} {option}: {spec.writes[option]}")
+        if option in parsed.unknown:
+            hit = _write_prefix(spec, g, option) if option.startswith("--") else None
+            if hit is not None:
+                return write(WRITE_OPTION, f"{spec.name} {hit}: {spec.writes[hit]}")
+            if not spec.open:
                 return write(
-                    UNKNOWN_OPTION, f"{spec.name}: option '{name}' is not known to be safe"
+                    UNKNOWN_OPTION, f"{spec.name}: option '{option}' is not known to be safe"
                 )
-            if resolved in spec.writes:
-                return write(WRITE_OPTION, f"{spec.name} {resolved}: {spec.writes[resolved]}")
-            if resolved in spec.valued and not eq:
-                if i >= len(words):
-                    return write(UNKNOWN_OPTION, f"{spec.name}: option '{name}' needs a value")
-                if not words[i].literal:
-                    return write(
-                        DYNAMIC_ARGUMENT,
-                        f"{spec.name}: the value of '{name}' expands at run time",
-                    )
-                value = words[i].value
-                i += 1
-            elif eq and resolved in spec.flags:
-                return write(UNKNOWN_OPTION, f"{spec.name}: option '{name}' takes no value")
-            options.append((resolved, value if (eq or resolved in spec.valued) else None))
-            continue
-        if spec.numeric and w[1:].isdigit():
-            options.append(("-NUM", w[1:]))
-            continue
-        j = 1
-        while j < len(w):
-            opt = "-" + w[j]
-            j += 1
-            if opt in spec.writes:
-                return write(WRITE_OPTION, f"{spec.name} {opt}: {spec.writes[opt]}")
-            if opt in spec.valued:
-                if j < len(w):
-                    options.append((opt, w[j:]))
-                elif i < len(words):
-                    if not words[i].literal:
-                        return write(
-                            DYNAMIC_ARGUMENT,
-                            f"{spec.name}: the value of '{opt}' expands at run time",
-                        )
-                    options.append((opt, words[i].value))
-                    i += 1
-                else:
-                    return write(UNKNOWN_OPTION, f"{spec.name}: option '{opt}' needs a value")
-                break
-            if opt in spec.flags or spec.open:
-                options.append((opt, None))
-                continue
-            return write(UNKNOWN_OPTION, f"{spec.name}: option '{opt}' is not known to be safe")
-    return Parsed(tuple(options), tuple(operands))
+    if parsed.error is not None and not parsed.unknown:
+        return write(UNKNOWN_OPTION, parsed.error)  # a missing value, a value given to a flag
+    return Parsed(parsed.options, tuple(w.value for w in parsed.operands))
 
 
 def check_spec(spec: Spec, args: tuple[Word, ...], code: str, max_operands: int = -1) -> Check:

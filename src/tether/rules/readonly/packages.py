@@ -1,14 +1,19 @@
-"""RO7xx: version queries and package-manager reads (pip list/show, npm ls, …)."""
+"""RO7xx: version queries and package-manager reads (pip list/show, …).
+
+RO703 (npm ls/view/outdated/…) is retired: run in the execution oracle, every npm command
+but ``--version`` writes its debug log and update-check state under ``~/.npm``.
+"""
 
 from __future__ import annotations
 
 from tether.rules.readonly.catalogue import Entry, entries, rule
 from tether.rules.readonly.grammar import (
     DYNAMIC_ARGUMENT,
-    WRITE_OPTION,
     WRITE_SUBCOMMAND,
     Check,
+    Spec,
     opts,
+    parse,
     read,
     write,
 )
@@ -35,15 +40,6 @@ RULES = (
         ("pip list", "pip show django", "pip3 freeze", "python -m pip show numpy"),
         ("pip install pytest", "pip list --log out.txt", "pip uninstall x"),
     ),
-    rule(
-        "RO703",
-        "npm-query",
-        "`npm ls/list/view/info/outdated/root/prefix` and `npm --version` are read-only.",
-        "They print the dependency tree or registry metadata without running package scripts.",
-        "Nothing to change.",
-        ("npm ls", "npm view react version", "npm outdated"),
-        ("npm install", "npm run build", "npm test"),
-    ),
 )
 
 # Only tools whose version flag is handled before any project file is read: not cargo/rustc
@@ -54,10 +50,56 @@ _TOOLS = opts(
     "gcc g++ cc clang clang++ make cmake ruby perl php uv pipx conda tsc sphinx-build black "
     "ruff mypy isort docker"
 )
-_VERSION_FLAGS = frozenset({"--version", "-V", "-version", "version", "-v"})
-_PIP_READS = frozenset({"list", "show", "freeze", "check", "--version", "-V"})
-_PIP_DENY = ("--log", "--log-file", "--local-log", "--python", "--help")
-_NPM_READS = opts("ls list view info show v outdated root prefix --version -v")
+_VERSION_FLAGS = frozenset({"--version", "-V", "-version", "-v"})
+# A bare ``version`` word is a subcommand that prints versions only for these; for the rest
+# it is a script, a make target or a source file to run or build (``node version``).
+_VERSION_WORD = frozenset({"docker", "npm", "uv"})
+# npm subcommands that only query, but npm logs every run under ~/.npm (tether verify saw it).
+_NPM_QUERIES = opts("ls list view info show v outdated root prefix")
+
+# pip (optparse: unique prefixes of long options). General options come before the
+# subcommand (which ends them) and may follow it; checked against pip 23 ``--help``.
+_PIP_WRITES = {
+    "--log": "appends a log to a file",
+    "--python": "runs pip under another interpreter",
+    "--cache-dir": "writes its cache to a directory of your choice",
+    "--keyring-provider": "can run a keyring program",
+    "--help": "is not a read subcommand",
+}
+_PIP_FLAGS = (
+    "-h --debug --isolated --require-virtualenv -v --verbose -V --version -q --quiet "
+    "--no-input --no-cache-dir --disable-pip-version-check --no-color "
+    "--no-python-version-warning"
+)
+_PIP_VALUED = (
+    "--proxy --retries --timeout --exists-action --trusted-host --cert --client-cert "
+    "--use-feature --use-deprecated"
+)
+_PIP = Spec("pip", opts(_PIP_FLAGS), opts(_PIP_VALUED), writes=_PIP_WRITES, permute=False)
+
+
+def _pip_spec(sub: str, flags: str, valued: str) -> Spec:
+    return Spec(
+        f"pip {sub}",
+        opts(f"{_PIP_FLAGS} {flags}"),
+        opts(f"{_PIP_VALUED} {valued}"),
+        writes=_PIP_WRITES,
+    )
+
+
+_PIP_READS = {
+    "list": _pip_spec(
+        "list",
+        "-o --outdated -u --uptodate -e --editable -l --local --user --pre --not-required "
+        "--exclude-editable --include-editable --no-index",
+        "--path --format --exclude -i --index-url --extra-index-url -f --find-links",
+    ),
+    "show": _pip_spec("show", "-f --files", ""),
+    "freeze": _pip_spec(
+        "freeze", "-l --local --user --all --exclude-editable", "-r --requirement --path --exclude"
+    ),
+    "check": _pip_spec("check", "", ""),
+}
 
 
 def _literal(args: tuple[Word, ...]) -> list[str] | Check:
@@ -67,13 +109,21 @@ def _literal(args: tuple[Word, ...]) -> list[str] | Check:
     return [w.value for w in args]
 
 
-def _pip(name: str, words: list[str]) -> Check:
-    sub = next((w for w in words if not w.startswith("-")), words[0] if words else "")
-    if sub not in _PIP_READS:
+def _pip(name: str, args: tuple[Word, ...]) -> Check:
+    general = parse(_PIP, args)
+    if isinstance(general, Check):
+        return general
+    if not general.operands:
+        if general.has("-V", "--version"):
+            return read("RO702", f"{name} --version only prints its version")
+        return write(WRITE_SUBCOMMAND, f"{name}: no read subcommand")
+    sub = general.operands[0]
+    spec = _PIP_READS.get(sub)
+    if spec is None:
         return write(WRITE_SUBCOMMAND, f"{name} {sub[:40]}: not a read subcommand")
-    for w in words:
-        if w.partition("=")[0] in _PIP_DENY:
-            return write(WRITE_OPTION, f"{name} {w[:40]}: writes a file or runs another program")
+    parsed = parse(spec, args[len(args) - len(general.operands) + 1 :])
+    if isinstance(parsed, Check):
+        return parsed
     return read("RO702", f"{name} {sub} only reads")
 
 
@@ -84,16 +134,17 @@ def _version_or_pip(name: str, args: tuple[Word, ...]) -> Check:
     # `-v` is verbose (not version) for some tools; only accept it where it is version.
     if (
         len(words) == 1
-        and words[0] in _VERSION_FLAGS
+        and (words[0] in _VERSION_FLAGS or (words[0] == "version" and name in _VERSION_WORD))
         and (words[0] != "-v" or name in ("node", "nodejs", "npm", "npx", "yarn", "pnpm", "bun"))
     ):
         return read("RO701", f"{name} {words[0]} only prints its version")
     if name in ("pip", "pip3"):
-        return _pip(name, words)
+        return _pip(name, args)
     if name.startswith("python") and words[:2] == ["-m", "pip"]:
-        return _pip(f"{name} -m pip", words[2:])
-    if name == "npm" and words and words[0] in _NPM_READS:
-        return read("RO703", f"npm {words[0]} only reads")
+        return _pip(f"{name} -m pip", args[2:])
+    if name == "npm" and words and words[0] in _NPM_QUERIES:
+        why = "writes its debug log and update-check state under ~/.npm on every run"
+        return write(WRITE_SUBCOMMAND, f"npm {words[0]}: {why}")
     return write("RW013", f"{name}: runs code whose effects cannot be proven")
 
 

@@ -25,11 +25,13 @@ from tether.rules.readonly.grammar import (
 )
 from tether.rules.readonly.vcs_rules import RULES
 from tether.shell.model import Word
+from tether.shell.options import parse as parse_options
+from tether.shell.tools import GIT
 
 __all__ = ["ENTRIES", "RULES"]
 
 _GLOBAL_FLAGS = opts(
-    "--no-pager -P --no-optional-locks --literal-pathspecs --glob-pathspecs "
+    "--no-pager --no-optional-locks --literal-pathspecs --glob-pathspecs "
     "--noglob-pathspecs --icase-pathspecs --no-replace-objects --bare --no-lazy-fetch "
     "--no-advice"
 )
@@ -41,10 +43,13 @@ _GLOBAL_WRITES = {
     "--work-tree": "points git at another work tree",
     "--namespace": "changes the ref namespace",
     "--super-prefix": "changes path reporting for submodule helpers",
-    "-p": "forces a pager, which can run commands",
     "--paginate": "forces a pager, which can run commands",
     "--help": "opens a manual page or a browser",
     "--list-cmds": "is an internal option",
+    "--attr-source": "reads attributes (which name filter programs) from another tree",
+    "--html-path": "is an internal option",
+    "--man-path": "is an internal option",
+    "--info-path": "is an internal option",
 }
 # Options that make any read subcommand write or run programs; long ones also match their
 # abbreviations (git accepts unique prefixes), except the exact names in _EXACT_SAFE.
@@ -130,6 +135,7 @@ _CONFIG = Spec(
         "--no-includes --bool --int --bool-or-int --path --expiry-date --all --regexp --value"
     ),
     valued=opts("-f --file --blob --type --default --url"),
+    permute=False,  # `git config user.name --bool` sets user.name to "--bool"
 )
 _CONFIG_GETS = ("--get", "--get-all", "--get-regexp", "--get-urlmatch")
 _CONFIG_VERBS = opts("set unset rename-section remove-section edit")
@@ -200,26 +206,23 @@ def _git(name: str, args: tuple[Word, ...]) -> Check:
     for w in args:
         if not w.literal:
             return write(DYNAMIC_ARGUMENT, f"git: '{w.value[:60]}' expands at run time")
-    words = [w.value for w in args]
-    i = 0
-    while i < len(words) and words[i].startswith("-"):
-        a = words[i]
-        i += 1
-        key = a.partition("=")[0]
-        if a.startswith("-c") and a != "--":
-            key = "-c"
-        if key in _GLOBAL_WRITES:
-            return write(WRITE_OPTION, f"git {key}: {_GLOBAL_WRITES[key]}")
-        if a in ("--version", "-v", "-h"):
+    # git's own options, by the one grammar of them; the first operand is the subcommand.
+    parsed = parse_options(GIT, args)
+    for option, _value in parsed.options:
+        if option in _GLOBAL_WRITES:
+            return write(WRITE_OPTION, f"git {option}: {_GLOBAL_WRITES[option]}")
+        if option in ("--version", "-h"):
             return read("RO403", "git only prints its version or usage")
-        if a == "-C":
-            i += 1
-            continue
-        if key not in _GLOBAL_FLAGS:
-            return write(UNKNOWN_OPTION, f"git: global option '{a[:40]}' is not known to be safe")
-    if i >= len(words):
+        if option != "-C" and option not in _GLOBAL_FLAGS:
+            return write(
+                UNKNOWN_OPTION, f"git: global option '{option[:40]}' is not known to be safe"
+            )
+    if parsed.error is not None or parsed.dashdash:
+        return write(UNKNOWN_OPTION, f"git: {parsed.error or 'a -- before the subcommand'}")
+    words = [w.value for w in parsed.operands]
+    if not words:
         return read("RO403", "git with no subcommand prints usage")
-    sub, rest = words[i], words[i + 1 :]
+    sub, rest = words[0], words[1:]
     if sub in _CODES:
         return _denied(rest, sub) or read(_CODES[sub], f"git {sub} only reads")
     if "--help" in rest[: rest.index("--") if "--" in rest else len(rest)]:

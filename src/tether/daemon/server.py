@@ -1,0 +1,323 @@
+"""The per-user daemon: answers hook events relayed by ``tether/daemon/hook.py`` over a socket.
+
+One per user and installation (the socket's name hashes the hook file's path and the Python
+version, so two Tether versions side by side each get their own). It keeps the classifier
+and the rule catalogues imported, loads the config per event (the config cache notices edited
+files) and keeps no state of its own: every decision goes through the configured store, so
+killing it at any moment loses nothing. It exits after ``IDLE_SECONDS`` without events, and
+declines events (the client answers them itself) as soon as its code on disk changed, then
+exits so that the next call starts a fresh one.
+
+A lock file held for the daemon's lifetime makes it one per socket: a second one started at
+the same moment exits at once, and a socket file left by a killed daemon is replaced.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import io
+import json
+import os
+import socket
+import sys
+import threading
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from tether.daemon import hook as wire
+from tether.errors import TetherError
+
+IDLE_SECONDS = float(os.environ.get("TETHER_DAEMON_IDLE", "900"))
+CODE_CHECK_SECONDS = 1.0
+BACKLOG = 128
+
+
+class DaemonError(TetherError):
+    """The daemon cannot run here (its socket directory is unusable, …)."""
+
+
+def prepare_dir(folder: str) -> None:
+    """Create the socket folder 0700 or refuse one that is not the user's own and closed."""
+    path = Path(folder)
+    if not path.exists():
+        try:
+            path.mkdir(mode=0o700, parents=True)
+        except OSError as exc:
+            raise DaemonError(f"cannot create the socket directory {folder}: {exc}") from None
+    problem = wire.dir_problem(folder)
+    if problem is not None:
+        raise DaemonError(f"socket directory unusable: {problem}")
+
+
+def code_snapshot(root: str) -> tuple[tuple[str, int, int], ...]:
+    """Return (path, mtime, size) of every module of the tether package under ``root``."""
+    rows = []
+    for folder, _, files in os.walk(os.path.join(root, "tether")):
+        for name in files:
+            if name.endswith(".py"):
+                full = os.path.join(folder, name)
+                with contextlib.suppress(OSError):
+                    st = os.stat(full)
+                    rows.append((full, st.st_mtime_ns, st.st_size))
+    return tuple(sorted(rows))
+
+
+class Daemon:
+    """The listening socket, the accept loop and the bookkeeping for status and idling."""
+
+    def __init__(self, path: str, root: str, *, idle: float = IDLE_SECONDS) -> None:
+        self.path = path
+        self.root = root
+        self.idle = idle
+        self.started = time.time()
+        self.last = time.monotonic()
+        self.served = 0
+        self.stopping = threading.Event()
+        self.snapshot = code_snapshot(root)
+        self.checked = time.monotonic()
+        self._lock = threading.Lock()
+        self._listener: socket.socket | None = None
+        self._lockfile: int | None = None
+        self._inode = 0
+        self._stores: dict[tuple[object, ...], Any] = {}
+
+    def version(self) -> str:
+        """Return the installed Tether version."""
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            return version("tether")
+        except PackageNotFoundError:
+            return "unknown"
+
+    def bind(self) -> bool:
+        """Take the lock and the socket; return False when another daemon holds them."""
+        prepare_dir(os.path.dirname(self.path))
+        fd = os.open(self.path + ".lock", os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            os.close(fd)
+            if exc.errno in (errno.EAGAIN, errno.EACCES):
+                return False
+            raise
+        self._lockfile = fd
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.path)  # we hold the lock: whatever is there is stale
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            listener.bind(self.path)
+        except OSError as exc:
+            listener.close()
+            raise DaemonError(f"cannot listen on {self.path}: {exc}") from None
+        os.chmod(self.path, 0o600)
+        self._inode = os.stat(self.path).st_ino
+        listener.listen(BACKLOG)
+        listener.settimeout(1.0)
+        self._listener = listener
+        return True
+
+    def warm(self) -> None:
+        """Import and exercise the classifier so the first event is as fast as the rest."""
+        from tether.classify import classify_command
+        from tether.hosts import runner  # noqa: F401  (imported for the first event)
+
+        classify_command("git status --short | head -5")
+
+    def serve(self) -> None:
+        """Accept connections until stopped or idle; each is answered on its own thread."""
+        assert self._listener is not None
+        while not self.stopping.is_set():
+            try:
+                conn, _ = self._listener.accept()
+            except TimeoutError:
+                if time.monotonic() - self.last > self.idle or not self._still_ours():
+                    break
+                continue
+            except OSError:
+                if self.stopping.is_set():
+                    break
+                raise
+            self.last = time.monotonic()
+            threading.Thread(target=self.handle, args=(conn,), daemon=True).start()
+        self.close()
+
+    def _still_ours(self) -> bool:
+        # The socket file removed (its folder cleaned up, a test's temporary home deleted):
+        # nobody can reach this daemon any more.
+        try:
+            return os.stat(self.path).st_ino == self._inode
+        except OSError:
+            return False
+
+    def close(self) -> None:
+        """Stop listening and remove the socket (only ours: we still hold the lock)."""
+        self.stopping.set()
+        if self._listener is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(self.path)
+            self._listener.close()
+            self._listener = None
+        with self._lock:
+            stores, self._stores = list(self._stores.values()), {}
+        for store in stores:
+            with contextlib.suppress(Exception):
+                store.close()
+        if self._lockfile is not None:
+            os.close(self._lockfile)
+            self._lockfile = None
+
+    def code_changed(self) -> bool:
+        """Return whether the package on disk differs from the code this process runs."""
+        now = time.monotonic()
+        with self._lock:
+            if now - self.checked < CODE_CHECK_SECONDS:
+                return False
+            self.checked = now
+        return code_snapshot(self.root) != self.snapshot
+
+    def store(self, config: Any, environ: Mapping[str, str] | None) -> Any:
+        """Return the open store ``config`` names, opening it the first time it is asked for."""
+        from tether.store.open import open_store, sqlite_path
+
+        backend = config.get("store.backend")
+        where = sqlite_path(config, environ) if backend == "sqlite" else config.get("store.url")
+        key = (backend, str(where), config.get("store.key_prefix"), config.get("store.ttl_days"))
+        with self._lock:
+            store = self._stores.get(key)
+            if store is None:
+                store = self._stores[key] = open_store(config, environ=environ)
+            return store
+
+    def status(self) -> dict[str, object]:
+        """Return what ``tether daemon status`` prints."""
+        return {
+            "pid": os.getpid(),
+            "version": self.version(),
+            "root": self.root,
+            "socket": self.path,
+            "started": self.started,
+            "served": self.served,
+            "idle_timeout": self.idle,
+            "python": sys.executable,
+        }
+
+    # -- one connection ------------------------------------------------------------------
+
+    def handle(self, conn: socket.socket) -> None:
+        """Read one request, answer it, close the connection."""
+        try:
+            conn.settimeout(30.0)
+            kind, fields, payload = read_request(conn)
+            if kind == "status":
+                send(conn, 0, json.dumps(self.status()).encode(), b"")
+            elif kind == "stop":
+                send(conn, 0, b"stopping\n", b"")
+                self.stop()
+            elif kind == "hook":
+                self.hook(conn, fields, payload)
+            else:
+                send(conn, wire.RETRY_EXIT, b"", b"")
+        except Exception:  # a broken client: it answers in-process on a short reply
+            with contextlib.suppress(OSError):
+                send(conn, wire.RETRY_EXIT, b"", b"")
+        finally:
+            with contextlib.suppress(OSError):
+                conn.close()
+
+    def stop(self) -> None:
+        """Stop accepting; the accept loop notices within a second."""
+        self.stopping.set()
+
+    def hook(self, conn: socket.socket, fields: list[bytes], payload: bytes) -> None:
+        """Answer a relayed hook event with the runner, exactly as ``tether hook HOST``."""
+        if self.code_changed():
+            send(conn, wire.RETRY_EXIT, b"", b"")
+            self.stop()
+            return
+        from tether.hosts.runner import run_hook
+
+        host = fields[0].decode() if fields else ""
+        cwd = fields[1].decode("utf-8", "surrogateescape") if len(fields) > 1 else ""
+        environ = dict(os.environ)
+        prefixes = tuple(p.decode() for p in wire.ENV_PREFIXES)
+        for key in [k for k in environ if k.startswith(prefixes)]:
+            del environ[key]  # the caller's view of these, not the daemon's
+        for entry in fields[2:]:
+            key, _, value = entry.decode("utf-8", "surrogateescape").partition("=")
+            environ[key] = value
+        environ["PWD"] = cwd
+        out, err = io.StringIO(), io.StringIO()
+        sent = threading.Lock()
+
+        def reply(code: int) -> None:
+            if sent.acquire(blocking=False):
+                send(conn, code, out.getvalue().encode(), err.getvalue().encode())
+
+        code = run_hook(
+            host,
+            stdin=io.BytesIO(payload),
+            stdout=out,
+            stderr=err,
+            environ=environ,
+            exit_on_deadline=reply,  # the watchdog's deny goes out at once
+            stores=self.store,
+        )
+        reply(code)
+        with self._lock:
+            self.served += 1
+
+
+def read_request(conn: socket.socket) -> tuple[str, list[bytes], bytes]:
+    """Read a request to EOF; return its kind, header fields and payload."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        chunk = conn.recv(262144)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > wire.MAX_INPUT + 65536:
+            raise ValueError("request too large")
+    raw = b"".join(chunks)
+    head, sep, rest = raw.partition(b"\n")
+    parts = head.split(b" ")
+    if not sep or len(parts) != 3 or parts[0] != wire.MAGIC:
+        raise ValueError("not a Tether request")
+    length = int(parts[2])
+    header, payload = rest[:length], rest[length:]
+    fields = header.split(b"\0") if header else []
+    return parts[1].decode(), fields, payload
+
+
+def send(conn: socket.socket, code: int, out: bytes, err: bytes) -> None:
+    """Send one reply."""
+    conn.sendall(b"%d %d %d\n" % (code, len(out), len(err)) + out + err)
+
+
+def main(path: str, *, on_ready: Callable[[], None] | None = None) -> int:
+    """Run the daemon for the socket at ``path`` until it is stopped or idle."""
+    root = wire.package_root(wire.__file__)
+    daemon = Daemon(path, root)
+    try:
+        if not daemon.bind():
+            return 0  # another daemon serves this socket
+    except (DaemonError, OSError) as exc:
+        sys.stderr.write(f"tether daemon: {exc}\n")
+        return 1
+    daemon.warm()
+    with contextlib.suppress(OSError):
+        # Started: the next client that finds no daemon (this one killed) may start one at once.
+        os.unlink(path + ".start")
+    if on_ready is not None:
+        on_ready()
+    try:
+        daemon.serve()
+    finally:
+        daemon.close()
+    return 0

@@ -1,0 +1,241 @@
+"""Which paths hold Tether's own guard: host hook settings, its config, state, cache and install.
+
+One predicate for every tool that can touch a file: the shell rules (DG605), the hosts' file
+tools and MCP filesystem tools (:mod:`tether.rules.file_tools`). Whole directories are covered
+(Tether's config, state and cache directories), so files added later there (trust records, a
+cache key) are covered without a new entry. Pure string work over the path's text: nothing is
+read from disk. ``environ`` adds the places a user moved things to (``$XDG_*_HOME``,
+``$CODEX_HOME``, ``$TETHER_CONFIG``, the real ``$HOME``).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import posixpath
+from collections.abc import Mapping
+from fnmatch import fnmatchcase
+
+HOOK_SETTINGS = "a host's hook settings"
+PROJECT_CONFIG = "Tether's project config"
+CONFIG = "Tether's config directory"
+STATE = "Tether's state directory (session database, trust records)"
+CACHE = "Tether's config cache"
+INSTALL = "Tether's installed package"
+ANCESTOR = "a directory holding Tether's guard files"
+
+# Files a host reads its hooks from, wherever the project or home is (matched at the path's end).
+_HOOK_FILES = (
+    ".claude/settings.json",
+    ".claude/settings.local.json",
+    ".claude/managed-settings.json",
+    "/etc/claude-code/managed-settings.json",
+    ".gemini/settings.json",
+    "/etc/gemini-cli/settings.json",
+    "/etc/gemini-cli/system-defaults.json",
+)
+_HOST_DIRS = (".claude", ".gemini")  # their other files (CLAUDE.md, commands/) are not hooks
+_CODEX_DIR = ".codex"  # config.toml, hooks.json and whatever else Codex loads: the whole dir
+_PROJECT_FILE = ".tether.yaml"
+# Home-relative directories that are Tether's, by XDG default.
+_HOME_DIRS = (
+    (".config/tether", CONFIG),
+    (".local/state/tether", STATE),
+    (".local/share/tether", STATE),
+    (".cache/tether", CACHE),
+)
+_ENV_DIRS = (
+    ("XDG_CONFIG_HOME", CONFIG),
+    ("XDG_STATE_HOME", STATE),
+    ("XDG_DATA_HOME", STATE),
+    ("XDG_CACHE_HOME", CACHE),
+)
+# Shell spellings of those variables at the start of a word (the rules see `$XDG_…/tether/x`).
+_SPELLED = tuple(
+    (f"{spelling}/tether", what)
+    for name, what in _ENV_DIRS
+    for spelling in (f"${name}", f"${{{name}}}")
+)
+_GLOB = frozenset("*?[")
+_HOME_PARENTS = ("home", "users")  # lower-cased: /Users on macOS
+
+
+_ENV_KEYS = ("HOME", *(name for name, _ in _ENV_DIRS), "CODEX_HOME", "TETHER_CONFIG")
+# Text every guard path outside the user's relocated directories contains (a cheap first test:
+# most operands judged are ordinary files).
+MARKERS = ("tether", "claude", "gemini", "codex")
+_Snapshot = tuple[str, ...]
+
+
+@functools.cache
+def _process_snapshot() -> _Snapshot:
+    # The hook process and the sidecar never change their own environment: read it once.
+    return _snapshot(os.environ)
+
+
+def _snapshot(environ: Mapping[str, str]) -> _Snapshot:
+    return tuple(environ.get(key, "") for key in _ENV_KEYS)
+
+
+@functools.lru_cache(maxsize=64)
+def _roots(snap: _Snapshot, other_home: str = "") -> tuple[tuple[str, str], ...]:
+    """Return ``(directory, what)`` for Tether's directories, lower-cased.
+
+    Under ``~``, ``/root``, ``$HOME`` and ``other_home`` (the home a path itself is in:
+    ``/home/dev/.config/tether`` is dev's config whoever runs the hook), plus the relocated
+    ``$XDG_*_HOME/tether`` directories and ``$CODEX_HOME``.
+    """
+    env = dict(zip(_ENV_KEYS, snap, strict=True))
+    homes = ["~", "/root"]
+    home = env["HOME"]
+    if home.startswith("/") and home.rstrip("/"):
+        homes.append(posixpath.normpath(home).lower())
+    if other_home:
+        homes.append(other_home)
+    roots = [(f"{h}/{rel}", what) for h in homes for rel, what in _HOME_DIRS]
+    for name, what in _ENV_DIRS:
+        value = env[name]
+        if value.startswith("/"):
+            roots.append((posixpath.normpath(value).lower() + "/tether", what))
+    if env["CODEX_HOME"].startswith("/"):
+        roots.append((posixpath.normpath(env["CODEX_HOME"]).lower(), HOOK_SETTINGS))
+    return tuple(roots)
+
+
+def _home_of(norm: str) -> str:
+    """Return the home directory an absolute path is in (``/home/dev/x`` -> ``/home/dev``)."""
+    parts = norm.split("/", 3)
+    if len(parts) > 2 and parts[0] == "" and parts[1] in _HOME_PARENTS and parts[2]:
+        return f"/{parts[1]}/{parts[2]}"
+    return ""
+
+
+def _normal(path: str) -> str:
+    """Return ``path`` lower-cased (case-insensitive file systems) with ``.``/``..`` folded."""
+    text = path.strip().lower()
+    if text.startswith(("$home/", "${home}/")):
+        text = "~/" + text.split("/", 1)[1]
+    if not text:
+        return ""
+    norm = posixpath.normpath(text)
+    return "/" + norm.lstrip("/") if norm.startswith("//") else norm
+
+
+def _inside(path: str, directory: str) -> bool:
+    return path == directory or path.startswith(directory + "/")
+
+
+def _glob_hits(path: str) -> str | None:
+    """Return what a glob such as ``.claude/*`` or ``~/.config/tether/*.yaml`` may name."""
+    parent, _, leaf = path.rpartition("/")
+    if not _GLOB & set(leaf) or _GLOB & set(parent):
+        return None
+    base = parent.rpartition("/")[2]
+    if base in _HOST_DIRS:
+        for name in ("settings.json", "settings.local.json"):
+            if fnmatchcase(name, leaf):
+                return HOOK_SETTINGS
+    # Bash globs skip dot files unless the pattern starts with a dot: `*` never names it.
+    if leaf.startswith(".") and fnmatchcase(_PROJECT_FILE, leaf):
+        return PROJECT_CONFIG
+    return None
+
+
+def protected(
+    path: str, environ: Mapping[str, str] | None = None, *, tree: bool = False
+) -> str | None:
+    """Return what guard file or directory ``path`` names (a short description), else None.
+
+    ``tree`` also counts directories that contain guard files (``.claude``, ``~/.config``): for
+    recursive deletes, moves and permission changes, which take everything under them along.
+    """
+    snap = _process_snapshot() if environ is None else _snapshot(environ)
+    if not tree and not _may_name(path.lower(), snap):
+        return None
+    norm = _normal(path)
+    if not norm or norm in (".", "/", "~"):
+        return None
+    for spelled, what in _SPELLED:
+        if _inside(norm, spelled.lower()):
+            return what
+    leaf = norm.rpartition("/")[2]
+    if leaf == _PROJECT_FILE:
+        return PROJECT_CONFIG
+    if any(norm == f or norm.endswith("/" + f.lstrip("/")) for f in _HOOK_FILES):
+        return HOOK_SETTINGS
+    segments = norm.split("/")
+    if _CODEX_DIR in segments[:-1] or (leaf == _CODEX_DIR and tree):
+        return HOOK_SETTINGS
+    explicit = snap[-1]  # TETHER_CONFIG
+    if explicit.startswith("/") and norm == _normal(explicit):
+        return CONFIG
+    roots = _roots(snap, _home_of(norm))
+    for directory, what in roots:
+        if _inside(norm, directory):
+            return what
+    if "site-packages" in segments or "dist-packages" in segments:
+        i = max(i for i, s in enumerate(segments) if s in ("site-packages", "dist-packages"))
+        if i + 1 < len(segments) and (
+            segments[i + 1] == "tether" or segments[i + 1].startswith("tether-")
+        ):
+            return INSTALL
+    if leaf == "tether" and len(segments) >= 2 and segments[-2] == "bin":
+        return INSTALL
+    hit = _glob_hits(norm)
+    if hit is not None:
+        return hit
+    if tree:
+        return _ancestor(norm, segments, roots)
+    return None
+
+
+def may_name_guard_file(text: str, environ: Mapping[str, str] | None = None) -> bool:
+    """Return False only when no path in ``text`` can be a guard file (a cheap first test).
+
+    Directories holding guard files (``protected(..., tree=True)``) are not covered by it.
+    """
+    snap = _process_snapshot() if environ is None else _snapshot(environ)
+    return _may_name(text.lower(), snap)
+
+
+def _may_name(low: str, snap: _Snapshot) -> bool:
+    # Plain `in` tests: this runs on most operands of rm, cp, mv, sed, redirects…
+    if "tether" in low or "claude" in low or "gemini" in low or "codex" in low:
+        return True
+    if ("*" in low or "?" in low or "[" in low) and (
+        low.startswith(".") or "/." in low or " ." in low
+    ):
+        return True  # `.t*`, `x/.*`
+    return _relocated(low, snap)
+
+
+def _relocated(low: str, snap: _Snapshot) -> bool:
+    """Return True when ``low`` may be under ``$CODEX_HOME`` or be ``$TETHER_CONFIG``."""
+    codex, explicit = snap[-2], snap[-1]
+    return bool(codex and codex.lower().rstrip("/") in low) or bool(
+        explicit and posixpath.basename(explicit).lower() in low
+    )
+
+
+def _ancestor(norm: str, segments: list[str], roots: tuple[tuple[str, str], ...]) -> str | None:
+    if segments[-1] in _HOST_DIRS:
+        return ANCESTOR
+    for directory, what in roots:
+        # Not the cache's parents: it is derived data, and `rm -rf ~/.cache` is housekeeping.
+        if what != CACHE and directory.startswith(norm + "/"):
+            return ANCESTOR
+    return None
+
+
+__all__ = [
+    "ANCESTOR",
+    "CACHE",
+    "CONFIG",
+    "HOOK_SETTINGS",
+    "INSTALL",
+    "MARKERS",
+    "PROJECT_CONFIG",
+    "STATE",
+    "may_name_guard_file",
+    "protected",
+]

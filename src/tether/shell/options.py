@@ -1,0 +1,332 @@
+"""The one getopt engine: split a program's arguments into options and operands as it would.
+
+A ``Grammar`` describes one program (or one subcommand): its short options with their arity
+(flag, required argument, optional argument that only attaches: getopt's ``x``, ``x:``,
+``x::``), its long options (``--opt``, ``--opt=v`` / ``--opt v``, ``--opt[=v]``), whether long
+options may be abbreviated to a unique prefix (getopt_long, optparse, argparse) or must be
+spelt whole (bash, git for some tools), whether options may follow operands (GNU permutation)
+or end at the first operand (a leading ``+`` in getopt's optstring, POSIXLY_CORRECT), ``--``,
+``-NUM`` numbers, and ``+x`` options (shells). ``parse`` returns every option under one
+canonical name (the long name when the option has one), the operands, and the first problem:
+an unknown or ambiguous option, a missing value, a value given to a flag. Every judge of a
+command (wrapper peeling, runners, the read-only and danger catalogues) reads arguments
+through this module; none has a parser of its own.
+
+Grammars are written compactly, one word per option::
+
+    grammar("timeout", "k|kill-after: s|signal: v|verbose foreground", permute=False)
+
+``k|kill-after:`` is ``-k`` and ``--kill-after`` taking a value, ``d|differences::`` takes an
+optional attached value, ``E:`` is a short option only, ``foreground`` a long option only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from types import MappingProxyType
+from typing import NamedTuple, TypeVar
+
+from tether.shell.model import Word
+
+FLAG, REQUIRED, OPTIONAL = 0, 1, 2
+_ARITY = {"": FLAG, ":": REQUIRED, "::": OPTIONAL}
+GNU_STANDARD = "help version"  # every GNU tool's two exits
+
+
+class Grammar(NamedTuple):
+    """The option grammar of one program (or subcommand); build it with ``grammar()``."""
+
+    name: str
+    # "-k" / "--kill-after" -> canonical name ("--kill-after").
+    names: Mapping[str, str]
+    # canonical name -> FLAG, REQUIRED or OPTIONAL.
+    arity: Mapping[str, int]
+    longs: tuple[str, ...]
+    abbreviate: bool = True
+    permute: bool = True
+    numeric: bool = False
+    plus: bool = False
+
+    def canon(self, name: str) -> str:
+        """Return the canonical name of an option spelt ``name`` (unknown names unchanged)."""
+        found = self.names.get(name)
+        if found is None and name.startswith("--"):
+            found = self.resolve(name)
+        return found or name
+
+    def resolve(self, name: str) -> str | None:
+        """Return the canonical option a long ``name`` means, or None if unknown or ambiguous."""
+        exact = self.names.get(name)
+        if exact is not None or not self.abbreviate:
+            return exact
+        hits = {self.names[n] for n in self.longs if n.startswith(name)}
+        return hits.pop() if len(hits) == 1 else None
+
+    def candidates(self, name: str) -> list[str]:
+        """Return the long options ``name`` is a prefix of (for messages)."""
+        return [n for n in self.longs if n.startswith(name)] if self.abbreviate else []
+
+    def knows(self, name: str) -> bool:
+        """Return True when ``name`` is an option of this grammar (spelt in full)."""
+        return name in self.names
+
+
+def grammar(
+    name: str,
+    options: str,
+    *,
+    abbreviate: bool = True,
+    permute: bool = True,
+    numeric: bool = False,
+    plus: bool = False,
+) -> Grammar:
+    """Build a grammar from option words (``k|kill-after:``, ``foreground``, ``d::``)."""
+    names: dict[str, str] = {}
+    arity: dict[str, int] = {}
+    for item in options.split():
+        body = item.rstrip(":")
+        kind = _ARITY.get(item[len(body) :])
+        if kind is None:
+            raise ValueError(f"{name}: option {item!r}: expected at most '::' after the name")
+        spellings = [("-" if len(s) == 1 else "--") + s for s in body.split("|")]
+        canonical = next((s for s in spellings if s.startswith("--")), spellings[0])
+        for spelling in spellings:
+            if spelling in names:
+                raise ValueError(f"{name}: option {spelling} is listed twice")
+            names[spelling] = canonical
+        arity[canonical] = kind
+    longs = tuple(n for n in names if n.startswith("--"))
+    return Grammar(
+        name,
+        MappingProxyType(names),
+        MappingProxyType(arity),
+        longs,
+        abbreviate,
+        permute,
+        numeric,
+        plus,
+    )
+
+
+class Parsed(NamedTuple):
+    """Arguments split by a grammar.
+
+    ``options`` holds ``(canonical name, value or None)`` in order; ``operands`` the other
+    words; ``stop`` the index (into the arguments) of the first word not read as an option or
+    its value when the grammar stops at the first operand (else the number of arguments);
+    ``error`` the first problem, or None; ``unknown`` the option spellings not in the grammar.
+    """
+
+    options: tuple[tuple[str, str | None], ...]
+    operands: tuple[Word, ...]
+    stop: int
+    error: str | None = None
+    unknown: tuple[str, ...] = ()
+    # Canonical names of options whose value is a separate word that expands at run time.
+    dynamic: tuple[str, ...] = ()
+    dashdash: bool = False  # options were ended by ``--``
+
+    def has(self, *names: str) -> bool:
+        """Return True when any of the canonical ``names`` was given."""
+        return any(o in names for o, _ in self.options)
+
+    def values(self, *names: str) -> list[str]:
+        """Return the values given to any of the canonical ``names``, in order."""
+        return [v for o, v in self.options if o in names and v is not None]
+
+    def names(self) -> list[str]:
+        """Return the canonical names of the options given, in order."""
+        return [o for o, _ in self.options]
+
+
+def _is_option(g: Grammar, word: Word) -> bool:
+    v = word.value
+    if not word.literal or len(v) < 2:
+        return False
+    return v[0] == "-" or (g.plus and v[0] == "+")
+
+
+def parse(g: Grammar, args: Iterable[Word], *, stop_at: int = -1) -> Parsed:
+    """Split ``args`` the way the program ``g`` describes would.
+
+    Unknown options are kept (as flags, under their own spelling) and reported in
+    ``error``/``unknown``: a judge that must prove something refuses them; one that peels a
+    wrapper carries on with the most likely reading. ``stop_at`` ends parsing after that many
+    operands (a subcommand word, a wrapper's positional) even for a permuting grammar.
+    """
+    words = args if isinstance(args, (tuple, list)) else tuple(args)
+    options: list[tuple[str, str | None]] = []
+    operands: list[Word] = []
+    unknown: list[str] = []
+    dynamic: list[str] = []
+    dashdash = False
+    error: str | None = None
+    stop = len(words)
+    i, n = 0, len(words)
+    while i < n:
+        word = words[i]
+        v = word.value
+        if not _is_option(g, word):
+            if not g.permute or len(operands) + 1 == stop_at:
+                stop = i
+                operands.extend(words[i:])
+                break
+            operands.append(word)
+            i += 1
+            continue
+        i += 1
+        if v == "--":
+            stop = i
+            dashdash = True
+            operands.extend(words[i:])
+            break
+        if v.startswith("--"):
+            spelt, eq, value = v.partition("=")
+            canonical = g.resolve(spelt)
+            if canonical is None:
+                hits = g.candidates(spelt)
+                why = f"ambiguous ({', '.join(hits[:4])})" if len(hits) > 1 else "not known"
+                error = error or f"{g.name}: option '{spelt}' is {why}"
+                unknown.append(spelt)
+                options.append((spelt, value if eq else None))
+                continue
+            kind = g.arity[canonical]
+            if eq:
+                if kind == FLAG:
+                    error = error or f"{g.name}: option '{canonical}' takes no value"
+                options.append((canonical, value))
+            elif kind == REQUIRED:
+                if i >= n:
+                    error = error or f"{g.name}: option '{canonical}' needs a value"
+                    options.append((canonical, None))
+                else:
+                    options.append((canonical, words[i].value))
+                    if not words[i].literal:
+                        dynamic.append(canonical)
+                        error = error or f"{g.name}: the value of '{canonical}' expands at run time"
+                    i += 1
+            else:
+                options.append((canonical, None))
+            continue
+        if g.numeric and v[1:].isdigit():
+            options.append(("-NUM", v[1:]))
+            continue
+        sign = v[0]
+        j = 1
+        while j < len(v):
+            spelt = sign + v[j]
+            j += 1
+            canonical = g.names.get("-" + spelt[1])
+            if canonical is None:
+                error = error or f"{g.name}: option '{spelt}' is not known"
+                unknown.append(spelt)
+                options.append((spelt, None))
+                continue
+            if sign == "+":
+                canonical = "+" + canonical.lstrip("-")
+            kind = g.arity[g.names["-" + spelt[1]]]
+            if kind == FLAG:
+                options.append((canonical, None))
+                continue
+            if j < len(v):
+                options.append((canonical, v[j:]))
+            elif kind == OPTIONAL:
+                options.append((canonical, None))
+            elif i < n:
+                options.append((canonical, words[i].value))
+                if not words[i].literal:
+                    dynamic.append(canonical)
+                    error = error or f"{g.name}: the value of '{spelt}' expands at run time"
+                i += 1
+            else:
+                error = error or f"{g.name}: option '{spelt}' needs a value"
+                options.append((canonical, None))
+            break
+    return Parsed(
+        tuple(options), tuple(operands), stop, error, tuple(unknown), tuple(dynamic), dashdash
+    )
+
+
+T = TypeVar("T")
+
+
+class LazyTable(Mapping[str, T]):
+    """A table of specs built on first use: a hook process reads one or two of them.
+
+    Building every grammar at import costs a few milliseconds per tool call; names are
+    known without building anything (``name in table`` is free).
+    """
+
+    __slots__ = ("_built", "_makers")
+
+    def __init__(self, makers: Mapping[str, Callable[[], T]]) -> None:
+        self._makers = dict(makers)
+        self._built: dict[str, T] = {}
+
+    def __getitem__(self, key: str) -> T:
+        found = self._built.get(key)
+        if found is None:
+            found = self._built[key] = self._makers[key]()
+        return found
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._makers
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._makers)
+
+    def __len__(self) -> int:
+        return len(self._makers)
+
+    def __repr__(self) -> str:
+        return f"LazyTable({sorted(self._makers)!r})"
+
+
+def describe(g: Grammar) -> str:
+    """Return the grammar as text: how it reads its arguments, then every option."""
+    import textwrap  # only for ``tether rules``, never on the hook path
+
+    by_option: dict[str, list[str]] = {}
+    for spelt, canonical in g.names.items():
+        by_option.setdefault(canonical, []).append(spelt)
+    shown = []
+    for canonical, names in by_option.items():
+        kind = g.arity[canonical]
+        suffix = " V" if kind == REQUIRED else "[=V]" if kind == OPTIONAL else ""
+        shown.append("/".join(names) + suffix)
+    order = "options may follow operands" if g.permute else "options end at the first operand"
+    prefixes = "unique prefixes" if g.abbreviate else "long options spelt whole"
+    head = f"{g.name} ({order}; {prefixes}{'; -NUM' if g.numeric else ''}):"
+    body = textwrap.fill(", ".join(shown) or "no options", width=92, initial_indent="  ",
+                         subsequent_indent="  ", break_on_hyphens=False)  # fmt: skip
+    return head + "\n" + body
+
+
+def spellings(g: Grammar, canonical: str) -> list[str]:
+    """Return every way getopt accepts ``canonical`` on its own: each name, each abbreviation."""
+    out: list[str] = []
+    for spelt, target in g.names.items():
+        if target != canonical:
+            continue
+        out.append(spelt)
+        if spelt.startswith("--") and g.abbreviate:
+            for k in range(3, len(spelt)):
+                prefix = spelt[:k]
+                if prefix not in g.names and g.resolve(prefix) == canonical:
+                    out.append(prefix)
+    return out
+
+
+__all__ = [
+    "FLAG",
+    "GNU_STANDARD",
+    "OPTIONAL",
+    "REQUIRED",
+    "Grammar",
+    "LazyTable",
+    "Parsed",
+    "describe",
+    "grammar",
+    "parse",
+    "spellings",
+]

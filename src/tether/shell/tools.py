@@ -1,0 +1,231 @@
+"""The table of program specs, continued: the tools the danger catalogue reads options of.
+
+One grammar per program (wrappers, shells and runners are in ``programs.py``), each
+checked against ``TOOL --help`` on Debian 12 (coreutils 9.1, findutils 4.9.0, rsync 3.2.7,
+OpenSSH 9.2, cron 3.0); ``tool_grammar(name)`` returns it, or a grammar that knows no
+options (every option a flag, GNU permutation) for a program not in the table.
+"""
+
+from __future__ import annotations
+
+from tether.shell.model import Word
+from tether.shell.options import GNU_STANDARD, Grammar, LazyTable, grammar, parse
+from tether.shell.programs import SHELLS
+
+_BACKUP = "b backup:: S|suffix: t|target-directory: T|no-target-directory v|verbose"
+_RSYNC = (
+    "v|verbose info: debug: stderr: q|quiet no-motd c|checksum a|archive r|recursive "
+    "inc-recursive|i-r no-inc-recursive|no-i-r R|relative no-implied-dirs b|backup backup-dir: "
+    "suffix: u|update inplace append append-verify d|dirs old-dirs|old-d mkpath l|links "
+    "L|copy-links copy-unsafe-links safe-links munge-links k|copy-dirlinks K|keep-dirlinks "
+    "H|hard-links p|perms E|executability chmod: A|acls X|xattrs o|owner g|group devices "
+    "copy-devices write-devices specials D t|times U|atimes open-noatime N|crtimes "
+    "O|omit-dir-times J|omit-link-times super fake-super S|sparse preallocate n|dry-run "
+    "W|whole-file no-whole-file|no-W checksum-choice|cc: x|one-file-system B|block-size: "
+    "e|rsh: rsync-path: existing ignore-non-existing ignore-existing remove-source-files del "
+    "delete delete-before delete-during delete-delay delete-after delete-excluded "
+    "ignore-missing-args delete-missing-args ignore-errors force max-delete: max-size: "
+    "min-size: max-alloc: partial partial-dir: delay-updates m|prune-empty-dirs numeric-ids "
+    "usermap: groupmap: chown: timeout: contimeout: I|ignore-times size-only modify-window: "
+    "T|temp-dir: y|fuzzy compare-dest: copy-dest: link-dest: z|compress compress-choice|zc: "
+    "compress-level|zl: compress-threads|zt: skip-compress: C|cvs-exclude f|filter: F exclude: "
+    "exclude-from: include: include-from: files-from: 0|from0 old-args s|secluded-args "
+    "trust-sender copy-as: address: port: sockopts: blocking-io outbuf: stats 8|8-bit-output "
+    "h|human-readable progress P i|itemize-changes M|remote-option: out-format: log-file: "
+    "log-file-format: password-file: early-input: list-only bwlimit: stop-after: stop-at: "
+    "fsync write-batch: only-write-batch: read-batch: protocol: iconv: checksum-seed: "
+    "4|ipv4 6|ipv6 V|version help daemon drop-D no-D confine-root: insecure-links"
+)
+
+TOOLS: LazyTable[Grammar] = LazyTable(
+    {
+        "rm": lambda: grammar(
+            "rm",
+            "f|force i I interactive:: one-file-system no-preserve-root preserve-root:: "
+            f"r|R|recursive d|dir v|verbose {GNU_STANDARD}",
+        ),
+        "unlink": lambda: grammar("unlink", GNU_STANDARD),
+        "mv": lambda: grammar(
+            "mv",
+            f"{_BACKUP} f|force i|interactive n|no-clobber strip-trailing-slashes u|update:: "
+            f"Z|context debug exchange no-copy {GNU_STANDARD}",
+        ),
+        "cp": lambda: grammar(
+            "cp",
+            f"{_BACKUP} a|archive attributes-only copy-contents d debug f|force i|interactive H "
+            "l|link L|dereference n|no-clobber P|no-dereference p preserve:: sparse: "
+            "no-preserve: parents R|r|recursive reflink:: remove-destination "
+            "strip-trailing-slashes s|symbolic-link u|update:: x|one-file-system Z context:: "
+            f"keep-directory-symlink {GNU_STANDARD}",
+        ),
+        "install": lambda: grammar(
+            "install",
+            f"{_BACKUP} c C|compare d|directory D g|group: m|mode: o|owner: "
+            "p|preserve-timestamps s|strip strip-program: preserve-context Z context:: debug "
+            f"{GNU_STANDARD}",
+        ),
+        "ln": lambda: grammar(
+            "ln",
+            f"{_BACKUP} d|F|directory f|force i|interactive L|logical n|no-dereference "
+            f"P|physical r|relative s|symbolic {GNU_STANDARD}",
+        ),
+        "chmod": lambda: grammar(
+            "chmod",
+            "c|changes f|silent|quiet v|verbose no-preserve-root preserve-root reference: "
+            f"R|recursive {GNU_STANDARD}",
+        ),
+        "chown": lambda: grammar(
+            "chown",
+            "c|changes f|silent|quiet v|verbose dereference h|no-dereference from: "
+            f"no-preserve-root preserve-root reference: R|recursive H L P {GNU_STANDARD}",
+        ),
+        "crontab": lambda: grammar("crontab", "u: l r e i s n: c x: V T", abbreviate=False),
+        "scp": lambda: grammar(
+            "scp", "3 4 6 A B C c: D: F: i: J: l: O o: P: p q R r S: s T v X:", abbreviate=False
+        ),
+        # popt: long options are spelt whole; ``--no-OPTION`` turns one off (read as a flag).
+        "rsync": lambda: grammar("rsync", _RSYNC, abbreviate=False),
+        "chgrp": lambda: TOOLS["chown"]._replace(name="chgrp"),
+        "sed": lambda: grammar(
+            "sed",
+            "n|quiet|silent debug e|expression: f|file: follow-symlinks i|in-place:: "
+            "l|line-length: posix E|r|regexp-extended s|separate sandbox u|unbuffered "
+            f"z|null-data b|binary {GNU_STANDARD}",
+        ),
+        # perl and ruby: clustered switches, -i[EXT] attached only, the script ends them.
+        "perl": lambda: grammar(
+            "perl",
+            "a c C:: d:: D:: e: E: f F:: h i:: I: l:: m: M: n p s S t T u U v V:: w W x:: X 0::",
+            permute=False,
+        ),
+        "ruby": lambda: grammar(
+            "ruby",
+            "0:: a c C: d e: E: F: h i:: I: l n p r: s S T:: U v w W:: x:: y help version",
+            permute=False,
+        ),
+        "tee": lambda: grammar(
+            "tee", f"a|append i|ignore-interrupts p output-error:: {GNU_STANDARD}"
+        ),
+    }
+)
+
+# Container and cluster CLIs (cobra/pflag: names spelt whole). Their own options before the
+# subcommand, some with values (``kubectl -n NS delete …``, ``docker -H HOST system prune``).
+_KUBE = (
+    "as: as-group: as-uid: cache-dir: certificate-authority: client-certificate: client-key: "
+    "cluster: context: disable-compression insecure-skip-tls-verify kubeconfig: "
+    "match-server-version n|namespace: password: profile: profile-output: request-timeout: "
+    "s|server: tls-server-name: token: user: username: v: vmodule: warnings-as-errors "
+    "log-flush-frequency: h|help"
+)
+CLUSTER: LazyTable[Grammar] = LazyTable(
+    {
+        "docker": lambda: grammar(
+            "docker",
+            "config: c|context: D|debug H|host: l|log-level: tls tlscacert: tlscert: tlskey: "
+            "tlsverify v|version h|help",
+            abbreviate=False,
+            permute=False,
+        ),
+        "podman": lambda: CLUSTER["docker"]._replace(name="podman"),
+        "nerdctl": lambda: CLUSTER["docker"]._replace(name="nerdctl"),
+        # kubectl's global flags may come anywhere (pflag intersperses).
+        "kubectl": lambda: grammar("kubectl", _KUBE, abbreviate=False),
+        "oc": lambda: CLUSTER["kubectl"]._replace(name="oc"),
+        "kubecolor": lambda: CLUSTER["kubectl"]._replace(name="kubecolor"),
+        "helm": lambda: grammar(
+            "helm",
+            "burst-limit: debug kube-apiserver: kube-as-group: kube-as-user: kube-ca-file: "
+            "kube-context: kube-insecure-skip-tls-verify kube-tls-server-name: kube-token: "
+            "kubeconfig: n|namespace: qps: registry-config: repository-cache: "
+            "repository-config: h|help",
+            abbreviate=False,
+        ),
+    }
+)
+
+
+def subcommand_words(name: str, args: tuple[Word, ...]) -> list[str]:
+    """Return the subcommand and the non-option words after it (``['system', 'prune']``).
+
+    The tool's own options before the subcommand are read by its grammar, so their values
+    are never taken for the subcommand (``kubectl -n kube-system delete pod x``).
+    """
+    g = CLUSTER.get(name) or tool_grammar(name)
+    rest = parse(g, args, stop_at=1).operands
+    if not rest:
+        return []
+    return [rest[0].value, *(w.value for w in rest[1:] if not w.value.startswith("-"))]
+
+
+# git's own options before the subcommand: exact names (``--git-d`` is refused), and the
+# first operand is the subcommand. ``git.c`` reads them by hand, not with parse-options.
+GIT = grammar(
+    "git",
+    "v|version h help C: c: config-env: exec-path:: html-path man-path info-path p|paginate "
+    "P|no-pager no-replace-objects no-lazy-fetch bare git-dir: work-tree: namespace: "
+    "super-prefix: literal-pathspecs glob-pathspecs noglob-pathspecs icase-pathspecs "
+    "no-optional-locks list-cmds: attr-source: no-advice",
+    abbreviate=False,
+    permute=False,
+)
+# Subcommands read with parse-options: unique prefixes, options anywhere before ``--``;
+# ``--no-OPTION`` negations are read as unknown flags. From ``git SUB -h`` (git 2.39.5).
+_GIT_CHECKOUT = (
+    "q|quiet recurse-submodules:: progress m|merge conflict: d|detach t|track:: f|force "
+    "orphan: overwrite-ignore ignore-other-worktrees guess overlay"
+)
+GIT_SUBCOMMANDS: LazyTable[Grammar] = LazyTable(
+    {
+        "push": lambda: grammar(
+            "git push",
+            "v|verbose q|quiet repo: all mirror d|delete tags n|dry-run porcelain f|force "
+            "force-with-lease:: force-if-includes recurse-submodules: thin receive-pack: exec: "
+            "u|set-upstream progress prune no-verify follow-tags signed:: atomic o|push-option: "
+            "4|ipv4 6|ipv6",
+        ),
+        "clean": lambda: grammar(
+            "git clean", "q|quiet n|dry-run f|force i|interactive d e|exclude: x X"
+        ),
+        "branch": lambda: grammar(
+            "git branch",
+            "v|verbose q|quiet t|track:: u|set-upstream-to: unset-upstream color:: r|remotes "
+            "contains: no-contains: abbrev:: a|all d|delete D m|move M c|copy C l|list "
+            "show-current create-reflog edit-description f|force merged: no-merged: column:: "
+            "sort: points-at: i|ignore-case recurse-submodules format:",
+        ),
+        "restore": lambda: grammar(
+            "git restore",
+            "s|source: S|staged W|worktree ignore-unmerged overlay q|quiet recurse-submodules:: "
+            "progress m|merge conflict: 2|ours 3|theirs p|patch ignore-skip-worktree-bits "
+            "pathspec-from-file: pathspec-file-nul U|unified: inter-hunk-context:",
+        ),
+        "switch": lambda: grammar(
+            "git switch",
+            f"c|create: C|force-create: discard-changes {_GIT_CHECKOUT}",
+        ),
+        "checkout": lambda: grammar(
+            "git checkout",
+            f"b: B: l {_GIT_CHECKOUT} 2|ours 3|theirs p|patch ignore-skip-worktree-bits "
+            "pathspec-from-file: pathspec-file-nul U|unified: inter-hunk-context:",
+        ),
+        "reset": lambda: grammar(
+            "git reset",
+            "q|quiet no-refresh mixed soft hard merge keep recurse-submodules:: p|patch "
+            "N|intent-to-add pathspec-from-file: pathspec-file-nul U|unified: inter-hunk-context:",
+        ),
+        "worktree remove": lambda: grammar("git worktree remove", "f|force"),
+    }
+)
+_UNKNOWN = grammar("program", "")
+
+
+def tool_grammar(name: str) -> Grammar:
+    """Return the grammar of ``name``: a tool's, a shell's, or one that knows no options."""
+    found = TOOLS.get(name)
+    if found is None:
+        found = SHELLS.get(name, _UNKNOWN)
+    return found
+
+
+__all__ = ["CLUSTER", "GIT", "GIT_SUBCOMMANDS", "TOOLS", "subcommand_words", "tool_grammar"]

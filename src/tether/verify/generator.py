@@ -1,0 +1,200 @@
+"""Hypothesis strategies that compose commands from the read-only catalogue and mutate them.
+
+The bases are the catalogue's own ``match`` examples; the options are those its specs name
+(found by looking for spec-like values with ``flags``/``valued``/``writes`` in the family
+modules, so this keeps working when the option engine moves) plus every option token in the
+examples and a list of options that make common tools write. Mutations: options in every
+getopt spelling (long, ``--opt=v``, ``--opt v``, unique-prefix abbreviations, short,
+attached, clustered), placed before or after the operands, ``--``, an option turned into a
+bare word (``version``), environment prefixes, wrappers (xargs fed from stdin among them),
+redirects, pipes and lists, ``bash -c``. The property checked with them is
+"classified read-only ⇒ the oracle sees no change". Needs hypothesis (the ``test`` extra).
+"""
+
+from __future__ import annotations
+
+import importlib
+import shlex
+from collections.abc import Iterable
+from functools import lru_cache
+
+from hypothesis import strategies as st
+
+from tether.rules.base import Tier
+
+_FAMILIES = ("files", "search", "text", "vcs", "vcs_rules", "forge", "system", "packages")
+# Options that make some common tool write, run a program or read a config that can.
+WRITE_OPTIONS = (
+    "-o", "--output", "--output-file", "-O", "--out", "-w", "--write", "-i", "--in-place",
+    "--log", "--log-file", "--cache-dir", "--prefix", "--config", "--exec", "-exec",
+    "--delete", "-delete", "-fprint", "--files0-from", "--compress-program", "--tmp",
+    "--temporary-directory", "--save", "--dump", "--edit", "-e", "--export", "--target",
+    "--root", "--git-dir", "--work-tree", "--global", "--unset", "--add", "-x", "--force",
+)  # fmt: skip
+VALUES = ("out.txt", "file.txt", "5", "x", "/tmp/o", "-", "cat", "src")
+ENV = (
+    "LC_ALL=C", "LANG=C", "GIT_PAGER=cat", "PAGER=cat", "TZ=UTC", "FOO=1", "NO_COLOR=1",
+    "GIT_DIR=.", "HOME=/tmp", "BASH_ENV=f.txt", "LD_PRELOAD=x.so", "PATH=.:/usr/bin",
+    "GIT_CONFIG_PARAMETERS='core.pager=touch\\ owned'", "PYTHONSTARTUP=f.py", "EDITOR=touch",
+)  # fmt: skip
+WRAPPERS = (
+    "timeout 5", "timeout -s KILL 5", "timeout --sig KILL 5", "timeout --sig=KILL 5",
+    "timeout -k 1 5", "nice", "nice -n 5", "nice --adj 5", "nice -5", "env", "env -i",
+    "env --chd /", "env -C src", "env -u FOO", "command", "command -p", "time", "time -p",
+    "stdbuf -o0", "stdbuf --out 0", "stdbuf -o L", "nohup", "exec", "builtin", "sudo",
+    "sudo -u root", "sudo --chd /", "ionice -c3", "chrt -i 0", "setsid", "unbuffer",
+)  # fmt: skip
+# xargs reads operands from stdin; `-i`/`-e`/`-l` take optional attached arguments only.
+XARGS = (
+    "xargs", "xargs -r", "xargs -n1", "xargs -n 1", "xargs -I{}", "xargs --max-args=1",
+    "xargs -0", "xargs -L 1", "xargs -l", "xargs -i", "xargs -e", "xargs -P2", "xargs --null",
+    "xargs -t", "xargs --max-a 1", "xargs -a file.txt", "xargs -d ,",
+)  # fmt: skip
+REDIRECTS = (
+    "2>&1", ">/dev/null", "2>/dev/null", "< file.txt", "&>/dev/null", "> out.txt",
+    ">> file.txt", "2> err.log", "| head -5", "| sort", "| wc -l", "| tee out.txt",
+    "| xargs echo", "|& cat",
+)  # fmt: skip
+JOINERS = (" && ", " ; ", " | ", " || ")
+
+
+def _spec_like(value: object) -> bool:
+    return not isinstance(value, type) and all(
+        hasattr(value, a) for a in ("flags", "valued", "writes")
+    )
+
+
+def _spec_values(module: object) -> Iterable[object]:
+    for value in vars(module).values():
+        if _spec_like(value):
+            yield value
+        elif isinstance(value, dict | tuple | list):
+            items = value.values() if isinstance(value, dict) else value
+            yield from (v for v in items if _spec_like(v))
+
+
+@lru_cache(maxsize=1)
+def bases() -> tuple[str, ...]:
+    """Return the catalogue's read-tier ``match`` examples (the commands it proves)."""
+    from tether.rules import readonly
+
+    out = {m for rule in readonly.RULES if rule.tier is Tier.READ for m in rule.match}
+    return tuple(sorted(out))
+
+
+@lru_cache(maxsize=1)
+def options() -> tuple[str, ...]:
+    """Return every option the catalogue's specs and examples name, and the write options."""
+    found: set[str] = set(WRITE_OPTIONS)
+    for family in _FAMILIES:
+        try:
+            module = importlib.import_module(f"tether.rules.readonly.{family}")
+        except ImportError:
+            continue
+        for spec in _spec_values(module):
+            for attr in ("flags", "valued", "optional", "writes"):
+                found.update(str(o) for o in getattr(spec, attr, ()) if str(o).startswith("-"))
+    for example in bases():
+        try:
+            words = shlex.split(example)
+        except ValueError:
+            continue
+        found.update(w.split("=")[0] for w in words if w.startswith("-") and len(w) > 1)
+    return tuple(sorted(o for o in found if o not in ("-", "--")))
+
+
+@st.composite
+def spelled_option(draw: st.DrawFn) -> list[str]:
+    """Draw one option in one of its getopt spellings, as one or two words."""
+    opt = draw(st.sampled_from(options()))
+    value = draw(st.sampled_from(VALUES))
+    if opt.startswith("--"):
+        form = draw(st.integers(0, 3))
+        if form == 1:
+            return [f"{opt}={value}"]
+        if form == 2:
+            return [opt, value]
+        if form == 3 and len(opt) > 4:  # an abbreviation: getopt_long takes unique prefixes
+            cut = draw(st.integers(3, len(opt) - 1))
+            return [opt[:cut]]
+        return [opt]
+    if len(opt) == 2:
+        form = draw(st.integers(0, 3))
+        if form == 1:
+            return [opt + value]
+        if form == 2:
+            return [opt, value]
+        if form == 3:  # a cluster with another short option
+            other = draw(st.sampled_from([o for o in options() if len(o) == 2 and o[1] != "-"]))
+            return [opt + other[1]]
+    return [opt]
+
+
+def _simple_words(text: str) -> list[str] | None:
+    """Return the words of a simple command, or None when the text has shell operators."""
+    try:
+        lexer = shlex.shlex(text, posix=True, punctuation_chars=True)
+        lexer.whitespace_split = True
+        tokens = list(lexer)
+        words = shlex.split(text)
+    except ValueError:
+        return None
+    if not words or any(t and all(c in "();<>|&" for c in t) for t in tokens):
+        return None
+    return words
+
+
+@st.composite
+def mutated(draw: st.DrawFn, base: str | None = None) -> str:
+    """Draw a catalogue example mutated by up to four mutations."""
+    text = base if base is not None else draw(st.sampled_from(bases()))
+    words = _simple_words(text)  # None: a compound command, mutated as a whole
+    raw = text
+    suffix: list[str] = []
+
+    def render() -> str:
+        head = " ".join(map(_quote, words)) if words is not None else raw
+        return " ".join([head, *suffix])
+
+    for _ in range(draw(st.integers(1, 4))):
+        kind = draw(st.integers(0, 8))
+        if kind <= 3 and words is not None:
+            where = draw(st.integers(1, len(words)))
+            dashed = [i for i, w in enumerate(words) if w.startswith("--") and len(w) > 2]
+            if kind == 3 and dashed and draw(st.booleans()):
+                i = draw(st.sampled_from(dashed))  # a bare word where an option was: `version`
+                words[i] = words[i].lstrip("-")
+            elif kind == 3:
+                words.insert(where, "--")
+            else:  # an option before the operands, or after them (permutation)
+                words[len(words) if kind == 2 else where : where] = draw(spelled_option())
+        elif kind == 4 or kind == 5 or kind <= 3:
+            prefix = draw(st.sampled_from(ENV if kind == 4 else WRAPPERS + XARGS))
+            if prefix.startswith("xargs"):
+                raw = f"printf '%s\\n' file.txt | {prefix} {render()}"
+                words, suffix = None, []
+            elif words is not None:
+                words[0:0] = shlex.split(prefix)
+            else:
+                raw = f"{prefix} {raw}"
+        elif kind == 6:
+            suffix.append(draw(st.sampled_from(REDIRECTS)))
+        elif kind == 7:
+            raw = render() + draw(st.sampled_from(JOINERS)) + draw(st.sampled_from(bases()))
+            words, suffix = None, []
+        else:
+            shell = draw(st.sampled_from(["bash -c", "sh -c", "bash -lc", "bash -c --"]))
+            raw = f"{shell} {shlex.quote(render())}"
+            words, suffix = None, []
+    return render()
+
+
+def _quote(word: str) -> str:
+    """Quote a word; a leading ``NAME=value`` stays an assignment (only its value is quoted)."""
+    name, eq, value = word.partition("=")
+    if eq and name.isidentifier() and name.isupper():
+        return f"{name}={shlex.quote(value)}"
+    return shlex.quote(word)
+
+
+__all__ = ["bases", "mutated", "options", "spelled_option"]

@@ -1,0 +1,183 @@
+"""Run a real host CLI, installed from npm, against a fake model with Tether's hooks installed.
+
+Everything is private to one temporary directory: HOME, the XDG dirs (so Tether's SQLite state),
+the project the agent works in. Tether is installed the way a user installs it
+(``tether install HOST``); the host is started headless with the model's script.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tomllib
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from fake_models import FakeModel, Script
+
+TETHER = Path(sys.executable).with_name("tether")
+CACHE_ENV = "TETHER_E2E_NPM"
+CACHE = Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "tether-e2e" / "npm")
+PACKAGES = {
+    "claude-code": ("@anthropic-ai/claude-code", "claude"),
+    "codex": ("@openai/codex", "codex"),
+    "gemini": ("@google/gemini-cli", "gemini"),
+}
+TIMEOUT = 240.0
+
+
+def binary(host: str, version: str) -> Path:
+    """Return where ``.ci/run`` installs ``host`` at ``version``."""
+    package, program = PACKAGES[host]
+    name = package.rsplit("/", 1)[1]
+    return CACHE / f"{name}-{version}" / "node_modules" / ".bin" / program
+
+
+class Run(NamedTuple):
+    """One finished host run."""
+
+    proc: subprocess.CompletedProcess[str]
+    script: Script
+    project: Path
+    env: dict[str, str]
+
+    def after(self, i: int) -> str:
+        """Return what the model was sent after tool call ``i``."""
+        return self.script.after(i)
+
+
+class Host:
+    """One host version in a private home, with Tether installed in it."""
+
+    def __init__(self, host: str, version: str, root: Path) -> None:
+        self.host, self.version, self.root = host, version, root
+        self.exe = binary(host, version)
+        self.home = root / "home"
+        self.project = root / "project"
+        self.home.mkdir(parents=True)
+        self.project.mkdir()
+        self.env = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith(
+                ("TETHER_", "ANTHROPIC_", "OPENAI_", "GEMINI_", "GOOGLE_", "CODEX_")
+            )
+            and k not in ("CLAUDECODE",)
+        }
+        self.env.update(
+            {
+                "HOME": str(self.home),
+                "PATH": f"{self.exe.parent}:{TETHER.parent}:/usr/local/bin:/usr/bin:/bin",
+                "XDG_STATE_HOME": str(root / "state"),
+                "XDG_CONFIG_HOME": str(root / "config"),
+                "XDG_CACHE_HOME": str(root / "cache"),
+                "NO_COLOR": "1",
+            }
+        )
+
+    def tether(
+        self, *args: str, env: Mapping[str, str] | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        """Run ``tether ARGS`` as the user would, in the project."""
+        return subprocess.run(
+            [str(TETHER), *args],
+            capture_output=True,
+            text=True,
+            cwd=self.project,
+            env={**self.env, **(env or {})},
+            timeout=120,
+        )
+
+    def configure(self, url: str) -> None:
+        """Point the host at the fake model at ``url`` (before ``tether install`` merges in)."""
+        if self.host == "codex":
+            path = self.home / ".codex" / "config.toml"
+            path.parent.mkdir(exist_ok=True)
+            # Keep the hook trust Codex wrote (``tether install codex``); replace the rest.
+            old = tomllib.loads(path.read_text()) if path.exists() else {}
+            state = old.get("hooks", {}).get("state", {})
+            trust = "".join(
+                f"\n[hooks.state.{json.dumps(key)}]\n"
+                f"trusted_hash = {json.dumps(v['trusted_hash'])}\n"
+                for key, v in state.items()
+                if "trusted_hash" in v
+            )
+            path.write_text(
+                'model = "gpt-fake"\nmodel_provider = "fake"\napproval_policy = "never"\n'
+                'sandbox_mode = "danger-full-access"\n\n[model_providers.fake]\nname = "fake"\n'
+                f'base_url = "{url}/v1"\nwire_api = "responses"\nenv_key = "FAKE_OPENAI_KEY"\n'
+                + trust
+            )
+        elif self.host == "gemini":
+            path = self.home / ".gemini" / "settings.json"
+            path.parent.mkdir(exist_ok=True)
+            current = json.loads(path.read_text()) if path.exists() else {}
+            current.update(
+                {
+                    "security": {"auth": {"selectedType": "gemini-api-key"}},
+                    "model": {"name": "gemini-2.5-flash", "disableLoopDetection": True},
+                }
+            )
+            path.write_text(json.dumps(current, indent=2))
+
+    def run(
+        self,
+        commands: Sequence[str],
+        *,
+        env: Mapping[str, str] | None = None,
+        install: Sequence[str] | None = (),
+        bypass_trust: bool = False,
+    ) -> Run:
+        """Install Tether (``tether install HOST`` + ``install``; None: leave the hooks as they
+        are), then run the host on ``commands``."""
+        script = Script(commands)
+        with FakeModel(script) as model:
+            self.configure(model.url)
+            if install is not None:
+                done = self.tether("install", self.host, *install)
+                assert done.returncode == 0, done.stdout + done.stderr
+            run_env = {**self.env, **(env or {}), **self._model_env(model.url)}
+            proc = subprocess.run(
+                self._argv(bypass_trust),
+                capture_output=True,
+                text=True,
+                cwd=self.project,
+                env=run_env,
+                timeout=TIMEOUT,
+                stdin=subprocess.DEVNULL,
+            )
+        return Run(proc, script, self.project, run_env)
+
+    def _model_env(self, url: str) -> dict[str, str]:
+        if self.host == "claude-code":
+            return {
+                "ANTHROPIC_BASE_URL": url,
+                "ANTHROPIC_API_KEY": "sk-ant-fake",
+                "DISABLE_AUTOUPDATER": "1",
+                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            }
+        if self.host == "codex":
+            return {"FAKE_OPENAI_KEY": "sk-fake", "CODEX_HOME": str(self.home / ".codex")}
+        return {"GEMINI_API_KEY": "fake", "GOOGLE_GEMINI_BASE_URL": url}
+
+    def _argv(self, bypass_trust: bool) -> list[str]:
+        exe = str(self.exe)
+        if self.host == "claude-code":
+            return [exe, "-p", "go", "--allowedTools", "Bash", "--output-format", "text"]
+        if self.host == "codex":
+            extra = ["--dangerously-bypass-hook-trust"] if bypass_trust else []
+            return [exe, "exec", "--skip-git-repo-check", *extra, "go"]
+        return [exe, "-p", "go", "--skip-trust", "--yolo"]
+
+
+def describe(run: Run) -> str:
+    """Return a run's story for an assertion message."""
+    tail: dict[str, Any] = {
+        "exit": run.proc.returncode,
+        "results": run.script.results,
+        "stderr": run.proc.stderr[-1500:],
+    }
+    return json.dumps(tail, indent=1, ensure_ascii=False)

@@ -1,0 +1,333 @@
+"""The builtins-only hook and the per-user daemon, as real processes on a real unix socket.
+
+Each test gets its own XDG_RUNTIME_DIR, so its daemons are its own; every daemon a test starts
+is stopped at the end by its pid. Nothing here is timed: the benchmarks measure speed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import tether.daemon.hook as wire
+
+HOOK = Path(wire.__file__)
+TETHER = Path(sys.executable).with_name("tether")
+
+
+class Sandbox:
+    """A private environment (runtime, state, config dirs) and the daemons started in it."""
+
+    def __init__(self, tmp: Path) -> None:
+        self.tmp = tmp
+        self.runtime = tmp / "run"
+        self.runtime.mkdir(mode=0o700)
+        self.env = {k: v for k, v in os.environ.items() if not k.startswith(("TETHER_", "XDG_"))}
+        for name in ("XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
+            (tmp / name.lower()).mkdir()
+            self.env[name] = str(tmp / name.lower())
+        self.env["XDG_RUNTIME_DIR"] = str(self.runtime)
+        self.env["HOME"] = str(tmp / "home")
+        (tmp / "home").mkdir()
+        self.env["TETHER_DAEMON_IDLE"] = "120"
+        self.project = tmp / "project"
+        self.project.mkdir()
+        self.pids: set[int] = set()
+
+    def socket(self, hook: Path = HOOK) -> str:
+        envb = {k.encode(): v.encode() for k, v in self.env.items()}
+        return wire.socket_path(str(hook), envb)
+
+    def run(self, payload: str, hook: Path = HOOK) -> subprocess.CompletedProcess[str]:
+        """Run the installed hook command once, as a host does."""
+        return subprocess.run(
+            [sys.executable, "-I", "-S", str(hook), "claude-code"],
+            input=payload,
+            capture_output=True,
+            text=True,
+            env=self.env,
+            cwd=self.project,
+            timeout=120,
+        )
+
+    def status(self, hook: Path = HOOK) -> dict[str, object] | None:
+        reply = wire.ask(self.socket(hook), wire.request("status", [], b""), 10)
+        if reply is None or reply[0] != 0:
+            return None
+        info: dict[str, object] = json.loads(reply[1])
+        self.pids.add(int(str(info["pid"])))
+        return info
+
+    def wait_for_daemon(self, hook: Path = HOOK, not_pid: int | None = None) -> dict[str, object]:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            info = self.status(hook)
+            if info is not None and info["pid"] != not_pid:
+                return info
+            time.sleep(0.1)
+        raise AssertionError(f"no daemon answered on {self.socket(hook)}")
+
+    def stop_all(self) -> None:
+        for pid in self.pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                continue
+
+
+@pytest.fixture
+def box(tmp_path: Path) -> Iterator[Sandbox]:
+    sandbox = Sandbox(tmp_path)
+    yield sandbox
+    sandbox.stop_all()
+
+
+def payload(command: str, n: int = 0, session: str = "daemon-test") -> str:
+    return json.dumps(
+        {
+            "session_id": session,
+            "transcript_path": "/tmp/t.jsonl",
+            "cwd": "/tmp",
+            "permission_mode": "default",
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": command},
+            "tool_use_id": f"toolu_{n:04d}",
+        }
+    )
+
+
+def decision(proc: subprocess.CompletedProcess[str]) -> str:
+    assert proc.returncode == 0, proc.stderr
+    reply = json.loads(proc.stdout)
+    if reply == {}:
+        return "allow"  # Claude Code's plain allow: nothing to say
+    return str(reply["hookSpecificOutput"]["permissionDecision"])
+
+
+DANGER = payload("rm -rf /")
+
+
+def test_the_first_call_answers_itself_and_starts_the_daemon(box: Sandbox) -> None:
+    assert decision(box.run(DANGER)) == "deny"
+    info = box.wait_for_daemon()
+    assert info["served"] == 0
+    assert decision(box.run(payload("rm -rf /", 1))) == "deny"
+    assert decision(box.run(payload("ls -la", 2))) == "allow"
+    assert box.status() is not None and box.status()["served"] == 2  # type: ignore[index]
+    folder = Path(box.socket()).parent
+    assert folder.stat().st_mode & 0o777 == 0o700
+    assert Path(box.socket()).stat().st_mode & 0o777 == 0o600
+
+
+def test_loop_state_is_shared_between_the_daemon_and_in_process_calls(box: Sandbox) -> None:
+    box.run(payload("ls", 0))  # in-process; starts the daemon
+    box.wait_for_daemon()
+    for n in range(1, 4):
+        box.run(payload("ls", n))
+    state = subprocess.run(
+        [str(TETHER), "session", "show", "daemon-test", "--json"],
+        capture_output=True,
+        text=True,
+        env=box.env,
+        timeout=60,
+    )
+    assert state.returncode == 0, state.stderr
+    assert '"calls": 4' in state.stdout, "every call, wherever it was answered, is in the store"
+
+
+def test_a_daemon_killed_mid_event_still_gets_an_answer(box: Sandbox) -> None:
+    box.run(payload("ls"))
+    pid = int(str(box.wait_for_daemon()["pid"]))
+    os.kill(pid, signal.SIGSTOP)  # it accepts into the backlog but never answers
+    client = subprocess.Popen(
+        [sys.executable, "-I", "-S", str(HOOK), "claude-code"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=box.env,
+        cwd=box.project,
+    )
+    assert client.stdin is not None
+    client.stdin.write(payload("rm -rf /", 7))
+    client.stdin.close()
+    time.sleep(1.0)  # the client is waiting on the stopped daemon
+    assert client.poll() is None
+    os.kill(pid, signal.SIGKILL)
+    client.stdin = None  # closed above: communicate() only reads
+    out, err = client.communicate(timeout=120)
+    done = subprocess.CompletedProcess(client.args, client.returncode, out, err)
+    assert decision(done) == "deny", "answered in-process, and the answer is still a deny"
+    box.wait_for_daemon(not_pid=pid)  # and a fresh daemon took over
+
+
+def test_a_stale_socket_file_is_replaced(box: Sandbox) -> None:
+    path = box.socket()
+    Path(path).parent.mkdir(mode=0o700)
+    dead = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    dead.bind(path)
+    dead.close()  # the file stays, nobody listens: a daemon killed with -9
+    assert Path(path).exists()
+    assert decision(box.run(DANGER)) == "deny"
+    box.wait_for_daemon()
+    assert decision(box.run(payload("ls", 1))) == "allow"
+
+
+def _fake_daemon(path: str, accepted: list[int]) -> socket.socket:
+    """Listen on ``path`` and answer every request with an allow (what an attacker would do)."""
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(path)
+    server.listen(8)
+
+    def loop() -> None:
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            accepted.append(1)
+            conn.recv(1 << 20)
+            conn.sendall(b"0 2 0\n{}")
+            conn.close()
+
+    threading.Thread(target=loop, daemon=True).start()
+    return server
+
+
+def test_a_socket_directory_open_to_others_is_never_used(box: Sandbox) -> None:
+    path = box.socket()
+    folder = Path(path).parent
+    folder.mkdir(mode=0o700)
+    accepted: list[int] = []
+    server = _fake_daemon(path, accepted)
+    try:
+        folder.chmod(0o755)  # anyone could have put that socket there
+        assert decision(box.run(DANGER)) == "deny"
+        assert accepted == [], "the hook never spoke to a socket in a folder open to others"
+        status = subprocess.run(
+            [str(TETHER), "daemon", "status"],
+            capture_output=True,
+            text=True,
+            env=box.env,
+            timeout=60,
+        )
+        assert status.returncode == 1
+        assert f"{folder} has mode 755; expected 700 (fix: chmod 700 {folder})" in status.stdout
+        folder.chmod(0o700)  # the same fake, now in a private folder: it is trusted
+        assert box.run(DANGER).stdout == "{}"
+        assert accepted == [1]
+    finally:
+        server.close()
+
+
+def _second_install(tmp: Path) -> Path:
+    """Copy the tether package elsewhere: another installation with its own hook file."""
+    source = HOOK.parents[1]
+    target = tmp / "other-install" / "tether"
+    shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__"))
+    return target / "daemon" / "hook.py"
+
+
+def test_two_installations_run_side_by_side(box: Sandbox) -> None:
+    other = _second_install(box.tmp)
+    assert box.socket(other) != box.socket()
+    box.run(payload("ls"))
+    box.run(payload("ls", 1), hook=other)
+    mine, theirs = box.wait_for_daemon(), box.wait_for_daemon(other)
+    assert mine["pid"] != theirs["pid"]
+    assert theirs["root"] == str(other.parents[2])
+    assert mine["root"] == str(HOOK.parents[2])
+    assert decision(box.run(payload("rm -rf /", 2), hook=other)) == "deny"
+    assert decision(box.run(payload("rm -rf /", 3))) == "deny"
+
+
+def test_new_code_on_disk_replaces_the_daemon(box: Sandbox) -> None:
+    other = _second_install(box.tmp)
+    box.run(payload("ls"), hook=other)
+    old = int(str(box.wait_for_daemon(other)["pid"]))
+    module = other.parents[1] / "guard.py"
+    module.write_text(module.read_text() + "\n# upgraded\n")
+    time.sleep(1.1)  # the daemon looks at its files at most once a second
+    assert decision(box.run(payload("rm -rf /", 1), hook=other)) == "deny"
+    new = box.wait_for_daemon(other, not_pid=old)
+    assert new["pid"] != old
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            os.kill(old, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        raise AssertionError("the daemon running the old code did not exit")
+
+
+def test_daemon_status_and_stop(box: Sandbox) -> None:
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(TETHER), "daemon", *args],
+            capture_output=True,
+            text=True,
+            env=box.env,
+            timeout=60,
+        )
+
+    idle = cli("status", "--json")
+    assert idle.returncode == 0 and json.loads(idle.stdout)["running"] is False
+    box.run(payload("ls"))
+    pid = box.wait_for_daemon()["pid"]
+    running = json.loads(cli("status", "--json").stdout)
+    assert running["running"] is True and running["pid"] == pid
+    assert cli("stop").stdout.strip() == "stopped"
+    assert json.loads(cli("status", "--json").stdout)["running"] is False
+
+
+def _imported(argv: list[str], box: Sandbox, stdin: str = "") -> set[str]:
+    proc = subprocess.run(
+        [sys.executable, "-I", "-S", "-X", "importtime", *argv],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=box.env,
+        cwd=box.project,
+        timeout=60,
+    )
+    lines = [line for line in proc.stderr.splitlines() if line.startswith("import time:")]
+    return {line.rsplit("|", 1)[1].strip() for line in lines[1:]}
+
+
+def test_a_warm_hook_imports_nothing_beyond_the_interpreters_startup(box: Sandbox) -> None:
+    box.run(payload("ls"))
+    box.wait_for_daemon()
+    startup = _imported(["-c", "pass"], box)
+    warm = _imported([str(HOOK), "claude-code"], box, payload("ls", 1))
+    assert warm - startup == {"_socket"}, warm - startup
+
+
+def test_the_daemon_reads_an_edited_config_on_the_next_event(box: Sandbox) -> None:
+    box.run(payload("ls"))
+    box.wait_for_daemon()
+    assert decision(box.run(payload("ls -la", 1))) == "allow"
+    edit = subprocess.run(
+        [str(TETHER), "config", "set", "approvals.deny", '["ls *"]'],
+        capture_output=True,
+        text=True,
+        env=box.env,
+        cwd=box.project,
+        timeout=60,
+    )
+    assert edit.returncode == 0, edit.stderr
+    assert decision(box.run(payload("ls -la", 2))) == "deny"
+    assert box.status()["served"] == 2  # type: ignore[index]

@@ -1,0 +1,559 @@
+"""The getopt engine and the wrapper table, as the programs themselves read their arguments.
+
+Three layers: the engine's contract as a table (getopt's rules: clusters, attached and
+optional values, unique prefixes, permutation, ``--``); every wrapper option in every getopt
+spelling in front of ``rm -rf /`` (peeled to rm, judged hardline) and in front of ``ls``
+(the read-only verdict does not depend on the spelling); and the real tools installed here,
+run with each spelling in front of ``echo``, so a spec that disagrees with the program fails.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+
+import pytest
+
+from tether.classify import classify_command
+from tether.rules.base import Danger
+from tether.rules.readonly.grammar import Spec as ReadSpec
+from tether.rules.readonly.grammar import grammar_of
+from tether.shell import parse_command
+from tether.shell.model import Word
+from tether.shell.options import FLAG, OPTIONAL, REQUIRED, Grammar, grammar, parse, spellings
+from tether.shell.programs import RUNNERS, SHELLS, WRAPPERS
+from tether.shell.tools import GIT_SUBCOMMANDS, TOOLS
+
+G = grammar("prog", "a b c|count: d|debug:: e: verbose colour:: output:", permute=True)
+STOPS = grammar("stops", "a k|kill: v|verbose", permute=False)
+
+
+def _w(*values: str) -> tuple[Word, ...]:
+    return tuple(Word(v) for v in values)
+
+
+@pytest.mark.parametrize(
+    ("g", "args", "options", "operands"),
+    [
+        (G, "-ab x", [("-a", None), ("-b", None)], ["x"]),
+        (G, "-abc5 x", [("-a", None), ("-b", None), ("--count", "5")], ["x"]),
+        (G, "-ac 5 x", [("-a", None), ("--count", "5")], ["x"]),
+        (G, "--count=5 x", [("--count", "5")], ["x"]),
+        (G, "--count 5 x", [("--count", "5")], ["x"]),
+        (G, "--cou 5 x", [("--count", "5")], ["x"]),
+        # optional values only attach: the next word is an operand
+        (G, "-d x", [("--debug", None)], ["x"]),
+        (G, "-dx y", [("--debug", "x")], ["y"]),
+        (G, "--debug x", [("--debug", None)], ["x"]),
+        (G, "--deb=x y", [("--debug", "x")], ["y"]),
+        (G, "--col x", [("--colour", None)], ["x"]),
+        # permutation: options after operands still count; -- ends them
+        (G, "x -a y", [("-a", None)], ["x", "y"]),
+        (G, "x -- -a", [], ["x", "-a"]),
+        (G, "- -a", [("-a", None)], ["-"]),
+        (STOPS, "-a x -v", [("-a", None)], ["x", "-v"]),
+        (STOPS, "--ki 5 x", [("--kill", "5")], ["x"]),
+    ],
+)
+def test_getopt_rules(
+    g: Grammar, args: str, options: list[tuple[str, str | None]], operands: list[str]
+) -> None:
+    parsed = parse(g, _w(*args.split()))
+    assert parsed.error is None, parsed.error
+    assert list(parsed.options) == options
+    assert [w.value for w in parsed.operands] == operands
+
+
+@pytest.mark.parametrize(
+    ("args", "error"),
+    [
+        ("-z", "option '-z' is not known"),
+        ("--nope", "option '--nope' is not known"),
+        ("--c 5", "option '--c' is ambiguous (--count, --colour)"),
+        ("--verbose=1", "option '--verbose' takes no value"),
+        ("-c", "option '-c' needs a value"),
+        ("--output", "option '--output' needs a value"),
+    ],
+)
+def test_problems_are_reported_by_name(args: str, error: str) -> None:
+    assert parse(G, _w(*args.split())).error == f"prog: {error}"
+
+
+def test_stop_is_where_a_wrapped_command_starts() -> None:
+    assert parse(STOPS, _w("-k", "5", "-a", "rm", "-v")).stop == 3
+    assert parse(STOPS, _w("-a", "--", "-rm")).stop == 2
+    assert parse(G, _w("-a", "sub", "-b"), stop_at=1).stop == 1
+
+
+def test_abbreviations_are_every_unique_prefix() -> None:
+    assert spellings(G, "--count") == ["-c", "--count", "--cou", "--coun"]
+    assert spellings(grammar("x", "all allow", abbreviate=False), "--all") == ["--all"]
+
+
+@pytest.mark.parametrize("bad", ["x:::", "a a"])
+def test_a_malformed_grammar_is_refused_when_written(bad: str) -> None:
+    with pytest.raises(ValueError, match="prog: option"):
+        grammar("prog", bad)
+
+
+# --- every wrapper option in every spelling ---------------------------------------------------
+
+# Options after which the wrapper runs something other than the operands as given.
+_REWRITES = {("env", "--split-string"), ("watch", "--exec"), ("xargs", "--arg-file")}
+_VALUE = "1"
+
+
+def _plain_flag(name: str, g: Grammar, canonical: str) -> str | None:
+    """Return a short flag of ``g`` that changes nothing peeling cares about, to bundle with."""
+    spec = WRAPPERS.get(name)
+    avoid = (spec.terminal if spec else frozenset()) | {
+        "-c",
+        "-s",
+        "-n",
+        "-D",
+        "--ignore-environment",
+        "--null",
+        "--append",
+        "--open-tty",
+        "--interactive",
+    }
+    for spelt, target in g.names.items():
+        plain = target not in avoid and spelt not in avoid and (name, target) not in _REWRITES
+        if len(spelt) == 2 and g.arity[target] == FLAG and target != canonical and plain:
+            return spelt
+    return None
+
+
+def _option_forms(
+    name: str, g: Grammar, canonical: str, every_prefix: bool = True
+) -> Iterator[list[str]]:
+    """Yield every getopt spelling of one option (with a value where it takes one).
+
+    ``every_prefix=False`` keeps, of the abbreviations, only the shortest (for big tables).
+    """
+    kind = g.arity[canonical]
+    flag = _plain_flag(name, g, canonical)
+    names = spellings(g, canonical)
+    if not every_prefix:
+        names = [n for i, n in enumerate(names) if g.knows(n) or not g.knows(names[i - 1])]
+    for spelt in names:
+        short = not spelt.startswith("--")
+        if kind == FLAG:
+            yield [spelt]
+            if short and flag is not None and flag[1] != spelt[1]:
+                yield [flag + spelt[1:]]  # bundled behind another flag
+        elif kind == REQUIRED:
+            yield [spelt, _VALUE]
+            yield [spelt + _VALUE] if short else [f"{spelt}={_VALUE}"]
+            if short and flag is not None:
+                yield [flag + spelt[1:], _VALUE]
+        else:
+            yield [spelt]
+            yield [spelt + _VALUE] if short else [f"{spelt}={_VALUE}"]
+
+
+def _wrapper_cases() -> Iterator[tuple[str, list[str]]]:
+    for name, spec in WRAPPERS.items():
+        g = spec.grammar
+        for canonical in g.arity:
+            if canonical in spec.terminal or (name, canonical) in _REWRITES:
+                continue
+            for form in _option_forms(name, g, canonical):
+                yield name, form
+                yield name, [*form, "--"]
+
+
+POSITIONAL = {"timeout": ["5"], "chrt": ["5"], "taskset": ["0x1"]}
+
+
+def _wrapped(name: str, form: tuple[str, ...], command: str) -> str:
+    words = [name, *form, *POSITIONAL.get(name, [])]
+    return " ".join(words) + " " + command
+
+
+@pytest.mark.parametrize("name", sorted(WRAPPERS))
+def test_every_spelling_of_a_wrapper_option_reaches_the_command(name: str) -> None:
+    missed = []
+    for wrapper, form in _wrapper_cases():
+        if wrapper != name:
+            continue
+        command = _wrapped(name, tuple(form), "rm -rf /")
+        model = parse_command(command)
+        # xargs appends its input as a dynamic operand
+        reached = [w.value for w in model.commands[-1].argv][:3] == ["rm", "-rf", "/"]
+        if not reached or classify_command(command).danger is not Danger.HARDLINE:
+            missed.append(command)
+    assert not missed, missed
+
+
+def _read_verdicts() -> Iterator[tuple[str, str, list[tuple[str, ...]]]]:
+    for name, spec in WRAPPERS.items():
+        g = spec.grammar
+        for canonical in g.arity:
+            if canonical in spec.terminal or (name, canonical) in _REWRITES:
+                continue
+            yield name, canonical, [tuple(f) for f in _option_forms(name, g, canonical)]
+
+
+READS = list(_read_verdicts())
+
+
+@pytest.mark.parametrize(
+    ("name", "canonical", "forms"), READS, ids=[f"{n} {c}" for n, c, _ in READS]
+)
+def test_the_read_only_verdict_does_not_depend_on_the_spelling(
+    name: str, canonical: str, forms: list[tuple[str, ...]]
+) -> None:
+    verdicts = {f: classify_command(_wrapped(name, f, "ls")).read_only for f in forms}
+    assert len(set(verdicts.values())) == 1, verdicts
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        # the issue's bypasses: abbreviations and optional arguments the peeler did not know
+        "timeout --sig KILL 5 rm -rf /",
+        "sudo --chd / rm -rf /",
+        "env --chd / rm -rf /",
+        "nice --adj 5 rm -rf /",
+        "stdbuf --out 0 rm -rf /",
+        "xargs -l rm -rf /",
+        "xargs --max-lines rm -rf /",
+        "xargs -e rm -rf /",
+        "watch -d rm -rf /",
+        "watch -n1 rm -rf /",
+        # ``sudo -k`` resets the timestamp and still runs the command
+        "sudo -k rm -rf /",
+        "env - rm -rf /",
+        "env -S 'rm -rf /'",
+        "env -S'rm -rf' /",
+        "bash --rcfile x -c 'rm -rf /'",
+        "sudo -E env -u X timeout -s KILL 5 nice -n5 rm -rf /",
+    ],
+)
+def test_wrapper_bypasses_are_hardline(command: str) -> None:
+    assert classify_command(command).danger is Danger.HARDLINE, command
+
+
+# What comes between a runner's options and the command it runs.
+_RUNNER_TAIL = {
+    "chroot": "/ rm -rf /",
+    "flock": "/tmp/l rm -rf /",
+    "sg": "wheel -c 'rm -rf /'",
+    "su": "root -c 'rm -rf /'",
+    "script": "-c 'rm -rf /' /dev/null",
+    "runuser": "-u bob -- rm -rf /",
+    "gtimeout": "5 rm -rf /",
+    "docker": "box rm -rf /",
+    "podman": "box rm -rf /",
+    "kubectl": "pod -- rm -rf /",
+    "oc": "pod -- rm -rf /",
+}
+
+
+def _runner_cases() -> Iterator[tuple[str, tuple[str, ...]]]:
+    for name, spec in RUNNERS.items():
+        g = spec.grammar
+        for canonical in g.arity:
+            if canonical in spec.payload or (name == "runuser" and canonical == "--user"):
+                continue
+            for form in _option_forms(name, g, canonical, every_prefix=False):
+                yield name, tuple(form)
+
+
+@pytest.mark.parametrize("name", sorted(RUNNERS))
+def test_every_spelling_of_a_runner_option_reaches_the_command(name: str) -> None:
+    sub = [RUNNERS[name].subcommand] if RUNNERS[name].subcommand else []
+    missed = []
+    for runner, form in _runner_cases():
+        if runner != name:
+            continue
+        command = " ".join([name, *sub, *form, _RUNNER_TAIL.get(name, "rm -rf /")])
+        if classify_command(command).danger is not Danger.HARDLINE:
+            missed.append(command)
+    assert not missed, missed
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        # prefixes and attached forms the runners' old option lists did not know
+        "su --comm 'rm -rf /' root",
+        "runuser bob --command='rm -rf /'",
+        "flock --time 5 /tmp/l rm -rf /",
+        "script --comm 'rm -rf /'",
+        "gtimeout --sig KILL 5 rm -rf /",
+    ],
+)
+def test_runner_bypasses_are_hardline(command: str) -> None:
+    assert classify_command(command).danger is Danger.HARDLINE, command
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "sudo -l rm -rf /",
+        "sudo -h x rm -rf /",
+        "command -v rm -rf /",
+        "timeout --help rm -rf /",
+        "ionice -p 1 rm -rf /",
+    ],
+)
+def test_options_that_run_nothing_are_not_peeled(command: str) -> None:
+    assert parse_command(command).commands[-1].wrappers == ()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "BASH_ENV=/tmp/x bash -c 'ls'",
+        "ENV=/tmp/x sh -c 'ls'",
+        "PATH=/tmp watch ls",
+        "LD_PRELOAD=/x.so bash -c 'ls'",
+        "PYTHONSTARTUP=/x sh -c 'ls'",
+        "GIT_DIR=/x sh -c 'git status'",
+        "env PATH=/tmp sh -c ls",
+        "BASH_ENV=/tmp/x bash <<'EOF'\nls\nEOF",
+        "BASH_ENV=/tmp/x timeout 5 bash -c 'ls'",
+    ],
+)
+def test_prefix_assignments_reach_the_peeled_payload(command: str) -> None:
+    model = parse_command(command)
+    inner = model.commands[-1]
+    assert inner.assignments or any(w.name == "env" for w in inner.wrappers), inner
+    assert not classify_command(command).read_only, command
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["timeout --bogus 5 ls", "nice --nope ls", "xargs -Z ls", "env --frob ls", "watch -Q ls"],
+)
+def test_an_unknown_wrapper_option_is_not_read_only(command: str) -> None:
+    assert classify_command(command).read_only is False, command
+
+
+# --- the real programs ---------------------------------------------------------------------
+
+# Wrappers safe to run here, with a value each option accepts for real.
+_REAL_VALUES = {
+    "timeout": {"--kill-after": "5", "--signal": "TERM"},
+    "nice": {"--adjustment": "1"},
+    "stdbuf": {"--input": "0", "--output": "0", "--error": "0"},
+    "env": {"--unset": "X", "--chdir": "/"},
+    "setsid": {},
+    "nohup": {},
+    "xargs": {
+        "--delimiter": "\\n",
+        "-E": "END",
+        "--eof": "END",
+        "-I": "{}",
+        "--replace": "{}",
+        "-L": "1",
+        "--max-lines": "1",
+        "--max-args": "1",
+        "--max-procs": "1",
+        "--process-slot-var": "SLOT",
+        "--max-chars": "4096",
+    },
+}
+_SKIP_REAL = {
+    ("env", "--block-signal"),
+    ("env", "--default-signal"),
+    ("env", "--ignore-signal"),
+    ("env", "--ignore-environment"),  # echo is found through PATH
+    ("env", "--null"),  # refuses to run a command
+    ("setsid", "--ctty"),  # needs a terminal
+    ("xargs", "--interactive"),
+    ("xargs", "--open-tty"),
+    ("xargs", "--exit"),
+}
+
+
+def _real_cases() -> Iterator[tuple[str, tuple[str, ...]]]:
+    for name, values in _REAL_VALUES.items():
+        if shutil.which(name) is None:
+            continue
+        g = WRAPPERS[name].grammar
+        for canonical in g.arity:
+            skip = _SKIP_REAL | _REWRITES
+            if canonical in WRAPPERS[name].terminal | WRAPPERS[name].elsewhere:
+                continue
+            if (name, canonical) in skip:
+                continue
+            value = values.get(canonical, "1")
+            for form in _option_forms(name, g, canonical):
+                yield name, tuple(value if w == _VALUE else w.replace(_VALUE, value) for w in form)
+
+
+REAL = sorted(set(_real_cases()))
+
+
+@pytest.mark.parametrize(("name", "form"), REAL, ids=[" ".join([n, *f]) for n, f in REAL])
+def test_the_real_program_runs_what_the_peeler_found(name: str, form: tuple[str, ...]) -> None:
+    words = [name, *form, *POSITIONAL.get(name, []), "echo", "tether-mark"]
+    model = parse_command(" ".join(shlex_quote(w) for w in words))
+    peeled = [w.value for w in model.commands[-1].argv]
+    assert peeled[:2] == ["echo", "tether-mark"], peeled
+    done = subprocess.run(
+        words, input="x\n", capture_output=True, text=True, timeout=20, check=False, cwd="/"
+    )
+    assert done.returncode == 0, (words, done.stderr)
+    assert "tether-mark" in done.stdout, (words, done.stdout, done.stderr)
+
+
+def shlex_quote(word: str) -> str:
+    """Quote ``word`` for the parser (the real run gets the list as is)."""
+    import shlex
+
+    return shlex.quote(word)
+
+
+def test_every_shell_reads_its_script_after_its_options() -> None:
+    for name, g in SHELLS.items():
+        for canonical, kind in g.arity.items():
+            if canonical in ("-c", "-s"):
+                continue
+            value = ["posix"] if kind == REQUIRED else []
+            command = " ".join([name, canonical, *value, "-c", "'rm -rf /'"])
+            assert classify_command(command).danger is Danger.HARDLINE, command
+        assert OPTIONAL not in g.arity.values()
+
+
+@pytest.mark.parametrize(
+    ("command", "level"),
+    [
+        # the destination given by -t, not the last operand
+        ("mv -t /tmp /", Danger.ASK),
+        ("cp -t /etc x", Danger.ASK),
+        # unique prefixes of a subcommand's options (git's parse-options takes them)
+        ("git clean --for", Danger.ASK),
+        ("git reset --ha", Danger.ASK),
+        ("rm --rec /", Danger.HARDLINE),
+        # git refuses an ambiguous prefix (--force-with-lease, --force-if-includes): no push
+        ("git push --forc", Danger.NONE),
+        # global options before the subcommand, with values, by git's own grammar
+        ("git --git-dir .git --work-tree . reset --hard", Danger.ASK),
+        ("git -C repo -c a=b push --force", Danger.ASK),
+        # the CLIs' own options before the subcommand, values included (issue 10, item 5)
+        ("docker -H tcp://x system prune -af", Danger.ASK),
+        ("docker --context prod volume rm x", Danger.ASK),
+        ("kubectl -n kube-system delete pod x", Danger.ASK),
+        ("kubectl --context prod delete ns prod", Danger.ASK),
+        ("helm -n prod uninstall app", Danger.ASK),
+        ("kubectl -n ns exec pod -- rm -rf /", Danger.HARDLINE),
+        ("docker -H h exec box rm -rf /", Danger.HARDLINE),
+        ("kubectl get pods -n kube-system", Danger.NONE),
+        # what find -exec runs is peeled like any other command
+        ("find . -exec sudo -u x rm {} +", Danger.ASK),
+        # in-place edits by sed's grammar: prefixes and long clusters
+        ("sed --in-pl s/x/y/ /etc/hosts", Danger.ASK),
+        ("sed -nEzsi s/a/b/ /etc/hosts", Danger.ASK),
+        ("sed --in-pl s/x/y/ ~/.ssh/config", Danger.ASK),
+        ("sed -e -i /etc/hosts", Danger.NONE),  # -i is the script here
+        # a value that looks like an option is a value
+        ("git clean -e -f", Danger.NONE),
+        ("git branch --format -D", Danger.NONE),
+    ],
+)
+def test_danger_reads_options_by_the_tools_grammar(command: str, level: Danger) -> None:
+    assert classify_command(command).danger is level, command
+
+
+# --- the read-only catalogue's specs, through the same engine --------------------------------
+
+# Operands each command needs to be judged at all (the verdict compared is spelling-only).
+_SPEC_OPERANDS = {"sed": "p f", "awk": "1 f", "gh api": "repos/o/r", "rg": "pat .", "fd": "pat"}
+
+
+def _catalogue_specs() -> list[ReadSpec]:
+    seen: set[int] = set()
+    found: list[ReadSpec] = []
+    stack: list[object] = [vars(m) for n, m in sorted(sys.modules.items()) if n.startswith(
+        "tether.rules.readonly"
+    )]  # fmt: skip
+    while stack:
+        item = stack.pop()
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
+        if isinstance(item, ReadSpec):
+            found.append(item)
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return sorted(found, key=lambda s: s.name)
+
+
+SPECS = _catalogue_specs()
+
+
+def _equivalent_spellings(g: Grammar) -> Iterator[tuple[str, list[str]]]:
+    """Yield (option, spellings that must get one verdict) for every option of ``g``."""
+    shorts = sorted(n for n, c in g.names.items() if len(n) == 2 and g.arity[c] == FLAG)
+    for canonical, kind in g.arity.items():
+        names = spellings(g, canonical)
+        if kind == FLAG:
+            yield canonical, names
+            for short in (n for n in names if not n.startswith("--")):
+                other = next((f for f in shorts if f != short), "")
+                if other:
+                    yield canonical, [f"{other} {short}", other + short[1:]]
+        elif kind == REQUIRED:
+            yield (
+                canonical,
+                [
+                    form
+                    for n in names
+                    for form in (
+                        (f"{n} 1", f"{n}1") if not n.startswith("--") else (f"{n} 1", f"{n}=1")
+                    )
+                ],
+            )
+        else:
+            yield canonical, names
+            yield canonical, [f"{n}1" if not n.startswith("--") else f"{n}=1" for n in names]
+
+
+def test_the_catalogue_specs_are_found() -> None:
+    assert {"sed", "sort", "git branch", "date"} <= {s.name for s in SPECS}
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=[s.name for s in SPECS])
+def test_a_read_only_verdict_does_not_depend_on_the_spelling(spec: ReadSpec) -> None:
+    operands = _SPEC_OPERANDS.get(spec.name, "f")
+    differ = []
+    for option, forms in _equivalent_spellings(grammar_of(spec)):
+        commands = [f"{spec.name} {form} {operands}" for form in forms]
+        commands += [f"{spec.name} {form} -- {operands}" for form in forms]
+        verdicts = {c: classify_command(c).read_only for c in commands}
+        if len(set(verdicts.values())) > 1:
+            differ.append(verdicts)
+        if option in spec.writes and any(verdicts.values()):
+            differ.append({"write option read as a read": verdicts})
+    assert not differ, differ
+
+
+# What each tool's danger check needs after the options to be judged at all.
+_TOOL_OPERANDS = {"mv": "/ x", "cp": "x /etc", "install": "x /etc", "ln": "x /etc", "scp": "x h:/",
+                  "rsync": "a h:", "chmod": "777 /", "chown": "root /", "chgrp": "root /",
+                  "tee": "/etc/passwd"}  # fmt: skip
+_TOOL_GRAMMARS = sorted(
+    [(n, g) for n, g in TOOLS.items()] + [(f"git {n}", g) for n, g in GIT_SUBCOMMANDS.items()]
+)
+
+
+@pytest.mark.parametrize(("name", "g"), _TOOL_GRAMMARS, ids=[n for n, _ in _TOOL_GRAMMARS])
+def test_a_danger_verdict_does_not_depend_on_the_spelling(name: str, g: Grammar) -> None:
+    operands = _TOOL_OPERANDS.get(name, "/")
+    differ = []
+    for _option, forms in _equivalent_spellings(g):
+        commands = [f"{name} {form} {operands}" for form in forms]
+        if not name.startswith("git "):  # git's -- starts pathspecs: it changes the meaning
+            commands += [f"{name} {form} -- {operands}" for form in forms]
+        verdicts = {c: classify_command(c).danger for c in commands}
+        if len(set(verdicts.values())) > 1:
+            differ.append(verdicts)
+    assert not differ, differ

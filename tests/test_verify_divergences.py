@@ -1,0 +1,42 @@
+"""The evidence behind every overruled peer label: each listed write or dangerous vector that
+Tether calls read-only runs in the execution oracle and must change nothing, exactly as the
+row's ``oracle`` field records (tests/data/readonly_divergences.jsonl)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tether import classify_command
+from tether.verify import Oracle, sandbox_problem
+
+ROWS = [
+    json.loads(line)
+    for line in (Path(__file__).parent / "data" / "readonly_divergences.jsonl")
+    .read_text(encoding="utf-8")
+    .splitlines()
+]
+OVERRULED = [r for r in ROWS if r["label"] != "read"]
+
+
+@pytest.fixture(scope="module")
+def oracle() -> Iterator[Oracle]:
+    assert sandbox_problem() is None, f"the oracle tests need a sandbox: {sandbox_problem()}"
+    with Oracle(timeout=10) as o:
+        yield o
+
+
+def test_the_overruled_rows_are_all_there() -> None:
+    assert len(OVERRULED) == 62 + 13
+    assert all(classify_command(r["command"]).read_only for r in OVERRULED)
+
+
+@pytest.mark.parametrize("row", OVERRULED, ids=lambda r: f"{r['peer']}:{r['command'][:40]}")
+def test_overruled_write_changes_nothing(oracle: Oracle, row: dict[str, Any]) -> None:
+    verdict = oracle.run(row["command"])
+    assert verdict.changed is False, verdict
+    assert verdict.reason == row["oracle"], (verdict.reason, verdict.stderr[-300:])
