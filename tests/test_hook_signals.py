@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import sqlite3
 import subprocess
@@ -21,6 +22,7 @@ import pytest
 
 TETHER = Path(sys.executable).with_name("tether")
 PRE = {"claude-code": "PreToolUse", "codex": "PreToolUse", "gemini": "BeforeTool"}
+POST = {"claude-code": "PostToolUse", "codex": "PostToolUse", "gemini": "AfterTool"}
 SHELL = {"claude-code": "Bash", "codex": "Bash", "gemini": "run_shell_command"}
 SIGNALS = [signal.SIGTERM, signal.SIGHUP, signal.SIGINT, signal.SIGPIPE]
 
@@ -32,20 +34,26 @@ def sandbox(tmp_path: Path) -> tuple[dict[str, str], Path]:
     for name in ("XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "HOME"):
         (tmp_path / name).mkdir()
         env[name] = str(tmp_path / name)
-    env["TETHER_HOOKS__DEADLINE"] = "60"  # the deadline must not be what answers
+    env["TETHER_HOOKS__DEADLINE"] = "20"  # the deadline must not be what answers (max 25)
     project = tmp_path / "project"
     project.mkdir()
     return env, project
 
 
-def payload(host: str, command: str, cwd: Path) -> bytes:
-    doc = {
+def payload(host: str, command: str, cwd: Path, *, after: bool = False) -> bytes:
+    doc: dict[str, object] = {
         "session_id": "signals",
         "cwd": str(cwd),
-        "hook_event_name": PRE[host],
+        "hook_event_name": (POST if after else PRE)[host],
         "tool_name": SHELL[host],
         "tool_input": {"command": command},
     }
+    if after:  # a result is always recorded: the hook must open the store
+        doc["tool_response"] = {
+            "claude-code": {"stdout": "x", "stderr": "", "interrupted": False},
+            "codex": "x",
+            "gemini": {"llmContent": "x", "returnDisplay": "x"},
+        }[host]
     return json.dumps(doc).encode()
 
 
@@ -117,13 +125,13 @@ def test_a_signal_while_reading_stdin_is_a_deny(
 
 
 @pytest.mark.parametrize("host", list(PRE))
-def test_sigterm_while_the_store_is_locked_is_a_deny_at_once(
+def test_sigterm_while_the_store_is_locked_is_answered_at_once(
     host: str, sandbox: tuple[dict[str, str], Path]
 ) -> None:
     env, project = sandbox
     first = subprocess.run(
         [str(TETHER), "hook", host],
-        input=payload(host, "ls", project),
+        input=payload(host, "ls", project, after=True),
         capture_output=True,
         env=env,
         cwd=project,
@@ -145,7 +153,7 @@ def test_sigterm_while_the_store_is_locked_is_a_deny_at_once(
             cwd=project,
         )
         assert proc.stdin is not None
-        proc.stdin.write(payload(host, "ls", project))
+        proc.stdin.write(payload(host, "ls", project, after=True))
         proc.stdin.close()
 
         def opened_the_store() -> bool:
@@ -162,7 +170,10 @@ def test_sigterm_while_the_store_is_locked_is_a_deny_at_once(
     finally:
         holder.rollback()
         holder.close()
-    assert denied(host, code, out, err), (code, out, err)
+    # After a call the fail-closed reply is the host's feedback form (the call already ran):
+    # a status the host reads (never 128 + N) and the cause, for the model and the user.
+    assert code in (0, 2), (code, out, err)
+    assert "Tether could not" in out + err, (out, err)
     # The signal, not the busy timeout, produced the answer: the main thread was still in C.
     assert "SIGTERM" in out + err, (out, err)
 
@@ -189,3 +200,32 @@ def test_a_closed_stdout_is_a_blocking_exit_status(
         os.close(write_end)
     assert done.returncode == 2, done
     assert b"Tether" in done.stderr
+
+
+@pytest.mark.parametrize("signum", SIGNALS, ids=lambda s: signal.Signals(s).name)
+def test_a_signal_to_the_installed_builtins_only_hook_is_a_block(
+    signum: int, sandbox: tuple[dict[str, str], Path]
+) -> None:
+    # What `tether install` writes: PYTHON -I -S …/tether/daemon/hook.py HOST. Before it
+    # answers (here: stdin half written) a signal is exit 2 with the cause, a block in every host.
+    from tether.daemon import hook_command
+
+    env, project = sandbox
+    proc = subprocess.Popen(
+        shlex.split(hook_command("claude-code")),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=project,
+    )
+    assert proc.stdin is not None
+    proc.stdin.write(payload("claude-code", "ls", project)[:20])
+    proc.stdin.flush()
+    end = time.monotonic() + 10
+    while not catches(proc.pid, signal.SIGTERM) and time.monotonic() < end:
+        time.sleep(0.01)
+    proc.send_signal(signum)
+    code, out, err = read_reply(proc)
+    assert code == 2, (code, out, err)
+    assert signal.Signals(signum).name in err and "denied (fail closed)" in err

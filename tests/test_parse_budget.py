@@ -52,6 +52,23 @@ def test_a_payload_over_the_pipe_cap_is_unprovable_too() -> None:
         assert parse_command(text).unprovable is not None, text
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a " + "> f " * 10_000,  # one command, ten thousand redirects
+        "a=1 " * 10_000 + "b",
+        'echo "' + "a $x " * 10_000,
+        "echo $((" + "1+" * 10_000,
+    ],
+    ids=["redirects", "assignments", "unclosed-string", "unclosed-arithmetic"],
+)
+def test_a_tree_over_the_node_cap_is_not_walked(text: str) -> None:
+    model = parse_command(text)
+    assert model.unprovable is not None and "syntax nodes" in model.unprovable, model.unprovable
+    assert model.commands == ()
+    assert not classify_command(text).read_only
+
+
 def test_the_clock_budget_stops_the_walk(monkeypatch: pytest.MonkeyPatch) -> None:
     # A budget already spent: the walk looks at the clock every _CLOCK_EVERY steps, so an
     # input of a thousand commands gives up at its first look.
@@ -71,6 +88,7 @@ def test_small_inputs_never_meet_the_clock(monkeypatch: pytest.MonkeyPatch) -> N
 
 def test_the_command_cap_stops_the_walk(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(parse, "PARSE_BUDGET", 600.0)  # the cap, not the clock, on a busy machine
+    monkeypatch.setattr(parse, "MAX_NODES", 10**9)
     text = "a; " * (parse.MAX_COMMANDS + 10)
     model = parse_command(text)
     assert model.unprovable == f"more than {parse.MAX_COMMANDS:,} commands"

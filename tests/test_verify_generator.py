@@ -34,10 +34,13 @@ def test_the_generator_draws_from_the_catalogue() -> None:
     assert len(options()) >= 150
 
 
+# Derandomized: CI runs the same 150 examples every time, so a red run is a finding anyone can
+# reproduce, not luck; the random, longer search is benchmarks/bench_oracle.py.
 @settings(
     max_examples=CI_EXAMPLES,
     deadline=None,
     database=None,
+    derandomize=True,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(command=mutated())

@@ -1,8 +1,10 @@
 """``tether serve``: run the local HTTP sidecar until SIGTERM or Ctrl-C.
 
-Binds 127.0.0.1:8765 by default. Any other address needs a token (``--token``, better the
-``TETHER_SERVE_TOKEN`` environment variable, or ``serve.token``), which every request must then
-send as ``Authorization: Bearer <token>``.
+Binds 127.0.0.1:8765 by default. Every request must send ``Authorization: Bearer <token>``:
+the per-install token in ``$XDG_STATE_HOME/tether/serve.token`` (made on first use, 0600, and
+written into Claude Code's HTTP hooks by ``tether install claude-code --http``), or your own
+(``--token``, better the ``TETHER_SERVE_TOKEN`` environment variable, or ``serve.token``), which
+any address other than loopback requires.
 """
 
 from __future__ import annotations
@@ -19,12 +21,16 @@ routes:
   POST /hook/claude-code | /hook/codex | /hook/gemini   hook event in, the hook's reply out
   POST /v1/before_call | /v1/after_call | /v1/classify  the library's JSON API
   POST /v1/user_message                                 a new user turn for a session
-  GET  /health                                          version, uptime, store, counters
+  GET  /health                                          "alive"; with the token, the details
 
 examples:
-  tether serve                                 # http://127.0.0.1:8765, loopback only
+  tether serve                                 # http://127.0.0.1:8765, loopback, token required
   TETHER_SERVE_TOKEN=$(openssl rand -hex 16) tether serve --host 0.0.0.0
-  curl -s localhost:8765/health
+  curl -s localhost:8765/health               # "alive"; details need the token:
+  curl -s -H "Authorization: Bearer $(cat ~/.local/state/tether/serve.token)" localhost:8765/health
+
+Requests from web pages (Origin, Sec-Fetch-Site), with a Host that is not loopback, or POSTs
+that are not application/json are refused; hook routes answer them with the host's deny.
 """
 
 

@@ -25,6 +25,7 @@ answer it yourself" (the daemon's code changed under it).
 
 # No `from __future__ import annotations`: even that is an import (annotations below are
 # evaluated at definition, which Python 3.10+ handles).
+import _signal  # type: ignore[import-not-found]  # built in, loaded at startup: free
 import posix
 import sys
 
@@ -149,6 +150,35 @@ def parse_reply(raw: bytes) -> tuple[int, bytes, bytes] | None:
     return code, body[:n_out], body[n_out:]
 
 
+# A host's SIGTERM (its shutdown or timeout), SIGHUP, Ctrl-C or SIGPIPE would end this process
+# with 128 + N and no reply, which every host reads as "allow". Until a reply is out they end
+# it with status 2 and the cause on stderr (a block everywhere); after, with the reply's own
+# status. Answering in-process, the runner's handlers take over (the host's own deny).
+SIGNALS = {getattr(_signal, name): name for name in ("SIGTERM", "SIGHUP", "SIGINT", "SIGPIPE")}
+_replied = [-1]  # exit status of the reply already printed; -1 while there is none
+
+
+def _on_signal(signum: int, frame: object) -> None:
+    if _replied[0] >= 0:
+        posix._exit(_replied[0] & 0xFF)
+    name = SIGNALS.get(signum, str(signum))
+    try:  # noqa: SIM105  (contextlib is one import too many here)
+        posix.write(
+            2,
+            f"Tether could not check this call, so it is denied (fail closed): the hook process "
+            f"got {name} before it could decide.\n".encode(),
+        )
+    except OSError:
+        pass
+    posix._exit(2)
+
+
+def catch_signals() -> None:
+    """Make SIGTERM/SIGHUP/SIGINT/SIGPIPE block the call instead of letting it run."""
+    for signum in SIGNALS:
+        _signal.signal(signum, _on_signal)
+
+
 def environment() -> list[bytes]:
     """Return the environment entries the daemon should see, as ``KEY=value``."""
     return [k + b"=" + v for k, v in posix.environ.items() if k.startswith(ENV_PREFIXES)]
@@ -157,6 +187,7 @@ def environment() -> list[bytes]:
 def main(argv: list[str]) -> int:
     """Answer one hook event for the host named in ``argv[1]``; return the exit status."""
     host = argv[1] if len(argv) > 1 else ""
+    catch_signals()
     payload = sys.stdin.buffer.read(MAX_INPUT + 1)
     hook_file = here()
     path = socket_path(hook_file)
@@ -181,6 +212,7 @@ def main(argv: list[str]) -> int:
             sys.stdout.buffer.flush()
             sys.stderr.buffer.write(err)
             sys.stderr.buffer.flush()
+            _replied[0] = code
             return code
     return in_process(host, payload, hook_file, path)
 
@@ -196,7 +228,9 @@ def in_process(host: str, payload: bytes, hook_file: str, path: str) -> int:
         sys.path.insert(0, root)  # this installation's tether, whatever else is on the path
         from tether.hosts.runner import run_hook
 
-        status = run_hook(host, stdin=io.BytesIO(payload))
+        # hold_signals: a signal while the daemon starts exits with the printed reply's status.
+        status = run_hook(host, stdin=io.BytesIO(payload), hold_signals=True)
+        _replied[0] = status
     except BaseException as exc:  # fail closed: every host blocks on exit status 2
         sys.stderr.write(f"tether: cannot answer the hook event ({type(exc).__name__}: {exc})\n")
         return 2

@@ -209,6 +209,12 @@ def _may_name(low: str, snap: _Snapshot) -> bool:
     return _relocated(low, snap)
 
 
+def relocated(low: str) -> bool:
+    """Return True when lower-cased ``low`` may name this process's relocated Tether files."""
+    snap = _process_snapshot()
+    return bool(snap[-2] or snap[-1]) and _relocated(low, snap)
+
+
 def _relocated(low: str, snap: _Snapshot) -> bool:
     """Return True when ``low`` may be under ``$CODEX_HOME`` or be ``$TETHER_CONFIG``."""
     codex, explicit = snap[-2], snap[-1]
@@ -238,4 +244,5 @@ __all__ = [
     "STATE",
     "may_name_guard_file",
     "protected",
+    "relocated",
 ]

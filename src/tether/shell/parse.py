@@ -8,8 +8,10 @@ Work is bounded in three ways. tree-sitter's error recovery and reductions cost 
 in the length of one pipeline (8,000 stages ending in ``|`` take seconds and hundreds of MB in
 one step of the C parser, which nothing can interrupt), so an input with more than
 ``MAX_PIPES`` pipe operators is not parsed; every other shape parses in time linear in its size
-under the input cap. The walk stops at ``MAX_COMMANDS`` commands and when the clock passes
-``PARSE_BUDGET`` seconds after the start (parse included). Once the input is unprovable the walk
+under the input cap. A tree of more than ``MAX_NODES`` nodes is not walked (one command can
+hold 30,000 redirects, and the walk costs microseconds a node); the walk stops at
+``MAX_COMMANDS`` commands and when the clock passes ``PARSE_BUDGET`` seconds after the start
+(parse included). Once the input is unprovable the walk
 stops: nothing after that can change the verdict.
 
 tree-sitter's own cancellation (a progress callback) is not used: py-tree-sitter 0.26 leaks a
@@ -47,6 +49,7 @@ MAX_INPUT_CHARS = 128 * 1024
 MAX_NESTING = 1000
 MAX_SHELL_DEPTH = 4
 MAX_COMMANDS = 5_000  # the real corpus's largest input has 188
+MAX_NODES = 25_000  # syntax nodes per input (the real corpus's largest has 1,556)
 MAX_ERRORS = 8
 MAX_PIPES = 500  # `|` and `|&` operators per source: tree-sitter is quadratic in them
 PARSE_BUDGET = 0.2  # seconds from the start of a parse to the walk giving up
@@ -205,6 +208,7 @@ class _Builder:
         # last command, which bash gives them to.
         self.tail_redirects: dict[int, tuple[Redirect, ...]] = {}
         self.deadline = time.monotonic() + PARSE_BUDGET
+        self.nodes = 0
 
     def build(self, source: str) -> CommandModel:
         """Return the model, with pipeline ids renumbered densely."""
@@ -243,6 +247,10 @@ class _Builder:
         src = text.encode("utf-8", "surrogatepass")
         tree = _get_parser().parse(src)
         root = tree.root_node
+        self.nodes += root.descendant_count  # O(1): tree-sitter keeps subtree sizes
+        if self.nodes > MAX_NODES:
+            self._give_up(f"{self.nodes:,} syntax nodes, over the {MAX_NODES:,} cap")
+            return
         if root.has_error:
             self._collect_errors(root, src)
         self._walk(root, ctx, src)

@@ -31,6 +31,7 @@ _OUTPUT_CAP = 64 * 1024  # bytes of stdout/stderr kept per command
 _MAP = "0 0 65536\n"  # root and the system users map onto themselves; nothing else exists
 _SANDBOX_FAILED = 125
 _PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+_STARTUP = 60.0  # seconds to build the sandbox; generous, since a loaded machine is slow
 
 
 def sandbox_problem() -> str | None:
@@ -111,7 +112,7 @@ class Oracle:
         out, err = _Drain(proc.stdout), _Drain(proc.stderr)
         timed_out = False
         try:
-            ready = _enter(proc, go_w, ready_r, deadline=started + 10.0)
+            ready = _enter(proc, go_w, ready_r, deadline=started + _STARTUP)
             if ready:
                 try:
                     proc.wait(timeout=self.timeout)
@@ -124,8 +125,9 @@ class Oracle:
         elapsed = time.monotonic() - started
         stderr = err.text()
         if not ready:
-            why = stderr.strip().splitlines()[-1:] or [f"stage exit status {proc.returncode}"]
-            return unverified(command, f"sandbox could not be built: {why[0]}", elapsed)
+            said = [line for line in stderr.splitlines() if line.startswith("tether verify: ")]
+            why = said[-1] if said else f"it did not start (stage exit status {proc.returncode})"
+            return unverified(command, f"sandbox could not be built: {why}", elapsed)
         found, touched = changes(run / "upper", run / "shm", self._areas)
         exit_code = None if timed_out else proc.returncode
         return judge(

@@ -93,7 +93,12 @@ _ON_RUNNERS: tuple[_Check, ...] = (
 _WRITERS = frozenset({"tee", "cp", "mv", "install", "ln", "rsync", "sed", "perl", "ruby", "dd"})
 
 
-def _generic_for(cmd: SimpleCommand, name: str) -> tuple[_Check, ...]:
+# Each table comes as a pair: every check, and the checks for input that names nothing of
+# Tether's (self-protection gated off; the same tuple object when nothing was gated).
+_Pair = tuple[tuple[_Check, ...], tuple[_Check, ...]]
+
+
+def _generic_for(cmd: SimpleCommand, name: str) -> _Pair:
     first = cmd.argv[0] if cmd.argv else None
     return _generic_table(
         name,
@@ -115,7 +120,7 @@ def _generic_table(
     in_function: bool,
     wrapped: bool,
     assigned: bool = False,
-) -> tuple[_Check, ...]:
+) -> _Pair:
     checks: tuple[_Check, ...] = _ALWAYS
     if redirects:
         checks += _ON_REDIRECTS
@@ -137,7 +142,7 @@ def _generic_table(
         checks += (privilege.check_sudo,)
     if (wrapped or assigned) and name not in self_protection.ENV_NAMES:
         checks += (self_protection.check_env_override,)  # TETHER_X=1 cmd, env TETHER_X=1 cmd
-    return checks
+    return checks, self_protection.ungated(checks, name)
 
 
 _PREFIXES: tuple[tuple[str, _Check], ...] = (
@@ -148,12 +153,12 @@ _PREFIXES: tuple[tuple[str, _Check], ...] = (
 
 
 @functools.lru_cache(maxsize=1024)
-def _checks_for(name: str) -> tuple[_Check, ...]:
+def _checks_for(name: str) -> _Pair:
     found = _BY_NAME.get(name, ())
     for prefix, check in _PREFIXES:
         if name.startswith(prefix) and check not in found:
             found = (*found, check)
-    return found
+    return found, self_protection.ungated(found, name)
 
 
 def _replace_argv(cmd: SimpleCommand, argv: tuple[Word, ...]) -> SimpleCommand:
@@ -255,9 +260,16 @@ def _judge(cmd: SimpleCommand, scope: Scope) -> list[Hit]:
             cmd = resolved
     hits: list[Hit] = []
     name = name_of(cmd)
-    for check in _checks_for(name):
+    own, own_quiet = _checks_for(name)
+    generic, generic_quiet = _generic_for(cmd, name)
+    if (own is not own_quiet or generic is not generic_quiet) and not self_protection.concerns(
+        scope
+    ):
+        # Input that names none of Tether's files, hosts or routes skips those checks.
+        own, generic = own_quiet, generic_quiet
+    for check in own:
         hits.extend(check(cmd, scope))
-    for check in _generic_for(cmd, name):
+    for check in generic:
         hits.extend(check(cmd, scope))
     if name in runners.RUNNER_NAMES:
         hits.extend(_judge_runner(cmd, scope, name))

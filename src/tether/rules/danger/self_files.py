@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Iterator
 from tether.rules.danger._base import Hit, Scope, name_of, options_of
 from tether.rules.danger.paths import resolve
 from tether.rules.file_tools import patch_files
-from tether.rules.protected import may_name_guard_file, protected
+from tether.rules.protected import may_name_guard_file, protected, relocated
 from tether.shell.model import SimpleCommand, Word
 
 CODE = "DG605"
@@ -96,13 +96,26 @@ _TREE_OPS = _REMOVERS | _OWNERSHIP | {"mv"}
 def check_file_change(cmd: SimpleCommand, scope: Scope) -> Iterable[Hit]:
     """Flag deletes, moves, copies onto, permission changes and edits of guard files."""
     name = name_of(cmd)
+    args = cmd.args
+    if not concerns(scope) and not _spelled_from_root(args):
+        return ()  # names no guard file, no directory that could hold one, no `.t*` glob
     special = _SPECIAL.get(name)
     if special is not None:
         return special(cmd, scope)
-    args = cmd.args
     if _unlikely(args, cmd, scope, tree=name in _TREE_OPS):
         return ()
     return _file_change(cmd, scope, name)
+
+
+def _spelled_from_root(args: Iterable[Word]) -> bool:
+    """Return True when an operand starts at ``/``, ``~`` or ``$``, or globs dot files."""
+    text = " " + " ".join([w.value for w in args])
+    return (
+        " /" in text
+        or " ~" in text
+        or " $" in text
+        or (("*" in text or "?" in text or "[" in text) and _dot_glob(text))
+    )
 
 
 def _file_change(cmd: SimpleCommand, scope: Scope, name: str) -> Iterator[Hit]:
@@ -268,8 +281,10 @@ def _writes() -> re.Pattern[str]:
 def code_targets(code: str) -> Iterator[tuple[str, str]]:
     """Yield ``(path, what)`` for guard paths a program text names (literals, or joined)."""
     literals = [a or b for a, b in _literal().findall(code)][:256]
-    for i in range(len(literals)):
-        # os.path.join(home, '.claude', 'settings.json'), Path.home() / '.config' / 'tether'
+    for i, literal in enumerate(literals):
+        if not _has_marker(literal.lower()):
+            continue
+        # '~/.claude/settings.json', or os.path.join(home, '.claude', 'settings.json')
         for n in (1, 2, 3):
             if i + n > len(literals):
                 break
@@ -280,9 +295,13 @@ def code_targets(code: str) -> Iterator[tuple[str, str]]:
                 break
 
 
+def _has_marker(low: str) -> bool:
+    return "tether" in low or "claude" in low or "codex" in low or "gemini" in low or relocated(low)
+
+
 def check_interpreter_write(cmd: SimpleCommand, scope: Scope, code: str) -> Iterator[Hit]:
     """Flag an inline program that names a guard file and writes, moves or deletes files."""
-    if not may_name_guard_file(code):
+    if not _has_marker(code.lower()):
         return
     for path, what in code_targets(code):
         if _writes().search(code):
@@ -291,3 +310,46 @@ def check_interpreter_write(cmd: SimpleCommand, scope: Scope, code: str) -> Iter
 
 
 CHECKS = {n: check_file_change for n in NAMES}
+
+
+# --- the gate: most input never mentions Tether, its hosts or its sidecar ---------------------
+
+_GATE = "self_protection.concerns"
+# Names whose check still runs on input that names no guard file: `rm -rf ~/.config` and
+# `find ~/.local/state -delete` take guard files along without naming them.
+TREE_NAMES = frozenset({"rm", "rmdir", "mv", "chmod", "chown", "chgrp", "chattr", "find"})
+
+
+def concerns(scope: Scope) -> bool:
+    """Return True when the input may touch Tether (computed once per parsed input).
+
+    Every self-protection finding needs the input's text to name a guard path or marker
+    (``tether``, ``claude``, ``codex``, ``gemini``, a relocated ``$CODEX_HOME``…) or a sidecar
+    route, except a delete, move or ``chmod`` of a directory holding guard files
+    (``rm -rf ~/.config``) or of a dot-file glob (``rm .t*``): :data:`TREE_NAMES` keep their
+    check, which looks for those itself.
+    """
+    found = scope.cache.get(_GATE)
+    if found is None:
+        low = scope.model.source.lower()
+        # Plain `in` tests: several times faster than one regex here, and this runs on every input.
+        found = (
+            "tether" in low
+            or "claude" in low
+            or "codex" in low
+            or "gemini" in low
+            or "/v1/" in low
+            or relocated(low)  # a $CODEX_HOME or $TETHER_CONFIG outside the usual places
+        )
+        scope.cache[_GATE] = found
+    return bool(found)
+
+
+def _dot_glob(low: str) -> bool:
+    """Return True when a word may be a glob for a dot file (``.*``, ``x/.t*``, ``.?ether*``)."""
+    return _dot_glob_pattern().search(low) is not None
+
+
+@functools.cache
+def _dot_glob_pattern() -> re.Pattern[str]:
+    return re.compile(r"""(?:^|[\s/'"])\.[*?\[t][^\s]*[*?\[]|(?:^|[\s/'"])\.[*?\[]""")

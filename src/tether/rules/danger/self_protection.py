@@ -9,7 +9,7 @@ mean it. The file-tool side (Write/Edit, apply_patch, MCP filesystem tools) is
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from tether.rules.base import Rule, Tier
 from tether.rules.danger import self_files, self_hosts
@@ -17,6 +17,7 @@ from tether.rules.danger._base import Hit, Scope, is_python, name_of
 from tether.rules.danger.interp import interpreter_code
 from tether.shell.model import SimpleCommand
 
+_Check = Callable[[SimpleCommand, Scope], Iterable[Hit]]
 _INSTEAD = "Tell the user what gets in the way and why; let them change Tether themselves."
 
 RULES = (
@@ -529,3 +530,33 @@ TABLES = (
     {n: check_store_wipe for n in ("redis-cli", "valkey-cli")},
 )
 PREFIXES = (("pip", check_package_removal),)  # pip, pip3, pip3.12, pipx
+
+
+# --- the gate: most input never mentions Tether, its hosts or its sidecar -----------------------
+
+concerns = self_files.concerns
+_TREE_NAMES = self_files.TREE_NAMES
+
+
+def ungated(checks: tuple[_Check, ...], name: str) -> tuple[_Check, ...]:
+    """Return ``checks`` without the self-protection ones that need a marker in the input.
+
+    ``checks`` itself (the same object) when none of them is gated, so a caller can tell.
+    """
+    keep_files = name in _TREE_NAMES
+    kept = tuple(
+        c for c in checks if c not in _GATED or (keep_files and c is self_files.check_file_change)
+    )
+    return checks if len(kept) == len(checks) else kept
+
+
+_GATED: frozenset[_Check] = frozenset(
+    {
+        *(check for table in TABLES for check in table.values()),
+        *(check for _, check in PREFIXES),
+        self_files.check_redirect,
+        check_interpreter,
+        check_path_named,
+        check_env_override,
+    }
+)
