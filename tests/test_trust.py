@@ -570,3 +570,28 @@ def test_codex_and_gemini_users_hear_it_once_too(
         replies.append(json.loads(proc.stdout or "{}"))
     assert "tether trust" in replies[0]["systemMessage"]
     assert "systemMessage" not in replies[1]
+
+
+def test_own_files_name_the_files_the_modules_really_use(box: Box) -> None:
+    from tether.store.open import default_path
+
+    write(box.project_file, LOOSE)
+    hook(box, "ls", session="files")
+    trust(box.project_file, box.env)
+    files = own_files(box.env)
+    assert files.project_file_names == (".tether.yaml",)
+    assert files.key_file.is_file() and files.trust_file.is_file()
+    assert [p.parent for p in cache_entries(box)] == [files.cache_dir]
+    assert files.state_db == default_path(box.env) and files.state_db.is_file()
+    assert [p.parent for p in files.notices_dir.iterdir()] == [files.notices_dir]
+    for path in (files.key_file, files.trust_file, *cache_entries(box)):
+        assert path.stat().st_mode & 0o777 == 0o600, path
+
+
+def test_trust_says_what_to_do_when_there_is_no_project_file(box: Box) -> None:
+    done = cli(box, "trust")
+    assert done.returncode == 2
+    assert f"no .tether.yaml found from {box.repo}" in done.stderr
+    assert "give the file's path" in done.stderr
+    missing = cli(box, "trust", "--revoke", str(box.project_file))
+    assert missing.returncode == 1 and "was not trusted" in missing.stdout

@@ -18,7 +18,7 @@ allow globs, higher thresholds, a longer hooks.deadline, another store, ...) are
 
   tether trust                      # the project file of the current directory
   tether trust path/to/.tether.yaml
-  tether trust --list               # every record: trusted, changed (revoked), missing
+  tether trust --list               # every record: trusted, changed (revoked), missing, forged
   tether trust --revoke PATH
 
 Trust is recorded by SHA-256 in $XDG_STATE_HOME/tether/trust.json (mode 0600): any change to

@@ -111,13 +111,16 @@ class OwnFiles:
     state_dir: Path
     trust_file: Path
     key_file: Path
+    state_db: Path  # the default SQLite store; ``store.path`` may name another
+    notices_dir: Path  # markers of the sessions told about ignored project settings
 
 
 def own_files(environ: Mapping[str, str]) -> OwnFiles:
     """Return where Tether keeps its config, cache, trust records and key under ``environ``.
 
-    ``TETHER_CONFIG`` (when set) names one more config file; the state database is
-    ``store.path`` or ``state_dir/state.db``.
+    ``TETHER_CONFIG`` (when set) names one more config file, and ``store.path`` (when set)
+    another state database. The names and fields are a stable interface for self-protection
+    rules.
     """
     return OwnFiles(
         user_file(environ),
@@ -126,6 +129,8 @@ def own_files(environ: Mapping[str, str]) -> OwnFiles:
         state_dir(environ),
         trust_file(environ),
         key_file(environ),
+        state_dir(environ) / "state.db",
+        state_dir(environ) / "notices",
     )
 
 
