@@ -595,3 +595,15 @@ def test_trust_says_what_to_do_when_there_is_no_project_file(box: Box) -> None:
     assert "give the file's path" in done.stderr
     missing = cli(box, "trust", "--revoke", str(box.project_file))
     assert missing.returncode == 1 and "was not trusted" in missing.stdout
+
+
+def test_a_limit_of_no_limit_is_the_strictest_retention() -> None:
+    """``store.ttl_days: 0`` keeps sessions forever: from a project file it tightens."""
+    from tether.config.direction import loosening
+    from tether.config.schema import SCHEMA
+
+    ttl = next(k for k in SCHEMA if k.path == "store.ttl_days")
+    assert loosening(ttl, 7, 0) is None  # forever is stricter than a week
+    assert loosening(ttl, 7, 30) is None
+    assert loosening(ttl, 7, 1) == "lowers it from 7 to 1"
+    assert loosening(ttl, 0, 30) == "lowers it from 0 to 30"  # from forever to a month

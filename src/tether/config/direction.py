@@ -31,7 +31,11 @@ def loosening(key: Key, before: Any, after: Any) -> str | None:
     if how in ("raise", "lower"):
         if not isinstance(after, int | float) or not isinstance(before, int | float):
             return f"changes it from {before!r} to {after!r}"
-        if (after > before) == (how == "raise"):
+        was, now = before, after
+        if key.unlimited is not None:  # "no limit" is beyond every number
+            was = float("inf") if before == key.unlimited else before
+            now = float("inf") if after == key.unlimited else after
+        if (now > was) == (how == "raise"):
             verb = "raises" if how == "raise" else "lowers"
             return f"{verb} it from {before:g} to {after:g}"
         return None

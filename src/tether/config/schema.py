@@ -48,6 +48,9 @@ class Key:
     maximum: float | None = None
     choices: tuple[str, ...] = ()
     loosen: Loosen = "change"  # unknown is not safe: any change loosens unless declared
+    # The number that means "no limit" (``store.ttl_days: 0`` keeps sessions forever): compared
+    # as larger than every other value when judging whether a change raises or lowers it.
+    unlimited: float | None = None
 
     @property
     def section(self) -> str:
@@ -384,6 +387,7 @@ def _keys() -> tuple[Key, ...]:
             minimum=0,
             maximum=3650,
             loosen="lower",
+            unlimited=0,
         ),
         Key(
             "store.key_prefix",
