@@ -30,3 +30,19 @@ def config_from_args(args: argparse.Namespace) -> Config:
 
 
 __all__ = ["add_config_arguments", "config_from_args"]
+
+
+def shown_command(command: str, cap: int = 200) -> str:
+    """Return ``command`` as a report line shows it: capped with an ellipsis."""
+    return command if len(command) <= cap else command[: cap - 3] + "..."
+
+
+def named_codes(codes: list[str]) -> list[str]:
+    """Return each decision code with its rule's name (``DG101 rm-recursive-root``)."""
+    from tether.rules import explain
+
+    named = []
+    for code in codes:
+        entry = explain(code)
+        named.append(f"{code} {entry.name}" if entry else code)
+    return named

@@ -86,15 +86,10 @@ def check(command: str, config: Any, *, unattended: bool, tool: str = "") -> dic
 
 def render(result: dict[str, Any]) -> str:
     """Return the human-readable decision: what the guard does, why, and under which settings."""
-    from tether.rules import explain
+    from tether.cli._common import named_codes, shown_command
 
-    command = result["command"]
-    shown = command if len(command) <= 200 else command[:197] + "..."
-    lines = [f"{result['action'].upper()}: {shown}"]
-    named = []
-    for code in result["codes"]:
-        entry = explain(code)
-        named.append(f"{code} {entry.name}" if entry else code)
+    lines = [f"{result['action'].upper()}: {shown_command(result['command'])}"]
+    named = named_codes(result["codes"])
     if named:
         lines.append(f"  codes: {', '.join(named)}   (tether rules CODE explains one)")
     if result["message"]:

@@ -125,16 +125,12 @@ def run_jsonl(stdin: Iterable[bytes], out: Any, err: Any) -> int:
 
 def render(result: dict[str, Any]) -> str:
     """Return the human-readable verdict: what it is, and which part decided it."""
-    from tether.rules import get_rule
+    from tether.cli._common import named_codes, shown_command
 
     command = result["command"] if result["command"] is not None else "<invalid input>"
-    shown = command if len(command) <= 200 else command[:197] + "..."
     head = "read-only" if result["read_only"] else "NOT read-only"
-    lines = [f"{head}: {shown}"]
-    named = []
-    for code in result["codes"]:
-        rule = get_rule(code)
-        named.append(f"{code} {rule.name}" if rule else code)
+    lines = [f"{head}: {shown_command(command)}"]
+    named = named_codes(result["codes"])
     if named:
         lines.append(f"  rules: {', '.join(named)}")
     lines.append(f"  why: {result['reason']}")
