@@ -125,7 +125,7 @@ def test_the_first_call_answers_itself_and_starts_the_daemon(box: Sandbox) -> No
     assert info["served"] == 0
     assert decision(box.run(payload("rm -rf /", 1))) == "deny"
     assert decision(box.run(payload("ls -la", 2))) == "allow"
-    assert box.status() is not None and box.status()["served"] == 2  # type: ignore[index]
+    assert box.status() is not None and box.status()["served"] == 2
     folder = Path(box.socket()).parent
     assert folder.stat().st_mode & 0o777 == 0o700
     assert Path(box.socket()).stat().st_mode & 0o777 == 0o600
@@ -330,4 +330,4 @@ def test_the_daemon_reads_an_edited_config_on_the_next_event(box: Sandbox) -> No
     )
     assert edit.returncode == 0, edit.stderr
     assert decision(box.run(payload("ls -la", 2))) == "deny"
-    assert box.status()["served"] == 2  # type: ignore[index]
+    assert box.status()["served"] == 2

@@ -142,7 +142,7 @@ def test_filters_hide_rows_in_a_real_layout(tmp_path: Path, hidden: str) -> None
     dom, console = browse(page, fragment=f"#hide={hidden}")
     assert console == []
     left = [s for s in doc["files"][0]["steps"] if s["action"] not in hidden.split(",")]
-    assert re.search(r'<b id="shown">(\d+)</b>', dom)[1] == str(len(left))  # type: ignore[index]
+    assert re.search(r'<b id="shown">(\d+)</b>', dom)[1] == str(len(left))
     for r in hidden.split(","):
         assert f"hide-{r}" in dom.split("<body", 1)[1].split(">", 1)[0]
 

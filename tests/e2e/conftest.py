@@ -27,7 +27,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 @pytest.fixture
-def make_host(tmp_path: Path):  # type: ignore[no-untyped-def]
+def make_host(tmp_path: Path):
     """Return a factory of ``Host`` in private temporary homes; fail if the binary is missing."""
     count = [0]
 
