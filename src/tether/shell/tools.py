@@ -37,6 +37,8 @@ _RSYNC = (
     "4|ipv4 6|ipv6 V|version help daemon drop-D no-D confine-root: insecure-links"
 )
 
+_CHMOD_MODE = " ".join(f"{c}::" for c in "rwxXstugoa,+=01234567")
+
 TOOLS: LazyTable[Grammar] = LazyTable(
     {
         "rm": lambda: grammar(
@@ -69,10 +71,13 @@ TOOLS: LazyTable[Grammar] = LazyTable(
             f"{_BACKUP} d|F|directory f|force i|interactive L|logical n|no-dereference "
             f"P|physical r|relative s|symbolic {GNU_STANDARD}",
         ),
+        # chmod reads ``-w``, ``-rwx``, ``-0`` as a mode (its getopt string lists each mode
+        # letter with an optional attached value): here they are options whose spelling is
+        # the mode (``_CHMOD_MODE``), so ``chmod -R -w dir`` keeps ``dir`` as the operand.
         "chmod": lambda: grammar(
             "chmod",
             "c|changes f|silent|quiet v|verbose no-preserve-root preserve-root reference: "
-            f"R|recursive {GNU_STANDARD}",
+            f"R|recursive {_CHMOD_MODE} {GNU_STANDARD}",
         ),
         "chown": lambda: grammar(
             "chown",
@@ -106,6 +111,26 @@ TOOLS: LazyTable[Grammar] = LazyTable(
         "tee": lambda: grammar(
             "tee", f"a|append i|ignore-interrupts p output-error:: {GNU_STANDARD}"
         ),
+        # acl 2.3.1
+        "setfacl": lambda: grammar(
+            "setfacl",
+            "m|modify: M|modify-file: x|remove: X|remove-file: b|remove-all k|remove-default "
+            "set: set-file: mask n|no-mask d|default R|recursive L|logical P|physical restore: "
+            "test v|version h|help",
+        ),
+        # systemd 252; --kill-value, --when, --message, --reboot-argument, --drop-in: newer ones.
+        "systemctl": lambda: grammar(
+            "systemctl",
+            "h|help version system user H|host: M|machine: t|type: state: failed p|property: P: "
+            "a|all l|full r|recursive reverse with-dependencies job-mode: T|show-transaction "
+            "show-types value check-inhibitors: i kill-whom: kill-value: s|signal: what: now "
+            "dry-run q|quiet wait no-block no-wall no-reload legend: no-pager no-ask-password "
+            "global runtime f|force preset-mode: root: image: n|lines: o|output: firmware-setup "
+            "boot-loader-menu: boot-loader-entry: reboot-argument: plain timestamp: read-only "
+            "mkdir marked message: when: drop-in: no-warn",
+        ),
+        # nginx 1.22: single-letter options, ``-s SIGNAL`` attached or separate.
+        "nginx": lambda: grammar("nginx", "? h v V t T q s: p: e: c: g:", abbreviate=False),
     }
 )
 

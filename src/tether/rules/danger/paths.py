@@ -70,6 +70,42 @@ SYSTEM_ROOTS = frozenset(
 )
 
 
+# The system roots the operating system runs from: their files carry a mix of owners and modes
+# (setuid binaries, 0600 keys, 1777 temp dirs, service accounts' data) that a recursive chmod or
+# chown flattens and nothing records, so it cannot be undone. Mount points and add-on trees
+# (/opt, /srv, /mnt, /usr/local …), tmpfs rebuilt at boot (/run, /dev, /proc, /sys) and root's
+# own home are left out: a recursive change there is one owner's business, asked about.
+OS_ROOTS = frozenset(
+    {
+        "/bin",
+        "/boot",
+        "/etc",
+        "/home",
+        "/lib",
+        "/lib32",
+        "/lib64",
+        "/libx32",
+        "/sbin",
+        "/usr",
+        "/var",
+        "/Library",
+        "/System",
+        "/Users",
+        "/private",
+        "/usr/bin",
+        "/usr/sbin",
+        "/usr/lib",
+        "/usr/lib64",
+        "/var/lib",
+        "/private/etc",
+        "/private/var",
+    }
+)
+
+# Home directories listed among the system roots: taking other users' access away is privacy.
+HOME_ROOTS = frozenset({"/root", "/home", "/Users"})
+
+
 SYSTEM_PREFIXES = (
     "/etc/",
     "/usr/",
