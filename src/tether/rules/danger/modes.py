@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 SETUID, SETGID, STICKY = 0o4000, 0o2000, 0o1000
 CLASS_BITS = {"u": 0o4700, "g": 0o2070, "o": 0o1007}
-_PERM = {"r": 0o444, "w": 0o222, "x": 0o111, "X": 0o111, "s": SETUID | SETGID, "t": STICKY}
+_PERM = {"r": 0o444, "w": 0o222, "x": 0o111, "X": 0, "s": SETUID | SETGID, "t": STICKY}
 ALL = 0o7777
 
 
@@ -89,16 +89,18 @@ def _clause(clause: str) -> Effect | None:
         for p in perms:
             bits |= _PERM[p]
         bits &= who
+        # ``X`` is execute only for a directory or a file already executable by someone.
+        maybe = who & 0o111 & ~bits if "X" in perms else 0
         if copied:
             step = Effect(0, 0, who & 0o777)
         elif op == "+":
-            step = Effect(bits, 0)
+            step = Effect(bits, 0, maybe)
         elif op == "-":
-            step = Effect(0, bits)
+            step = Effect(0, bits, maybe)
         else:
             # ``=`` clears the classes' r/w/x bits and sets the listed ones; setuid/setgid of
             # a directory stay (GNU chmod).
-            step = Effect(bits, who & 0o777 & ~bits)
+            step = Effect(bits, who & 0o777 & ~bits & ~maybe, maybe)
         effect = effect.then(step)
     return effect
 
