@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tether.rules.base import Danger
-from tether.rules.danger import assess
+from tether.rules.base import Danger, Rule, Tier
+from tether.rules.danger import assess, cloud, deletion, infra, permissions, privilege, secrets
 from tether.rules.danger.modes import Effect, acl_effect, chmod_effect
 from tether.rules.danger.paths import OS_ROOTS, SYSTEM_ROOTS
 from tether.shell import parse_command
@@ -251,3 +251,18 @@ def test_benign_look_alikes_stay_unflagged(command: str) -> None:
     v = assess(parse_command(command))
     judged = {"DG406", "DG407", "DG430", "DG431", "DG432"}
     assert not judged & set(v.codes), f"{command!r}: {v.level.label} {v.codes} {v.reason}"
+
+
+@pytest.mark.parametrize(
+    "rule",
+    [
+        r
+        for m in (deletion, privilege, permissions, infra, cloud, secrets)
+        for r in m.RULES
+    ],
+    ids=lambda r: r.code,
+)
+def test_every_why_names_its_tier(rule: Rule) -> None:
+    """Principle 2: the reader learns why a rule blocks outright or only asks."""
+    said = "Hardline:" if rule.tier is Tier.HARDLINE else "Ask, not hardline"
+    assert said in rule.why, f"{rule.code} {rule.name}: its why should say {said!r}"

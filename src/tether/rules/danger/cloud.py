@@ -16,7 +16,8 @@ RULES = (
         tier=Tier.ASK,
         summary="A cloud, SaaS or backup CLI deleting resources (buckets, secrets, backups)",
         why="`aws s3 rm --recursive`, `gsutil rm -r`, `vault kv destroy`, `restic forget --prune` "
-        "and their kind delete remote data that no local undo can restore.",
+        "and their kind delete remote data that no local undo can restore. Ask, not hardline: "
+        "remote resources are not this machine, and cleaning up a test bucket is routine.",
         instead="List what would be deleted first (ls/list/describe, --dry-run) and let the user "
         "run the delete.",
         match=(
@@ -47,7 +48,8 @@ RULES = (
         name="http-delete-request",
         tier=Tier.ASK,
         summary="An HTTP DELETE (or delete endpoint) sent to an API",
-        why="A DELETE against a live API removes remote data (indices, projects, users) at once.",
+        why="A DELETE against a live API removes remote data (indices, projects, users) at once. "
+        "Ask, not hardline: a DELETE to a local dev server is everyday work.",
         instead="GET the resource first, show it, and let the user send the delete.",
         match=(
             "curl -X DELETE http://localhost:9200/my-index",

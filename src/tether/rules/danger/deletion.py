@@ -18,8 +18,8 @@ RULES = (
         name="rm-recursive-root",
         tier=Tier.HARDLINE,
         summary="Recursive delete of /, a system root or a home directory",
-        why="Deleting /, /etc, /usr, /home or ~ recursively destroys the machine or a user's "
-        "data; no approval makes it a reasonable step for an agent.",
+        why="Hardline: deleting /, /etc, /usr, /home or ~ recursively destroys the machine or a "
+        "user's data beyond any undo; no approval makes it a reasonable step for an agent.",
         instead="Delete the specific build or cache directory inside the workspace "
         "(e.g. `rm -rf ./build`), never a root, a system directory or the home directory.",
         match=(
@@ -69,7 +69,8 @@ RULES = (
         summary="Recursive delete outside the workspace and temp directories",
         why="A recursive delete of an absolute path, a path above the working directory, a "
         "home sub-directory, the whole working directory or a path only known at run time can "
-        "remove data the task never owned; without a tty `rm -r` does not prompt either.",
+        "remove data the task never owned; without a tty `rm -r` does not prompt either. Ask, "
+        "not hardline: the path may really be the task's (a build dir elsewhere, a mount).",
         instead="Delete a path inside the workspace (`rm -rf ./build`) or under /tmp; if the "
         "directory really lies elsewhere, ask the user to remove it.",
         match=(
@@ -99,7 +100,8 @@ RULES = (
         tier=Tier.ASK,
         summary="Delete a file under a system directory",
         why="Files under /etc, /usr, /boot or /var/lib belong to the operating system or its "
-        "services; deleting one can break the machine.",
+        "services; deleting one can break the machine. Ask, not hardline: one file, which a "
+        "package reinstall or a backup restores.",
         instead="Leave system files alone; if a config file must change, show the user the edit.",
         match=("rm -f /etc/nginx/nginx.conf", "rm /etc/passwd", "sudo unlink /usr/bin/python3"),
         not_match=("rm -f /tmp/foo", "rm notes.txt", "rm -f ./etc/x"),
@@ -111,7 +113,8 @@ RULES = (
         summary="find deleting the whole working directory or outside it (-delete, -exec rm)",
         why="`find -delete` and `find -exec rm {}` delete every match at once: with no "
         "predicate in the working directory that is everything, and outside it a wrong "
-        "predicate or start path removes data the task never owned.",
+        "predicate or start path removes data the task never owned. Ask, not hardline: the "
+        "predicate may be exactly right (a find over / or ~ is DG101).",
         instead="Run the same find with -print first, show the list, then delete named paths.",
         match=(
             "find . -delete",
@@ -134,7 +137,8 @@ RULES = (
         name="mv-system-root",
         tier=Tier.ASK,
         summary="Move /, a system directory or a home directory away",
-        why="Moving ~ or /etc elsewhere breaks logins and services as surely as deleting them.",
+        why="Moving ~ or /etc elsewhere breaks logins and services as surely as deleting them. "
+        "Ask, not hardline: moving it back undoes it.",
         instead="Move the specific files you created, never a root or the home directory.",
         match=("mv ~ /tmp/x", "mv /etc /etc.old"),
         not_match=("mv a.txt b.txt", "mv ~/notes.txt ./"),
@@ -145,7 +149,8 @@ RULES = (
         tier=Tier.ASK,
         summary="rsync that deletes files at the destination or the source",
         why="`--delete*` removes destination files missing from the source and "
-        "`--remove-source-files` deletes the source; a swapped or empty source wipes data.",
+        "`--remove-source-files` deletes the source; a swapped or empty source wipes data. Ask, "
+        "not hardline: mirroring with --delete is a common, deliberate backup step.",
         instead="Run it with --dry-run first and show the deletions, or drop --delete.",
         match=(
             "rsync -a --delete src/ dest/",
@@ -163,7 +168,8 @@ RULES = (
         name="windows-recursive-delete",
         tier=Tier.ASK,
         summary="Windows recursive delete (del /s, rd /s, Remove-Item -Recurse)",
-        why="The Windows spellings of a recursive force delete are as destructive as `rm -rf`.",
+        why="The Windows spellings of a recursive force delete are as destructive as `rm -rf`. "
+        "Ask, not hardline: the target is not resolved (drive letters, no root model).",
         instead="Delete a specific path inside the workspace and show it to the user first.",
         match=(
             "cmd /c del /f /q C:\\tmp\\x\\file.txt",

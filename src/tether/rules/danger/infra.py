@@ -17,7 +17,8 @@ RULES = (
         name="sql-destructive",
         tier=Tier.ASK,
         summary="SQL DROP, TRUNCATE or an unqualified DELETE sent to a database client",
-        why="Dropped tables and unqualified deletes are gone unless someone restores a backup.",
+        why="Dropped tables and unqualified deletes are gone unless someone restores a backup. "
+        "Ask, not hardline: the database may be a scratch or test one; only a human knows.",
         instead="Run a SELECT to show what would go, back the table up, or add a WHERE clause.",
         match=(
             "psql -c 'DROP TABLE users'",
@@ -41,7 +42,8 @@ RULES = (
         tier=Tier.ASK,
         summary="Destroy infrastructure: terraform destroy, kubectl delete, docker prune, helm",
         why="These remove running infrastructure, cluster objects or volumes, often shared and "
-        "often in production; -auto-approve and --force skip the tool's own prompt.",
+        "often in production; -auto-approve and --force skip the tool's own prompt. Ask, not "
+        "hardline: tearing down a dev stack is routine, and only a human knows which one it is.",
         instead="Show the plan first (`terraform plan -destroy`, `kubectl get …`), and let the "
         "user run the teardown.",
         match=(
@@ -69,7 +71,8 @@ RULES = (
         name="package-publish",
         tier=Tier.ASK,
         summary="Publish a package or release to a public registry",
-        why="A published version cannot be taken back cleanly; mirrors and users pick it up.",
+        why="A published version cannot be taken back cleanly; mirrors and users pick it up. "
+        "Ask, not hardline: publishing is a release step the user may have asked for.",
         instead="Build and test locally (`npm pack`, `cargo package`), and let the user publish.",
         match=(
             "npm publish",
