@@ -255,11 +255,7 @@ def test_benign_look_alikes_stay_unflagged(command: str) -> None:
 
 @pytest.mark.parametrize(
     "rule",
-    [
-        r
-        for m in (deletion, privilege, permissions, infra, cloud, secrets)
-        for r in m.RULES
-    ],
+    [r for m in (deletion, privilege, permissions, infra, cloud, secrets) for r in m.RULES],
     ids=lambda r: r.code,
 )
 def test_every_why_names_its_tier(rule: Rule) -> None:
