@@ -129,6 +129,98 @@ TOOLS: LazyTable[Grammar] = LazyTable(
             "boot-loader-menu: boot-loader-entry: reboot-argument: plain timestamp: read-only "
             "mkdir marked message: when: drop-in: no-warn",
         ),
+        # curl 7.88.1 (``curl --help all``): unique prefixes (``--requ`` is ambiguous, ``--silen``
+        # is --silent); ``--no-FLAG`` negations are read as unknown flags.
+        "curl": lambda: grammar(
+            "curl",
+            "abstract-unix-socket: alt-svc: anyauth a|append aws-sigv4: basic cacert: capath: "
+            "E|cert: cert-status cert-type: ciphers: compressed compressed-ssh K|config: "
+            "connect-timeout: connect-to: C|continue-at: b|cookie: c|cookie-jar: create-dirs "
+            "create-file-mode: crlf crlfile: curves: d|data: data-ascii: data-binary: "
+            "data-raw: data-urlencode: delegation: digest q|disable disable-eprt disable-epsv "
+            "disallow-username-in-url dns-interface: dns-ipv4-addr: dns-ipv6-addr: "
+            "dns-servers: doh-cert-status doh-insecure doh-url: D|dump-header: egd-file: "
+            "engine: etag-compare: etag-save: expect100-timeout: f|fail fail-early "
+            "fail-with-body false-start F|form: form-escape form-string: ftp-account: "
+            "ftp-alternative-to-user: ftp-create-dirs ftp-method: ftp-pasv P|ftp-port: "
+            "ftp-pret ftp-skip-pasv-ip ftp-ssl-ccc ftp-ssl-ccc-mode: ftp-ssl-control G|get "
+            "g|globoff happy-eyeballs-timeout-ms: haproxy-protocol I|head H|header: h|help "
+            "hostpubmd5: hostpubsha256: hsts: http0.9 0|http1.0 http1.1 http2 "
+            "http2-prior-knowledge http3 http3-only ignore-content-length i|include "
+            "k|insecure interface: 4|ipv4 6|ipv6 json: j|junk-session-cookies keepalive-time: "
+            "key: key-type: krb: libcurl: limit-rate: l|list-only local-port: L|location "
+            "location-trusted login-options: mail-auth: mail-from: mail-rcpt: "
+            "mail-rcpt-allowfails M|manual max-filesize: max-redirs: m|max-time: metalink "
+            "negotiate n|netrc netrc-file: netrc-optional next no-alpn N|no-buffer no-clobber "
+            "no-keepalive no-npn no-progress-meter no-sessionid noproxy: ntlm ntlm-wb "
+            "oauth2-bearer: o|output: output-dir: Z|parallel parallel-immediate parallel-max: "
+            "pass: path-as-is pinnedpubkey: post301 post302 post303 preproxy: #|progress-bar "
+            "proto: proto-default: proto-redir: x|proxy: proxy-anyauth proxy-basic "
+            "proxy-cacert: proxy-capath: proxy-cert: proxy-cert-type: proxy-ciphers: "
+            "proxy-crlfile: proxy-digest proxy-header: proxy-insecure proxy-key: "
+            "proxy-key-type: proxy-negotiate proxy-ntlm proxy-pass: proxy-pinnedpubkey: "
+            "proxy-service-name: proxy-ssl-allow-beast proxy-ssl-auto-client-cert "
+            "proxy-tls13-ciphers: proxy-tlsauthtype: proxy-tlspassword: proxy-tlsuser: "
+            "proxy-tlsv1 U|proxy-user: proxy1.0: p|proxytunnel pubkey: Q|quote: random-file: "
+            "r|range: rate: raw e|referer: J|remote-header-name O|remote-name remote-name-all "
+            "R|remote-time remove-on-error X|request: request-target: resolve: retry: "
+            "retry-all-errors retry-connrefused retry-delay: retry-max-time: sasl-authzid: "
+            "sasl-ir service-name: S|show-error s|silent socks4: socks4a: socks5: "
+            "socks5-basic socks5-gssapi socks5-gssapi-nec socks5-gssapi-service: "
+            "socks5-hostname: Y|speed-limit: y|speed-time: ssl ssl-allow-beast "
+            "ssl-auto-client-cert ssl-no-revoke ssl-reqd ssl-revoke-best-effort 2|sslv2 "
+            "3|sslv3 stderr: styled-output suppress-connect-headers tcp-fastopen tcp-nodelay "
+            "t|telnet-option: tftp-blksize: tftp-no-options z|time-cond: tls-max: "
+            "tls13-ciphers: tlsauthtype: tlspassword: tlsuser: 1|tlsv1 tlsv1.0 tlsv1.1 "
+            "tlsv1.2 tlsv1.3 tr-encoding trace: trace-ascii: trace-time unix-socket: "
+            "T|upload-file: url: url-query: B|use-ascii u|user: A|user-agent: v|verbose "
+            "V|version w|write-out: xattr",
+        ),
+        # GNU Wget 1.21.3; ``-nv``/``-nc``/``-np`` are ``-n`` with a letter.
+        "wget": lambda: grammar(
+            "wget",
+            "V|version h|help b|background e|execute: o|output-file: a|append-output: d|debug "
+            "q|quiet v|verbose report-speed: i|input-file: F|force-html B|base: config: "
+            "no-config rejected-log: t|tries: retry-connrefused retry-on-http-error: "
+            "O|output-document: no-netrc c|continue start-pos: progress: show-progress "
+            "N|timestamping no-if-modified-since no-use-server-timestamps S|server-response "
+            "spider T|timeout: dns-timeout: connect-timeout: read-timeout: w|wait: waitretry: "
+            "random-wait no-proxy Q|quota: bind-address: limit-rate: no-dns-cache "
+            "restrict-file-names: ignore-case 4|inet4-only 6|inet6-only prefer-family: user: "
+            "password: ask-password use-askpass: no-iri local-encoding: remote-encoding: "
+            "unlink xattr x|force-directories protocol-directories P|directory-prefix: "
+            "cut-dirs: http-user: http-password: no-cache default-page: E|adjust-extension "
+            "ignore-length header: compression: max-redirect: proxy-user: proxy-password: "
+            "referer: save-headers U|user-agent: no-http-keep-alive no-cookies load-cookies: "
+            "save-cookies: keep-session-cookies post-data: post-file: method: body-data: "
+            "body-file: content-disposition content-on-error auth-no-challenge "
+            "secure-protocol: https-only no-check-certificate certificate: certificate-type: "
+            "private-key: private-key-type: ca-certificate: ca-directory: crl-file: "
+            "pinnedpubkey: ciphers: no-hsts hsts-file: ftp-user: ftp-password: "
+            "no-remove-listing no-glob no-passive-ftp preserve-permissions retr-symlinks "
+            "ftps-implicit ftps-resume-ssl ftps-clear-data-connection ftps-fallback-to-ftp "
+            "warc-file: warc-header: warc-max-size: warc-cdx warc-dedup: no-warc-compression "
+            "no-warc-digests no-warc-keep-log warc-tempdir: r|recursive l|level: delete-after "
+            "k|convert-links convert-file-only backups: K|backup-converted m|mirror "
+            "p|page-requisites strict-comments A|accept: R|reject: accept-regex: "
+            "reject-regex: regex-type: D|domains: exclude-domains: follow-ftp follow-tags: "
+            "ignore-tags: H|span-hosts L|relative I|include-directories: trust-server-names "
+            "X|exclude-directories: n: no-parent no-verbose no-clobber no-directories "
+            "no-host-directories",
+        ),
+        # ``gh api`` / ``glab api`` (cobra/pflag: names spelt whole, ``-XDELETE`` attached).
+        "gh api": lambda: grammar(
+            "gh api",
+            "cache: F|field: H|header: hostname: i|include input: q|jq: X|method: paginate "
+            "p|preview: f|raw-field: silent slurp t|template: verbose h|help",
+            abbreviate=False,
+        ),
+        "glab api": lambda: grammar(
+            "glab api",
+            "F|field: H|header: hostname: i|include input: X|method: paginate f|raw-field: "
+            "silent h|help",
+            abbreviate=False,
+        ),
         # nginx 1.22: single-letter options, ``-s SIGNAL`` attached or separate.
         "nginx": lambda: grammar("nginx", "? h v V t T q s: p: e: c: g:", abbreviate=False),
     }
