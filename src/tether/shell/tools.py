@@ -261,6 +261,54 @@ CLUSTER: LazyTable[Grammar] = LazyTable(
     }
 )
 
+# Docker's subcommands the danger catalogue reads options of (pflag: names spelt whole,
+# options anywhere among the operands); ``container rm`` is ``rm``, ``image rm`` is ``rmi``.
+_DOCKER_RM = "f|force l|link v|volumes h|help"
+_DOCKER_RMI = "f|force no-prune platform: h|help"
+DOCKER_SUBCOMMANDS: LazyTable[Grammar] = LazyTable(
+    {
+        "rm": lambda: grammar("docker rm", _DOCKER_RM, abbreviate=False),
+        "container rm": lambda: grammar("docker container rm", _DOCKER_RM, abbreviate=False),
+        "rmi": lambda: grammar("docker rmi", _DOCKER_RMI, abbreviate=False),
+        "image rm": lambda: grammar("docker image rm", _DOCKER_RMI, abbreviate=False),
+        "image prune": lambda: grammar(
+            "docker image prune", "a|all filter: f|force h|help", abbreviate=False
+        ),
+        "system prune": lambda: grammar(
+            "docker system prune", "a|all filter: f|force volumes h|help", abbreviate=False
+        ),
+        # Compose v2's own options come before its subcommand (``compose -f x.yml down``).
+        "compose": lambda: grammar(
+            "docker compose",
+            "all-resources ansi: compatibility dry-run env-file: f|file: parallel: profile: "
+            "progress: project-directory: p|project-name: h|help version",
+            abbreviate=False,
+            permute=False,
+        ),
+        "compose down": lambda: grammar(
+            "docker compose down",
+            "remove-orphans rmi: t|timeout: v|volumes h|help",
+            abbreviate=False,
+        ),
+    }
+)
+
+# Terraform reads options with Go's flag package: ``-name`` and ``--name`` alike, a value as
+# ``-name=v`` or ``-name v`` (booleans only ``-name=false``), no clusters, no prefixes. A judge
+# reads them after respelling ``-name`` as ``--name`` (``tether.rules.danger.infra``).
+_TERRAFORM_PLAN = (
+    "auto-approve backup: compact-warnings destroy lock lock-timeout: input no-color "
+    "parallelism: state: state-out: var: var-file: refresh-only refresh replace: target: "
+    "detailed-exitcode generate-config-out: out: json help"
+)
+TERRAFORM: LazyTable[Grammar] = LazyTable(
+    {
+        "": lambda: grammar("terraform", "chdir: help version", abbreviate=False, permute=False),
+        "apply": lambda: grammar("terraform apply", _TERRAFORM_PLAN, abbreviate=False),
+        "plan": lambda: grammar("terraform plan", _TERRAFORM_PLAN, abbreviate=False),
+    }
+)
+
 
 def subcommand_words(name: str, args: tuple[Word, ...]) -> list[str]:
     """Return the subcommand and the non-option words after it (``['system', 'prune']``).
@@ -348,4 +396,13 @@ def tool_grammar(name: str) -> Grammar:
     return found
 
 
-__all__ = ["CLUSTER", "GIT", "GIT_SUBCOMMANDS", "TOOLS", "subcommand_words", "tool_grammar"]
+__all__ = [
+    "CLUSTER",
+    "DOCKER_SUBCOMMANDS",
+    "GIT",
+    "GIT_SUBCOMMANDS",
+    "TERRAFORM",
+    "TOOLS",
+    "subcommand_words",
+    "tool_grammar",
+]
