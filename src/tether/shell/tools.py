@@ -8,6 +8,8 @@ options (every option a flag, GNU permutation) for a program not in the table.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from tether.shell.model import Word
 from tether.shell.options import GNU_STANDARD, Grammar, LazyTable, grammar, parse
 from tether.shell.programs import SHELLS
@@ -309,6 +311,68 @@ TERRAFORM: LazyTable[Grammar] = LazyTable(
     }
 )
 
+# find (findutils 4.9.0, and BSD find's -E -X -s -x -d): ``-H -L -P -D OPTS -OLEVEL`` before
+# the starting points, each a word of its own (``-HL`` is an unknown predicate), then the
+# expression, whose primaries take a fixed number of words (``-exec …`` runs to ``;``/``+``).
+FIND = grammar("find", "H L P D: O:: E X s x d", abbreviate=False, permute=False)
+_FIND_NULLARY = (
+    "-print -print0 -ls -prune -quit -true -false -empty -executable -readable -writable "
+    "-nogroup -nouser -xdev -mount -depth -d -follow -noleaf -daystart -ignore_readdir_race "
+    "-noignore_readdir_race -not -a -and -o -or , ( ) ! -warn -nowarn -s -x -E -X -delete "
+    "-help --help -version --version"
+)
+FIND_NULLARY = frozenset(_FIND_NULLARY.split())
+_FIND_UNARY = (
+    "-name -iname -path -ipath -wholename -iwholename -regex -iregex -type -xtype -size -perm "
+    "-user -group -uid -gid -newer -anewer -cnewer -mtime -atime -ctime -mmin -amin -cmin "
+    "-used -links -inum -samefile -lname -ilname -maxdepth -mindepth -fstype -context "
+    "-printf -regextype -files0-from -Btime -Bmin -Bnewer -fprint -fprint0 -fls"
+)
+FIND_UNARY = frozenset(_FIND_UNARY.split())
+FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+
+
+def find_parts(args: tuple[Word, ...]) -> tuple[tuple[Word, ...], tuple[Word, ...]]:
+    """Split find's arguments into its starting points and its expression."""
+    i = 0
+    while i < len(args) and (
+        args[i].value in FIND.names or (args[i].value.startswith("-O") and len(args[i].value) > 2)
+    ):
+        i += 2 if args[i].value == "-D" else 1
+    j = i
+    while j < len(args) and not args[j].value.startswith("-") and args[j].value not in "(!,":
+        j += 1
+    return args[i:j], args[j:]
+
+
+def find_primaries(expression: tuple[Word, ...]) -> Iterator[tuple[str, tuple[Word, ...]]]:
+    """Yield each primary of a find expression with the words it takes as its arguments.
+
+    ``-newerXY`` takes one word, ``-fprintf`` two, the ``-exec`` family every word up to
+    ``;`` or ``+``; an unknown primary is yielded with none.
+    """
+    i, n = 0, len(expression)
+    while i < n:
+        primary = expression[i].value
+        i += 1
+        if primary in FIND_EXEC:
+            start = i
+            while i < n and expression[i].value not in (";", "+", "\\;"):
+                i += 1
+            yield primary, expression[start:i]
+            i += 1
+            continue
+        if primary == "-fprintf":
+            take = 2
+        elif primary in FIND_UNARY or (
+            len(primary) == 8 and primary.startswith("-newer") and set(primary[6:]) <= set("aBcmt")
+        ):
+            take = 1
+        else:
+            take = 0  # nullary, or unknown (find refuses it)
+        yield primary, expression[i : i + take]
+        i += take
+
 
 def subcommand_words(name: str, args: tuple[Word, ...]) -> list[str]:
     """Return the subcommand and the non-option words after it (``['system', 'prune']``).
@@ -399,10 +463,16 @@ def tool_grammar(name: str) -> Grammar:
 __all__ = [
     "CLUSTER",
     "DOCKER_SUBCOMMANDS",
+    "FIND",
+    "FIND_EXEC",
+    "FIND_NULLARY",
+    "FIND_UNARY",
     "GIT",
     "GIT_SUBCOMMANDS",
     "TERRAFORM",
     "TOOLS",
+    "find_parts",
+    "find_primaries",
     "subcommand_words",
     "tool_grammar",
 ]

@@ -10,6 +10,7 @@ from tether.rules.base import Rule, Tier
 from tether.rules.danger._base import Hit, Scope, name_of, options_of
 from tether.rules.danger.paths import HARDLINE_PLACES, Place, place
 from tether.shell.model import SimpleCommand, Word
+from tether.shell.tools import FIND_EXEC, find_parts, find_primaries
 from tether.shell.words import unwrap
 
 RULES = (
@@ -33,6 +34,8 @@ RULES = (
             "r''m -rf /",
             "rm -rf /tmp/../etc",
             "find / -delete",
+            "find -O3 ~ -delete",
+            "find -L -P / -delete",
             "bash -c 'rm -rf /usr'",
             "x=rm; $x -rf /",
             "$(echo rm) -rf /",
@@ -122,6 +125,7 @@ RULES = (
             "find /srv/logs -name '*.log' -delete",
             "find ~/cache -mtime +7 -exec rm -rf {} +",
             "busybox find . -delete",
+            "find -D tree /srv/logs -delete",
         ),
         not_match=(
             "find . -name '*.pyc' -delete",
@@ -130,6 +134,8 @@ RULES = (
             "find /tmp/x -name '*.o' -delete",
             "find . -name -delete -print",
             "find . -exec cat {} +",
+            "find /srv/logs -printf -delete",
+            "find /srv/logs -newermt -delete",
         ),
     ),
     Rule(
@@ -235,6 +241,12 @@ def _fed_words(cmd: SimpleCommand, scope: Scope) -> list[Word]:
     return words
 
 
+_RSYNC_DELETES = frozenset(
+    {"--del", "--delete", "--delete-before", "--delete-during", "--delete-delay",
+     "--delete-after", "--delete-excluded", "--delete-missing-args", "--remove-source-files"}
+)  # fmt: skip
+
+
 def check_rm(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     """Flag recursive deletes of roots/homes (hardline) and outside the workspace (ask)."""
     name = name_of(cmd)
@@ -258,9 +270,7 @@ def check_rm(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     elif name == "rsync":
         parsed = options_of("rsync", args)
         dry = parsed.has("--dry-run", "--list-only")
-        deleting = [
-            o for o in parsed.names() if o.startswith("--del") or o == "--remove-source-files"
-        ]
+        deleting = [o for o in parsed.names() if o in _RSYNC_DELETES]
         if deleting and not dry:
             yield Hit("DG106", f"rsync {deleting[0]}")
     elif name in ("cmd", "cmd.exe"):
@@ -283,10 +293,20 @@ def _windows_cmd(args: tuple[Word, ...]) -> Iterator[Hit]:
         yield Hit("DG107", "cmd " + " ".join(words[:3]))
 
 
-_FIND_VALUE_OPTS = ("-D", "-O")
 # Predicates that narrow what find matches (``-type`` alone does not: ``-type f`` is every file).
 _FIND_FILTERS = frozenset(
     {
+        "-name",
+        "-iname",
+        "-path",
+        "-ipath",
+        "-wholename",
+        "-iwholename",
+        "-regex",
+        "-iregex",
+        "-newer",
+        "-user",
+        "-perm",
         "-empty",
         "-mtime",
         "-mmin",
@@ -298,61 +318,26 @@ _FIND_FILTERS = frozenset(
         "-group",
         "-nouser",
         "-nogroup",
-        "-iregex",
         "-newermt",
     }
 )
 
 
 def _find(cmd: SimpleCommand, scope: Scope, args: tuple[Word, ...]) -> Iterator[Hit]:
-    starts: list[Word] = []
-    i = 0
-    while (
-        i < len(args)
-        and args[i].value.startswith("-")
-        and args[i].value in ("-H", "-L", "-P", "-D", "-O")
-    ):
-        i += 2 if args[i].value in _FIND_VALUE_OPTS else 1
-    while i < len(args) and not args[i].value.startswith(("-", "(", "!")):
-        starts.append(args[i])
-        i += 1
-    if not starts:
-        starts = [Word(".")]
-    deletes = False
-    recursive_exec = False
-    filtered = False
-    while i < len(args):
-        v = args[i].value
-        if v in ("-exec", "-execdir", "-ok", "-okdir"):
-            inner: list[Word] = []
-            i += 1
-            while i < len(args) and args[i].value not in (";", "+", "\\;"):
-                inner.append(args[i])
-                i += 1
-            recursive_exec = recursive_exec or _is_recursive_rm(inner)
-        elif v == "-delete":
+    starts, expression = find_parts(args)
+    deletes = recursive_exec = filtered = False
+    # Each primary with the words it takes: a value is data (``find . -name -delete``).
+    for primary, taken in find_primaries(expression):
+        if primary in FIND_EXEC:
+            recursive_exec = recursive_exec or _is_recursive_rm(list(taken))
+        elif primary == "-delete":
             deletes = True
-        elif v in (
-            "-name",
-            "-iname",
-            "-path",
-            "-ipath",
-            "-regex",
-            "-newer",
-            "-type",
-            "-user",
-            "-perm",
-        ):
-            # The value of a predicate is data (``find . -name -delete`` deletes nothing).
-            filtered = filtered or v not in ("-type",)
-            i += 1
-        elif v in _FIND_FILTERS:
+        elif primary in _FIND_FILTERS:
             filtered = True
-        i += 1
     if not (deletes or recursive_exec):
         return
     how = "find -delete" if deletes else "find -exec rm"
-    places = [place(start, cmd, scope) for start in starts]
+    places = [place(start, cmd, scope) for start in starts or (Word("."),)]
     for where, path in places:
         if where in HARDLINE_PLACES:
             yield Hit("DG101", f"{how} under {path} ({where.value})")
@@ -363,7 +348,7 @@ def _find(cmd: SimpleCommand, scope: Scope, args: tuple[Word, ...]) -> Iterator[
     local = {Place.WORKSPACE, Place.TEMP}
     if all(w in local or (w is Place.WORKSPACE_ALL and filtered) for w, _ in places):
         return
-    yield Hit("DG104", f"{how} under {' '.join(w.value for w in starts)}")
+    yield Hit("DG104", f"{how} under {' '.join(w.value for w in starts) or '.'}")
 
 
 def _is_recursive_rm(argv: list[Word]) -> bool:
