@@ -48,6 +48,7 @@ RULES = (
             "cd && rm -rf *",
             "cd ~/.. && rm -rf *",
             "cd ~/a/b && rm -rf ../..",
+            "rm -rf C:/Users/me",
         ),
         not_match=(
             'echo "rm -rf /"',

@@ -94,6 +94,7 @@ RULES = (
             "install -m600 /tmp/c ~/.netrc",
             "cp .env.local .env",
             "echo '{}' > ~/.cursor/mcp.json",
+            "cat key >> C:/Users/tester/.ssh/authorized_keys",
         ),
         not_match=(
             "cat .tether.yaml",
@@ -105,6 +106,7 @@ RULES = (
             "cp ~/.ssh/config /tmp/x",
             "echo x > config.yaml.bak",
             "cp .env.example .env.example.bak",
+            "echo x > C:\\Users\\tester\\.bashrc",
         ),
     ),
 )
