@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from tether.quoting import quote
 from tether.rules.base import Rule, Tier
 from tether.rules.danger._base import Hit, Scope, name_of, options_of
-from tether.rules.danger.paths import HARDLINE_PLACES, Place, place
+from tether.rules.danger.paths import HARDLINE_PLACES, Place, braces, place
 from tether.shell.model import SimpleCommand, Word
 from tether.shell.tools import FIND_EXEC, find_parts, find_primaries
 from tether.shell.words import unwrap
@@ -195,7 +194,7 @@ def _rm(cmd: SimpleCommand, scope: Scope, args: tuple[Word, ...], how: str) -> I
     parsed = options_of("rm", args)
     recursive, operands = parsed.maybe("--recursive"), parsed.operands
     fed = _fed_words(cmd, scope) if any(_is_xargs_input(w) for w in operands) else []
-    for word in [*(e for w in operands for e in _braces(w)), *fed]:
+    for word in [*(e for w in operands for e in braces(w)), *fed]:
         where, path = place(word, cmd, scope)
         if recursive and where in HARDLINE_PLACES:
             yield Hit("DG101", f"{how} of {quote(path)} ({where.value})")
@@ -211,20 +210,6 @@ def _rm(cmd: SimpleCommand, scope: Scope, args: tuple[Word, ...], how: str) -> I
                 yield Hit("DG102", f"{how} of {quote(path)} ({where.value})")
         elif not recursive and where in (Place.SYSTEM, Place.SYSTEM_ROOT, Place.ROOT):
             yield Hit("DG103", f"delete {quote(path)} ({where.value})")
-
-
-_BRACE = re.compile(r"^([^{}$`]*)\{([^{}$`]*,[^{}$`]*)\}([^{}$`]*)$")
-
-
-def _braces(word: Word) -> list[Word]:
-    """Expand one simple brace list (``/{bin,etc}`` -> ``/bin``, ``/etc``); else the word."""
-    # Expanded whether or not the parser marked the word literal: reading a quoted "{a,b}"
-    # as a brace list can only make the verdict stricter.
-    m = _BRACE.match(word.value)
-    if m is None:
-        return [word]
-    head, items, tail = m.groups()
-    return [Word(f"{head}{item}{tail}") for item in items.split(",")[:32]]
 
 
 def _is_xargs_input(word: Word) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 import fnmatch
 import posixpath
+import re
 from typing import TYPE_CHECKING
 
 from tether.shell.model import SimpleCommand, Word
@@ -296,3 +297,17 @@ def home_relative(path: str) -> str | None:
     if path.startswith("/root/"):
         return path[6:]
     return None
+
+
+_BRACE = re.compile(r"^([^{}$`]*)\{([^{}$`]*,[^{}$`]*)\}([^{}$`]*)$")
+
+
+def braces(word: Word) -> list[Word]:
+    """Expand one simple brace list (``/{bin,etc}`` -> ``/bin``, ``/etc``); else the word."""
+    # Expanded whether or not the parser marked the word literal: reading a quoted "{a,b}"
+    # as a brace list can only make the verdict stricter.
+    m = _BRACE.match(word.value)
+    if m is None:
+        return [word]
+    head, items, tail = m.groups()
+    return [Word(f"{head}{item}{tail}") for item in items.split(",")[:32]]

@@ -13,8 +13,10 @@ from collections.abc import Iterator
 from tether.rules.base import Rule, Tier
 from tether.rules.danger._base import Hit, Scope, name_of, options_of
 from tether.rules.danger.modes import SETGID, SETUID, Effect, acl_effect, chmod_effect
-from tether.rules.danger.paths import HOME_ROOTS, OS_ROOTS, Place, place
+from tether.rules.danger.paths import HOME_ROOTS, OS_ROOTS, Place, braces, place
 from tether.shell.model import SimpleCommand, Word
+from tether.shell.tools import FIND_EXEC, find_parts, find_primaries
+from tether.shell.words import unwrap
 
 RULES = (
     Rule(
@@ -140,6 +142,9 @@ RULES = (
             "chmod -R 755 /*",
             "cd / && chmod -R 777 .",
             "chown -R me /usr/./",
+            "chmod -R 777 /{usr,etc}",
+            "find / -exec chmod 000 {} +",
+            "find /etc -exec sudo chown nobody {} \\;",
         ),
         not_match=(
             "chmod -R 755 ./build",
@@ -149,6 +154,8 @@ RULES = (
             "chown -R me ~",
             "chmod -R 700 /root",
             "chmod -R 755 /etc/nginx",
+            "find / -name '*.sh' -exec chmod +x {} +",
+            "find . -exec chmod 644 {} +",
         ),
     ),
 )
@@ -168,10 +175,69 @@ def check_permissions(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
         yield from _chown(cmd, scope, name)
     elif name == "setfacl":
         yield from _setfacl(cmd, scope)
+    elif name == "find":
+        yield from _find_exec(cmd, scope)
+
+
+_CHANGERS = frozenset({"chmod", "chown", "chgrp", "setfacl"})
+# Predicates that narrow what find matches; without one, ``-exec chmod … {}`` reaches every
+# file and directory below the starting points, as ``chmod -R`` would.
+_NARROWING = frozenset(
+    [
+        "-name",
+        "-iname",
+        "-path",
+        "-ipath",
+        "-wholename",
+        "-iwholename",
+        "-regex",
+        "-iregex",
+        "-newer",
+        "-user",
+        "-group",
+        "-perm",
+        "-size",
+        "-mtime",
+        "-mmin",
+        "-atime",
+        "-amin",
+        "-ctime",
+        "-cmin",
+        "-empty",
+        "-nouser",
+        "-nogroup",
+        "-maxdepth",
+        "-links",
+        "-inum",
+        "-samefile",
+        "-uid",
+        "-gid",
+    ]
+)
+
+
+def _find_exec(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
+    """Judge ``find START -exec chmod MODE {} +`` with no narrowing predicate as ``chmod -R``."""
+    starts, expression = find_parts(cmd.args)
+    primaries = list(find_primaries(expression))
+    if any(p in _NARROWING for p, _ in primaries):
+        return
+    for primary, taken in primaries:
+        inner = unwrap(taken).argv if primary in FIND_EXEC else ()
+        if not inner or name_of(SimpleCommand(inner)) not in _CHANGERS:
+            continue
+        args = tuple(w for w in inner[1:] if w.value != "{}")
+        for start in starts or (Word("."),):
+            rebuilt = SimpleCommand((inner[0], Word("-R"), *args, start))
+            scope.alias(rebuilt, cmd)
+            hits = list(check_permissions(rebuilt, scope))
+            yield from (Hit(h.code, f"find {start.value} -exec: {h.detail}") for h in hits)
+            if hits:
+                return
 
 
 def _targets(cmd: SimpleCommand, scope: Scope, words: tuple[Word, ...]) -> list[tuple[Place, str]]:
-    return [place(w, cmd, scope) for w in words]
+    return [place(e, cmd, scope) for w in words for e in braces(w)]
 
 
 def _system_root(where: Place, path: str) -> bool:
@@ -281,4 +347,4 @@ def _setfacl(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
             return
 
 
-CHECKS = {n: check_permissions for n in ("chmod", "chown", "chgrp", "setfacl")}
+CHECKS = {n: check_permissions for n in ("chmod", "chown", "chgrp", "setfacl", "find")}
