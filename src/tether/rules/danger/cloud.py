@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from tether.rules.base import Rule, Tier
 from tether.rules.danger._base import Hit, Scope, name_of, options_of
 from tether.shell.model import SimpleCommand, Word
-from tether.shell.options import parse
+from tether.shell.options import Parsed, parse
 from tether.shell.tools import tool_grammar
 
 RULES = (
@@ -295,8 +295,11 @@ _METHOD_OPTION = {"curl": "--request", "wget": "--method", "gh api": "--method",
 
 
 def _api_method(name: str, args: tuple[Word, ...]) -> Iterator[Hit]:
-    methods = options_of(name, args).values(_METHOD_OPTION[name])
-    if any(m.upper() == "DELETE" for m in methods):
+    yield from _method_hits(name, options_of(name, args))
+
+
+def _method_hits(name: str, parsed: Parsed) -> Iterator[Hit]:
+    if any(m.upper() == "DELETE" for m in parsed.values(_METHOD_OPTION[name])):
         yield Hit("DG504", f"{name} DELETE request")
 
 
@@ -308,20 +311,19 @@ _DELETE_PATH = re.compile(
 def check_http(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     """Flag HTTP clients sending DELETE (or hitting well-known delete endpoints)."""
     name = name_of(cmd)
+    parsed = options_of(name, cmd.args)
     if name in ("curl", "wget"):
-        hits = list(_api_method(name, cmd.args))
+        hits = list(_method_hits(name, parsed))
         if hits:
             yield from hits
             return
     elif name in ("http", "https", "xh"):
         # httpie: ``http [METHOD] URL [ITEM …]``; the method is a leading operand.
-        operands = options_of(name, cmd.args).operands
-        if any(w.value.upper() == "DELETE" for w in operands[:1]):
+        if any(w.value.upper() == "DELETE" for w in parsed.operands[:1]):
             yield Hit("DG504", f"{name} DELETE request")
             return
     else:
         return
-    parsed = options_of(name, cmd.args)
     texts = [w.value for w in parsed.operands] + [v for _, v in parsed.options if v]
     for v in texts:
         if ("://" in v or v.startswith((":", "localhost", "127."))) and _DELETE_PATH.search(v):

