@@ -141,7 +141,7 @@ _HOME_SPELLINGS = ("${HOME}", "$HOME")
 def resolve(word: Word, cmd: SimpleCommand, scope: Scope | None = None) -> str | None:
     """Return the path a word names (``$HOME`` as ``~``, ``$TMPDIR`` resolved); None if dynamic."""
     v = word.value
-    if len(v) >= 3 and v[1] == ":" and v[2] == "/" and v[0].isalpha():
+    if v[1:3] == ":/" and v[0].isalpha():
         # A Windows drive as Git Bash, MSYS and Cygwin accept it (``C:/Users/me/.bashrc``):
         # its folders are judged like the root's (``C:/Users/NAME`` is a home).
         v = v[2:]

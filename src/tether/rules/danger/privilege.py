@@ -143,7 +143,9 @@ def check_privilege(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     args = cmd.args
     if name == "tee":
         for w in options_of("tee", args).operands:
-            yield from _system_write(w, cmd, scope, f"tee {w.value}", _fed_text(cmd, scope))
+            path = _system_path(w, cmd, scope)
+            if path is not None:
+                yield _write_hit(path, f"tee {w.value}", _fed_text(cmd, scope))
     elif name == "systemctl":
         verbs = [w.value for w in options_of("systemctl", args).operands]
         if verbs[:1] and verbs[0] in ("stop", "disable", "mask", "kill"):
@@ -164,8 +166,9 @@ def check_privilege(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
         targets = list(parsed.operands)
         into = [Word(v) for v in parsed.values("--target-directory")]
         dest = (into or targets)[-1] if len(targets) >= 2 or into else None
-        if dest is not None and name != "scp":
-            yield from _system_write(dest, cmd, scope, f"{name} into {dest.value}", None)
+        path = _system_path(dest, cmd, scope) if dest is not None and name != "scp" else None
+        if dest is not None and path is not None:
+            yield _write_hit(path, f"{name} into {dest.value}", None)
         elif name == "scp" and len(targets) >= 2:
             remote = targets[-1].value.partition(":")[2]
             if remote and _place_of_remote(remote):
@@ -174,7 +177,7 @@ def check_privilege(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
         name == "truncate" or edits_in_place(name, args)
     ):
         for w in options_of(name, args).operands:
-            if _system_target(w, cmd, scope):
+            if _system_path(w, cmd, scope) is not None:
                 yield Hit("DG409", f"{name} on {w.value}")
                 break
 
@@ -184,8 +187,10 @@ def check_system_redirects(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     for r in cmd.redirects:
         writes = r.op in (">", ">>", ">|", "&>", "&>>", "<>") and r.target is not None
         if writes and r.target is not None:
-            how = f"redirect into {quote(r.target.value)}"
-            yield from _system_write(r.target, cmd, scope, how, _printed(cmd))
+            path = _system_path(r.target, cmd, scope)
+            if path is not None:
+                how = f"redirect into {quote(r.target.value)}"
+                yield _write_hit(path, how, _printed(cmd))
 
 
 SYSRQ = "/proc/sysrq-trigger"
@@ -194,25 +199,22 @@ SYSRQ = "/proc/sysrq-trigger"
 _SYSRQ_HARMLESS = frozenset("hlmpqtwdsz0123456789\n ")
 
 
-def _system_write(
-    word: Word, cmd: SimpleCommand, scope: Scope, how: str, text: str | None
-) -> Iterator[Hit]:
-    """Judge a write onto ``word``: DG432 for the sysrq trigger, DG409 for other system files.
-
-    ``text`` is what is written when the command shows it (``echo h >``), else None.
-    """
+def _system_path(word: Word, cmd: SimpleCommand, scope: Scope) -> str | None:
+    """Return the path a write onto ``word`` reaches when it is a system one, else None."""
     if not word.value.startswith(("/", "$", "~")):
         # ``cd /etc && echo x > hosts`` writes /etc/hosts; most inputs have no cd at all.
         cwd = scope.cwd(cmd) if _moves(scope) else "."
         if cwd is None or not cwd.startswith("/"):
-            return
+            return None
     where, path = place(word, cmd, scope)
-    if where not in (Place.SYSTEM, Place.SYSTEM_ROOT, Place.ROOT):
-        return
+    return path if where in (Place.SYSTEM, Place.SYSTEM_ROOT, Place.ROOT) else None
+
+
+def _write_hit(path: str, how: str, text: str | None) -> Hit:
+    """DG432 for the sysrq trigger (unless ``text``, what is written, is harmless), else DG409."""
     if path == SYSRQ and (text is None or not set(text) <= _SYSRQ_HARMLESS):
-        yield Hit("DG432", f"{how}: the kernel acts on it at once")
-    else:
-        yield Hit("DG409", how)
+        return Hit("DG432", f"{how}: the kernel acts on it at once")
+    return Hit("DG409", how)
 
 
 def _moves(scope: Scope) -> bool:
@@ -243,13 +245,6 @@ def _fed_text(cmd: SimpleCommand, scope: Scope) -> str | None:
 def _place_of_remote(path: str) -> bool:
     where, _ = place(Word(path), SimpleCommand(()))
     return where in (Place.ROOT, Place.SYSTEM_ROOT, Place.SYSTEM)
-
-
-def _system_target(word: Word, cmd: SimpleCommand, scope: Scope) -> bool:
-    if not word.value.startswith(("/", "$", "~")):
-        return False
-    where, _path = place(word, cmd, scope)
-    return where in (Place.SYSTEM, Place.SYSTEM_ROOT, Place.ROOT)
 
 
 def check_sudo(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
