@@ -39,7 +39,8 @@ _RSYNC = (
     "4|ipv4 6|ipv6 V|version help daemon drop-D no-D confine-root: insecure-links"
 )
 
-_CHMOD_MODE = " ".join(f"{c}::" for c in "rwxXstugoa,+=01234567")
+CHMOD_MODE_LETTERS = "rwxXstugoa,+=01234567"
+_CHMOD_MODE = " ".join(f"{c}::" for c in CHMOD_MODE_LETTERS)
 
 TOOLS: LazyTable[Grammar] = LazyTable(
     {
@@ -461,6 +462,7 @@ def tool_grammar(name: str) -> Grammar:
 
 
 __all__ = [
+    "CHMOD_MODE_LETTERS",
     "CLUSTER",
     "DOCKER_SUBCOMMANDS",
     "FIND",

@@ -15,7 +15,7 @@ from tether.rules.danger._base import Hit, Scope, name_of, options_of
 from tether.rules.danger.modes import SETGID, SETUID, Effect, acl_effect, chmod_effect
 from tether.rules.danger.paths import HOME_ROOTS, OS_ROOTS, Place, braces, place
 from tether.shell.model import SimpleCommand, Word
-from tether.shell.tools import FIND_EXEC, find_parts, find_primaries
+from tether.shell.tools import CHMOD_MODE_LETTERS, FIND_EXEC, find_parts, find_primaries
 from tether.shell.words import unwrap
 
 RULES = (
@@ -280,10 +280,13 @@ def _locks_out(effect: Effect | None, where: Place, path: str, recursive: bool) 
     return None
 
 
+_MODE_OPTIONS = frozenset("-" + c for c in CHMOD_MODE_LETTERS)
+
+
 def _chmod(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     parsed = options_of("chmod", cmd.args)
     # A mode spelt as options (``-w``, ``-rwx``) is the option's own text; else the first operand.
-    spelt = [f"{o}{v or ''}" for o, v in parsed.options if len(o) == 2 and o != "-R"]
+    spelt = [f"{o}{v or ''}" for o, v in parsed.options if o in _MODE_OPTIONS]
     operands = parsed.operands if spelt or parsed.has("--reference") else parsed.operands[1:]
     mode = ",".join(spelt) if spelt else (parsed.operands[0].value if parsed.operands else "")
     recursive = parsed.has("--recursive")
