@@ -262,3 +262,28 @@ def test_every_why_names_its_tier(rule: Rule) -> None:
     """Principle 2: the reader learns why a rule blocks outright or only asks."""
     said = "Hardline:" if rule.tier is Tier.HARDLINE else "Ask, not hardline"
     assert said in rule.why, f"{rule.code} {rule.name}: its why should say {said!r}"
+
+
+# Recursive changes agents and admins run every day: never blocked outright (principle 2).
+NOT_HARDLINE = [
+    "sudo chown -R $USER /usr/local/lib/node_modules",
+    "sudo chown -R $(whoami) /usr/local",
+    "sudo chown -R www-data:www-data /var/www",
+    "chmod -R 755 /var/www/html",
+    "chmod -R g+w /srv/shared",
+    "sudo chmod -R 1777 /tmp",
+    "sudo chown -R $USER:$USER /home/$USER",
+    "chown -R me ~/.npm",
+    "sudo chmod -R 700 /root/.ssh",
+    "chmod -R 755 /opt/tool",
+    "sudo setfacl -R -m u:me:rwx /srv/data",
+    "find /var/www -type d -exec chmod 755 {} +",
+    "find . -type f -exec chmod 644 {} +",
+    "chmod 000 /",
+]
+
+
+@pytest.mark.parametrize("command", NOT_HARDLINE)
+def test_common_recursive_changes_are_not_hardline(command: str) -> None:
+    v = assess(parse_command(command))
+    assert v.level is not Danger.HARDLINE, f"{command!r}: {v.codes} {v.reason}"
