@@ -125,6 +125,7 @@ RULES = (
             "printf e >/proc/sysrq-trigger",
             "echo b >> /proc/../proc/sysrq-trigger",
             "cp /tmp/b /proc/sysrq-trigger",
+            "echo b | dd of=/proc/sysrq-trigger",
         ),
         not_match=(
             "cat /proc/sysrq-trigger",
@@ -173,6 +174,14 @@ def check_privilege(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
             remote = targets[-1].value.partition(":")[2]
             if remote and _place_of_remote(remote):
                 yield Hit("DG409", f"scp onto {targets[-1].value}")
+    elif name == "dd":
+        # Other system files written by dd are DG40x's (raw writes); the trigger is judged here.
+        for w in args:
+            if w.value.startswith("of="):
+                path = _system_path(Word(w.value[3:], w.literal), cmd, scope)
+                hit = _write_hit(path, f"dd {w.value}", _fed_text(cmd, scope)) if path else None
+                if hit is not None and hit.code == "DG432":
+                    yield hit
     elif name in ("sed", "perl", "ruby", "truncate") and (
         name == "truncate" or edits_in_place(name, args)
     ):
@@ -276,5 +285,6 @@ CHECKS = {
         "perl",
         "ruby",
         "truncate",
+        "dd",
     )
 }
