@@ -14,10 +14,15 @@ matching it.
 from __future__ import annotations
 
 import json
+import signal
+import socket
+import subprocess
+import urllib.request
+from pathlib import Path
 from typing import Any
 
 import pytest
-from harness import Host, Run, describe
+from harness import TETHER, Host, Run, describe
 from honours import HONOURS, host_versions
 
 PROBE = "touch probe-ran; mkfs.ext4 /dev/sdz9"  # hardline DG401; /dev/sdz9 does not exist
@@ -134,3 +139,50 @@ def test_doctor_warns_about_a_claude_code_that_ignores_on_failure(
     honours = HONOURS[f"claude-code {version}"]
     assert len(about) == 1, checks
     assert about[0]["status"] == ("ok" if honours["on_failure"] else "warn"), about
+
+
+@pytest.mark.parametrize("version", ["2.1.197", "2.1.332"])
+def test_install_http_with_a_stalled_sidecar_neither_waits_on_it_nor_counts_twice(
+    version: str, make_host: Any
+) -> None:
+    """The retired ``--http``: a hung ``tether serve`` (SIGSTOP) is never asked by Claude Code.
+
+    Before, every event waited the HTTP handler's 30 s on it while the fallback decided, and the
+    sidecar, once let go, recorded the abandoned requests again: one call counted twice
+    (``benchmarks/bench_stalled_sidecar.py`` measures it).
+    """
+    h: Host = make_host("claude-code", version)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    serve = subprocess.Popen(
+        [str(TETHER), "serve", "--port", str(port)],
+        env=h.env,
+        cwd=h.project,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert serve.stderr is not None and "listening" in serve.stderr.readline()
+        serve.send_signal(signal.SIGSTOP)
+        run = h.run(
+            ["echo one > one", "echo two > two"],
+            install=("--http", "--url", f"http://127.0.0.1:{port}"),
+        )
+        story = describe(run)
+        assert (h.project / "one").exists() and (h.project / "two").exists(), story
+        serve.send_signal(signal.SIGCONT)
+        token = (Path(h.env["XDG_STATE_HOME"]) / "tether" / "serve.token").read_text().strip()
+        req = urllib.request.Request(
+            f"http://127.0.0.1:{port}/health", headers={"Authorization": f"Bearer {token}"}
+        )
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            health = json.loads(resp.read())
+        assert health["requests"] == 0, health  # Claude Code never posted to the sidecar
+    finally:
+        serve.send_signal(signal.SIGCONT)
+        serve.terminate()
+        serve.wait(timeout=30)
+    sessions = json.loads(h.tether("session", "list", "--json").stdout)
+    assert sum(s["calls"] for s in sessions) == 2, sessions  # each call counted once
