@@ -17,6 +17,7 @@ import json
 import signal
 import socket
 import subprocess
+import tomllib
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -186,3 +187,45 @@ def test_install_http_with_a_stalled_sidecar_neither_waits_on_it_nor_counts_twic
         serve.wait(timeout=30)
     sessions = json.loads(h.tether("session", "list", "--json").stdout)
     assert sum(s["calls"] for s in sessions) == 2, sessions  # each call counted once
+
+
+def test_codex_uninstall_forgets_exactly_the_trust_it_gave(make_host: Any) -> None:
+    """Trust entries in config.toml go with Tether's hooks; another hook keeps its trust."""
+    from tether.hosts.codex_trust import AppServer
+    from tether.hosts.settings import is_tether_command
+
+    h: Host = make_host("codex", "0.171.0")
+    assert h.tether("install", "codex").returncode == 0
+    hooks_file = h.home / ".codex" / "hooks.json"
+    config = h.home / ".codex" / "config.toml"
+    # Someone else's hook after Tether's group: removing Tether's moves it up one place.
+    doc = json.loads(hooks_file.read_text())
+    other = {"type": "command", "command": "echo other-guard", "timeout": 5}
+    doc["hooks"]["PreToolUse"].append({"matcher": "Bash", "hooks": [other]})
+    hooks_file.write_text(json.dumps(doc))
+    config.write_text(config.read_text() + '\n[hooks.state."/elsewhere/hooks.json:stop:0:0"]\n'
+                      'trusted_hash = "sha256:foreign"\n')  # fmt: skip
+    with AppServer(str(h.exe), h.project, h.env) as server:
+        listed = server.hooks(h.project)
+        [theirs] = [x for x in listed if x.command == "echo other-guard"]
+        server.call(
+            "config/batchWrite",
+            {"edits": [{"keyPath": "hooks.state", "mergeStrategy": "upsert",
+                        "value": {theirs.key: {"trusted_hash": theirs.current_hash}}}]},
+        )  # fmt: skip
+        ours = [x.key for x in listed if is_tether_command(x.command, "codex")]
+    assert ours and all(key in config.read_text() for key in ours)
+
+    gone = h.tether("uninstall", "codex", "--json")
+    assert gone.returncode == 0, gone.stdout + gone.stderr
+    report = json.loads(gone.stdout)["codex"]
+    text = config.read_text()
+    state = tomllib.loads(text)["hooks"]["state"]
+    with AppServer(str(h.exe), h.project, h.env) as server:
+        after = server.hooks(h.project)
+    [moved] = [x for x in after if x.command == "echo other-guard"]
+    assert moved.active, (moved, report)  # still trusted at its new place
+    assert not [x for x in after if is_tether_command(x.command, "codex")]
+    assert state["/elsewhere/hooks.json:stop:0:0"] == {"trusted_hash": "sha256:foreign"}
+    assert set(state) == {"/elsewhere/hooks.json:stop:0:0", theirs.key, moved.key}, state
+    assert sorted(report["removed"]) == sorted(k for k in ours if k != moved.key), report

@@ -65,12 +65,13 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
             "--command",
             help="the hook command to register (default: this tether's 'tether hook HOST')",
         )
-        parser.add_argument(
-            "--codex",
-            metavar="PATH",
-            help="codex only: the Codex executable asked to trust the hooks it must run "
-            "(default: `codex` on PATH); without it the hooks are written but stay inactive",
-        )
+    parser.add_argument(
+        "--codex",
+        metavar="PATH",
+        help="codex only: the Codex executable asked to trust the hooks it must run, or on "
+        "uninstall to forget their trust (default: `codex` on PATH); without it install "
+        "writes the hooks inactive, and uninstall leaves their trust entries in config.toml",
+    )
 
 
 def run(args: argparse.Namespace, name: str) -> int:
@@ -97,9 +98,21 @@ def run(args: argparse.Namespace, name: str) -> int:
         from tether.serve.install import adjust
 
         change, http, note = adjust(change, http=bool(args.http or args.url))
-    backup = None
-    if change.changed and not args.dry_run:
-        backup = settings.write_settings(change)
+    written: list[Path | None] = [None]
+
+    def write() -> None:
+        if change.changed and not args.dry_run:
+            written[0] = settings.write_settings(change)
+
+    forgotten: dict[str, Any] | None = None
+    if args.host == "codex" and name == "uninstall" and not args.dry_run and change.changed:
+        from tether.hosts.codex_trust import deactivate
+
+        # Codex is asked which hooks are Tether's before they go, to forget exactly their trust.
+        forgotten = deactivate(args.codex, Path.cwd(), path, write)
+    else:
+        write()
+    backup = written[0]
     report: dict[str, Any] = {
         "action": name,
         "host": args.host,
@@ -113,11 +126,13 @@ def run(args: argparse.Namespace, name: str) -> int:
     }
     if http is not None:
         report["http"] = http
+    if forgotten is not None:
+        report["codex"] = forgotten
     status = 0
     if args.host == "codex" and name == "install" and not args.dry_run:
         from tether.hosts.codex_trust import activate
 
-        report["codex"] = activate(getattr(args, "codex", None), Path.cwd())
+        report["codex"] = activate(args.codex, Path.cwd())
         status = 0 if report["codex"]["active"] else 1
     if note:  # the retired --http: say so on stderr, whether or not anything changed
         sys.stderr.write(f"tether install: {note}\n")
