@@ -407,3 +407,30 @@ def test_connections_beyond_the_cap_are_answered_by_their_client(box: Sandbox) -
     assert info["busy"] >= 2, info
     assert decision(box.run(payload("ls", 2))) == "allow"
     assert box.wait_for_daemon()["served"] == 1
+
+
+def test_a_daemon_that_hangs_up_mid_request_gets_the_event_answered_in_process(
+    box: Sandbox,
+) -> None:
+    """Writing to a closed socket is a broken pipe, not SIGPIPE (which the hook makes a block)."""
+    path = box.socket()
+    Path(path).parent.mkdir(mode=0o700)
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(path)
+    server.listen(8)
+
+    def hang_up() -> None:
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            conn.close()  # a daemon killed the moment it accepted
+
+    threading.Thread(target=hang_up, daemon=True).start()
+    try:
+        big = payload("rm -rf / # " + "x" * 4_000_000)  # more than a socket buffer holds
+        proc = box.run(big)
+        assert decision(proc) == "deny", proc.stderr  # the runner's own deny, exit 0
+    finally:
+        server.close()
