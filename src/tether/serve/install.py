@@ -35,13 +35,13 @@ HOST = "claude-code"  # the only host with HTTP hooks
 HOOK_PATH = f"/hook/{HOST}"
 FALLBACK_JOIN = " || exec "
 RETIRED = (
-    "--http is retired for Claude Code: installed the command hook instead. Claude Code ran "
-    "the HTTP hook's command fallback beside it on every event, a stalled `tether serve` held "
-    "every call for 30 s and then counted it twice, and without the fallback a stopped service "
-    "lets calls run on Claude Code before 2.1.295. The command hook relays to Tether's per-user "
-    "daemon (about a Python start without site per event) and fails closed on every version; "
-    "old HTTP entries were removed. `tether serve` stays for its JSON API and for forwarders. "
-    "See docs/hosts.md#http-hooks."
+    "--http is retired for Claude Code: this installs the command hook instead and takes out "
+    "any HTTP entries an older --http left. Claude Code ran the HTTP hook's fallback beside it "
+    "on every event, a stalled `tether serve` held every event 30 s and then counted the call "
+    "twice, and an HTTP hook alone lets calls run while the service is down on Claude Code "
+    "before 2.1.295. The command hook relays to Tether's per-user daemon and fails closed on "
+    "every version; `tether serve` stays for its JSON API and for forwarders. See "
+    "docs/hosts.md#http-hooks."
 )
 
 
