@@ -434,3 +434,30 @@ def test_a_daemon_that_hangs_up_mid_request_gets_the_event_answered_in_process(
         assert decision(proc) == "deny", proc.stderr  # the runner's own deny, exit 0
     finally:
         server.close()
+
+
+def test_a_burst_beyond_the_cap_is_denied_every_time(box: Sandbox) -> None:
+    box.env["TETHER_DAEMON_MAX_CONNECTIONS"] = "1"
+    assert decision(box.run(payload("ls"))) == "allow"
+    box.wait_for_daemon()
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-I", "-S", str(HOOK), "claude-code"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=box.env,
+            cwd=box.project,
+        )
+        for _ in range(8)
+    ]
+    for n, proc in enumerate(procs):
+        assert proc.stdin is not None
+        proc.stdin.write(payload("rm -rf /", n + 1, session=f"burst-{n}"))
+        proc.stdin.close()
+    for proc in procs:
+        assert proc.stdout is not None and proc.stderr is not None
+        out, err = proc.stdout.read(), proc.stderr.read()
+        done = subprocess.CompletedProcess(proc.args, proc.wait(timeout=120), out, err)
+        assert decision(done) == "deny", err
