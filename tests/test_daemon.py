@@ -405,6 +405,10 @@ def test_connections_beyond_the_cap_are_answered_by_their_client(box: Sandbox) -
             sock.close()
     info = box.wait_for_daemon()  # the slots are free again
     assert info["busy"] >= 2, info
+    shown = subprocess.run(
+        [str(TETHER), "daemon", "status"], capture_output=True, text=True, env=box.env, timeout=60
+    )
+    assert f"{info['busy']} over the connection cap answered by their hook" in shown.stdout
     assert decision(box.run(payload("ls", 2))) == "allow"
     assert box.wait_for_daemon()["served"] == 1
 
