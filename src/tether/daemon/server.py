@@ -194,7 +194,7 @@ class Daemon:
         return None
 
     def _turn_away(self, conn: socket.socket, code: int, reason: str) -> None:
-        """Answer ``conn`` at once without reading it (a refusal, or "answer it yourself")."""
+        """Answer ``conn`` without a decision: a refusal, or "answer it yourself" (over the cap)."""
         with self._lock:
             if code == wire.RETRY_EXIT:
                 self.busy += 1

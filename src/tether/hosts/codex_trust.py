@@ -23,6 +23,7 @@ import tempfile
 import threading
 import time
 import tomllib
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any, NamedTuple
@@ -290,15 +291,10 @@ def deactivate(
         return report
     assert found is not None
     mine = [h for h in _ours(before) if _same_file(h, hooks_file)]
-    trusted_before = {(h.event, h.command, h.current_hash) for h in before if h.active}
     try:
         with AppServer(found, cwd, environ) as server:
             after = server.hooks(cwd)
-            moved = {
-                h.key: {"trusted_hash": h.current_hash}
-                for h in after
-                if not h.active and (h.event, h.command, h.current_hash) in trusted_before
-            }
+            moved = moved_trust(before, after, hooks_file)
             path = _user_config(environ)
             state = _state(path)
             gone = [h.key for h in mine if h.key in state and h.key not in moved]
@@ -323,6 +319,35 @@ def deactivate(
         else ""
     )
     return report
+
+
+def moved_trust(
+    before: Sequence[HookState], after: Sequence[HookState], hooks_file: Path
+) -> dict[str, dict[str, str]]:
+    """Return trust entries for hooks in ``hooks_file`` that lost their trust by moving up.
+
+    A hook counts as moved when as many identical ones (event, command, hash) were trusted in
+    that file before as are trusted after plus this one: never more than the user trusted.
+    """
+
+    def sig(h: HookState) -> tuple[str, str, str]:
+        return (h.event, h.command, h.current_hash)
+
+    def here(hooks: Sequence[HookState]) -> list[HookState]:
+        return [
+            h
+            for h in hooks
+            if _same_file(h, hooks_file) and not is_tether_command(h.command, "codex")
+        ]
+
+    was = Counter(sig(h) for h in here(before) if h.active)
+    now = Counter(sig(h) for h in here(after) if h.active)
+    moved: dict[str, dict[str, str]] = {}
+    for h in here(after):
+        if not h.active and now[sig(h)] < was[sig(h)]:
+            moved[h.key] = {"trusted_hash": h.current_hash}
+            now[sig(h)] += 1
+    return moved
 
 
 def _listed(codex: str, cwd: Path, environ: Mapping[str, str] | None) -> list[HookState]:
