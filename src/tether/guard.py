@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tether.loops import detectors as d
 from tether.loops import kinds, progress
@@ -37,6 +37,9 @@ from tether.loops.state import (
 from tether.model import ALLOW, Action, Decision, Finding, ToolCall, ToolResult
 from tether.store import Store
 
+if TYPE_CHECKING:
+    from tether.config.core import Config
+
 # Identical calls further apart than this (from the previous result to this call) are a wait.
 POLL_GAP_SECONDS = 20.0
 # Detectors that judge a call by its earlier results: their warning came with the result already,
@@ -60,7 +63,7 @@ class Guard:
 
     def __init__(
         self,
-        config: Any = None,
+        config: Config | None = None,
         store: Store | None = None,
         *,
         unattended: bool = False,
