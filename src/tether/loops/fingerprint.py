@@ -298,6 +298,17 @@ def normalise_command(command: str) -> str:
     return "\n".join(lines)
 
 
+def _canonical(command: str) -> str:
+    """Return the form of a shell command its signature hashes (see ``loops.canonical``)."""
+    if "-" in command:  # options: read them through the option model
+        from tether.loops.canonical import canonical_command  # the parser: shell calls only
+
+        canonical = canonical_command(command)
+        if canonical is not None:
+            return canonical
+    return normalise_command(command)
+
+
 def call_signature(tool: str, args: Mapping[str, Any], shell_key: str | None = None) -> str:
     """Return the signature of a call: a short hash of the tool and its canonical arguments."""
     return signature_and_preview(tool, args, shell_key)[0]
@@ -310,7 +321,7 @@ def signature_and_preview(
     command = args.get(shell_key) if shell_key is not None else None
     if shell_key is not None and isinstance(command, str):
         normalised = dict(args)
-        normalised[shell_key] = normalise_command(command)
+        normalised[shell_key] = _canonical(command)
         canon = canonical_args(normalised)
         text = " ".join(command.split())
     else:

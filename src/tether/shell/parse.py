@@ -134,8 +134,23 @@ class _Ctx(NamedTuple):
 _Stack = list[tuple["Node", _Ctx, bytes]]
 
 
+# The last model parsed: a guard reads each command twice (its review and its loop signature).
+# Models are immutable, so handing the same one out again is safe.
+_last: tuple[str, CommandModel] | None = None
+
+
 def parse_command(text: str) -> CommandModel:
     """Parse ``text`` into a ``CommandModel``; problems are reported in it, never raised."""
+    global _last
+    last = _last
+    if last is not None and last[0] == text:
+        return last[1]
+    model = _parse_command(text)
+    _last = (text, model)
+    return model
+
+
+def _parse_command(text: str) -> CommandModel:
     if len(text) > MAX_INPUT_CHARS:
         return CommandModel(
             source=text,
