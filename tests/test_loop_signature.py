@@ -8,10 +8,12 @@ guard: a loop spelt five ways is caught as the repeat it is, at the threshold of
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -51,7 +53,7 @@ DIFFERENT = [
     ("grep -c x a.txt b.txt", "grep -c x b.txt a.txt", "files are searched in order"),
     ("ls -l -C", "ls -C -l", "the last format wins"),
     ("ls -1 -C", "ls -C -1", "the last layout wins"),
-    ("ls -t -S", "ls -S -t", "the last sort key wins"),
+    ("ls -t -S sub", "ls -S -t sub", "the last sort key wins"),
     ("grep -h -H x a.txt", "grep -H -h x a.txt", "the last of -h/-H wins"),
     ("grep -r -d skip x .", "grep -d skip -r x .", "the last of -r/-d wins"),
     ("grep --include=*.txt -r x .", "grep --include='*.txt' -r x .", "a glob in an option"),
@@ -92,8 +94,13 @@ def fixture_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / "b.txt").write_text("nothing\n")
     sub = root / "sub"
     sub.mkdir()
-    (sub / "c.txt").write_text("x sub\n" * 50)
-    (sub / "big.txt").write_text("x\n" * 5000)
+    # Name, size and time orders all differ, so every sort key shows: by name c d e, by size
+    # e c d, newest first d c e.
+    for name, size, when in (("e.txt", 5000, 1_600_000_000), ("c.txt", 300, 1_650_000_000),
+                             ("d.txt", 10, 1_700_000_000)):  # fmt: skip
+        path = sub / name
+        path.write_text(("x line\n" * size)[:size])
+        os.utime(path, (when, when))
     (root / ".hidden").write_text("x hidden\n")
     return root
 
@@ -146,8 +153,6 @@ def test_the_real_tools_agree_that_the_spellings_are_one_call(
     }],
 )  # fmt: skip
 def test_the_real_tools_show_the_pairs_differ(a: str, b: str, why: str, fixture_dir: Path) -> None:
-    if why == "the last sort key wins":  # sizes and times that sort differently
-        (fixture_dir / "sub" / "c.txt").touch()
     assert run(a, fixture_dir) != run(b, fixture_dir), why
 
 
@@ -244,3 +249,54 @@ def test_two_searches_that_differ_are_two_calls_to_the_guard() -> None:
         "Bash grep -n TODO src",
         "Bash grep -nv TODO src",
     ]
+
+
+# -- soundness, by execution ---------------------------------------------------------------
+
+GREP_OPTIONS = ["-n", "-i", "-v", "-w", "-c", "-o", "-H", "-h", "-l", "-L", "-r", "-s", "-x",
+                "-b", "-E", "-F", "-A1", "-B1", "-C1", "-m1", "--no-ignore-case", "-d skip",
+                "-d read", "-R", "-a", "-I", "-q", "-Z", "-T", "--color=never", "-y"]  # fmt: skip
+LS_OPTIONS = ["-l", "-a", "-A", "-1", "-C", "-x", "-m", "-t", "-S", "-U", "-X", "-v", "-r", "-R",
+              "-h", "--si", "-k", "-s", "-i", "-d", "-F", "-p", "--file-type", "-G", "-g", "-o",
+              "-n", "-Q", "-N", "-b", "-q", "-L", "-H", "-c", "-u", "--full-time",
+              "--format=commas", "--sort=size", "--time=ctime", "-f"]  # fmt: skip
+
+
+def _spell(options: list[str], rng: Any) -> list[str]:
+    """Return ``options`` in one of the ways getopt reads the same: clustered or apart."""
+    words: list[str] = []
+    for option in options:
+        flag = len(option) == 2 and option[1] != "-"
+        if flag and words and rng.random() < 0.5 and re.fullmatch(r"-[A-Za-z0-9]+", words[-1]):
+            words[-1] += option[1]  # cluster onto the previous flag
+        else:
+            words.append(option)
+    return words
+
+
+@pytest.mark.parametrize(("tool", "pool", "operands"), [
+    ("grep", GREP_OPTIONS, "x a.txt sub"),
+    ("ls", LS_OPTIONS, "a.txt sub"),
+])  # fmt: skip
+def test_commands_with_one_signature_print_the_same(
+    tool: str, pool: list[str], operands: str, fixture_dir: Path
+) -> None:
+    import random
+
+    rng = random.Random(15)
+    by_sig: dict[str, list[tuple[str, tuple[str, str, int]]]] = {}
+    for _ in range(120):
+        chosen = rng.sample(pool, rng.randint(1, 4))
+        base = " ".join(chosen)
+        shuffled = chosen[:]
+        rng.shuffle(shuffled)
+        for options in (chosen, shuffled):
+            command = f"{tool} {' '.join(_spell(options, rng))} {operands}"
+            by_sig.setdefault(sig(command), []).append((command, run(command, fixture_dir)))
+        assert base  # every draw names an option
+    merged = [group for group in by_sig.values() if len({c for c, _ in group}) > 1]
+    assert len(merged) >= 40, "the draws should give many respellings of one call"
+    for group in merged:
+        first_command, first_outcome = group[0]
+        for command, outcome in group[1:]:
+            assert outcome == first_outcome, f"{first_command!r} and {command!r} were merged"
