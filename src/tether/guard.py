@@ -24,6 +24,7 @@ from tether.model import ALLOW, Action, Decision, Finding, ToolCall, ToolResult
 from tether.store import Store
 
 if TYPE_CHECKING:
+    from tether.approval import Review
     from tether.config.core import Config
 
 # Identical calls further apart than this (from the previous result to this call) are a wait.
@@ -39,7 +40,9 @@ class _Prepared:
 
     __slots__ = ("kind", "preview", "review", "sig", "wait")
 
-    def __init__(self, sig: str, kind: str, preview: str, wait: float | None, review: Any) -> None:
+    def __init__(
+        self, sig: str, kind: str, preview: str, wait: float | None, review: Review | None
+    ) -> None:
         self.sig, self.kind, self.preview, self.wait, self.review = (
             sig, kind, preview, wait, review,
         )  # fmt: skip
@@ -121,7 +124,7 @@ class Guard:
             kind = kinds.EXEC
         return _Prepared(sig, kind, text, wait, verdict)
 
-    def _review_files(self, call: ToolCall) -> Any:
+    def _review_files(self, call: ToolCall) -> Review | None:
         """Review a non-shell call that names Tether's guard files (Write, apply_patch, MCP)."""
         from tether.loops.settings import READ_TOOLS
         from tether.rules.file_tools import guarded_paths
