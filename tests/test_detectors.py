@@ -9,8 +9,9 @@ import pytest
 from tether.errors import ConfigError
 from tether.loops import detectors as d
 from tether.loops import progress
+from tether.loops.records import AgentRounds, SigRecord, ToolStreak
 from tether.loops.settings import DEFAULT_SETTINGS, LoopSettings, from_config
-from tether.loops.state import AgentRounds, SigRecord, ToolStreak, new_record
+from tether.loops.state import new_record
 from tether.model import Action
 
 WARN_ONLY = DEFAULT_SETTINGS

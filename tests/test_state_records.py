@@ -19,17 +19,8 @@ import pytest
 
 from tether.config import DEFAULT_CONFIG
 from tether.guard import Guard
-from tether.loops.state import (
-    AgentRounds,
-    Pending,
-    Session,
-    SigRecord,
-    Talk,
-    ToolStreak,
-    coerce,
-    new_record,
-    pack,
-)
+from tether.loops.records import AgentRounds, Pending, Session, SigRecord, Talk, ToolStreak
+from tether.loops.state import coerce, new_record, pack
 from tether.store import Store
 from tether.store.memory import MemoryStore
 from tether.store.sqlite import SQLiteStore

@@ -18,8 +18,9 @@ from tether.loops import detectors as d
 from tether.loops import kinds, progress
 from tether.loops.fingerprint import preview, result_fingerprint, signature_and_preview
 from tether.loops.messages import merge
+from tether.loops.records import Session, SigRecord
 from tether.loops.settings import LoopSettings, from_config
-from tether.loops.state import Session, SigRecord, State, reset_turn, trim
+from tether.loops.state import State, reset_turn, trim
 from tether.model import ALLOW, Action, Decision, Finding, ToolCall, ToolResult
 from tether.store import Store
 

@@ -15,8 +15,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
+from tether.loops.records import SigRecord, ToolStreak
 from tether.loops.settings import LoopSettings
-from tether.loops.state import W_KIND, W_RES, W_SIG, W_STATUS, SigRecord, ToolStreak
+from tether.loops.state import W_KIND, W_RES, W_SIG, W_STATUS
 from tether.model import Action, Finding
 from tether.quoting import quote
 

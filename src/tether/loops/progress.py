@@ -11,8 +11,8 @@ delegated children only (``subagents``) or every agent (``all``).
 from __future__ import annotations
 
 from tether.loops.detectors import finding
+from tether.loops.records import AgentRounds
 from tether.loops.settings import LoopSettings
-from tether.loops.state import AgentRounds
 from tether.model import Action, Finding
 
 MAIN = ""  # the agent id of the top-level agent in the ``agents`` map
