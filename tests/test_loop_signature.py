@@ -39,6 +39,12 @@ SAME = [
     ("ls -la", "ls -al", "ls -a -l", "ls -l --all", "ls --all -l"),
     ("ls -lR sub", "ls -Rl sub", "ls --recursive -l sub", "ls sub -lR"),
     ("ls -lh -S", "ls -hlS", "ls -S -l --human-readable"),
+    ("head -n 20 a.txt", "head -n20 a.txt", "head --lines=20 a.txt", "head --li 20 a.txt"),
+    ("tail -n 5 -q a.txt b.txt", "tail -qn5 a.txt b.txt", "tail --quiet --lines 5 a.txt b.txt"),
+    ("cat -n -s a.txt", "cat -sn a.txt", "cat --squeeze-blank --number a.txt",
+     "cat --squeeze -n a.txt"),
+    ("nl -ba a.txt", "nl -b a a.txt", "nl --body-numbering=a a.txt", "nl --bo a a.txt"),
+    ("wc -l -w a.txt", "wc -wl a.txt", "wc --words --lines a.txt"),
     ("cd sub && grep -rn x . 2>/dev/null | head -5",
      "cd  sub &&  grep -nr 'x' . 2>/dev/null | head -5"),
     # Tools with a grammar but no word on which options commute: spellings, in order.
@@ -62,6 +68,8 @@ DIFFERENT = [
     ("ls -la $D", "ls -al $D", "a word that expands at run time"),
     ("grep -rn x .", "grep -rn x . > out.txt", "a redirect"),
     ("grep -n x a.txt && ls -l", "grep -n x a.txt || ls -l", "the operator between"),
+    ("head -n 2 -c 5 a.txt", "head -c 5 -n 2 a.txt", "the last count wins"),
+    ("tail -q -v a.txt b.txt", "tail -v -q a.txt b.txt", "the last of -q/-v wins"),
     ("ls -l -- -a", "ls -l -a", "an operand after --"),
     ("grep -n --bogus x a.txt", "grep --bogus -n x a.txt", "an option no grammar knows"),
     ("time grep -n x a.txt", "grep -n x a.txt", "a keyword before the command"),
@@ -102,6 +110,7 @@ def fixture_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
         path.write_text(("x line\n" * size)[:size])
         os.utime(path, (when, when))
     (root / ".hidden").write_text("x hidden\n")
+    (root / "tabs.txt").write_text("a\tb\n\n\n\x01 end  \n")  # tabs, blank runs, a control
     return root
 
 
@@ -149,7 +158,7 @@ def test_the_real_tools_agree_that_the_spellings_are_one_call(
         "-v inverts the match", "unsorted, operands print in order", "the last format wins",
         "the last layout wins",
         "the last of -h/-H wins", "the last of -r/-d wins", "files are searched in order",
-        "the last sort key wins",
+        "the last sort key wins", "the last count wins", "the last of -q/-v wins",
     }],
 )  # fmt: skip
 def test_the_real_tools_show_the_pairs_differ(a: str, b: str, why: str, fixture_dir: Path) -> None:
@@ -255,18 +264,21 @@ def test_two_searches_that_differ_are_two_calls_to_the_guard() -> None:
 
 GREP_OPTIONS = ["-n", "-i", "-v", "-w", "-c", "-o", "-H", "-h", "-l", "-L", "-r", "-s", "-x",
                 "-b", "-E", "-F", "-A1", "-B1", "-C1", "-m1", "--no-ignore-case", "-d skip",
-                "-d read", "-R", "-a", "-I", "-q", "-Z", "-T", "--color=never", "-y"]  # fmt: skip
+                "-d read", "-R", "-a", "-I", "-q", "-Z", "-T", "--color=never", "-y",
+                "-2"]  # fmt: skip
 LS_OPTIONS = ["-l", "-a", "-A", "-1", "-C", "-x", "-m", "-t", "-S", "-U", "-X", "-v", "-r", "-R",
               "-h", "--si", "-k", "-s", "-i", "-d", "-F", "-p", "--file-type", "-G", "-g", "-o",
               "-n", "-Q", "-N", "-b", "-q", "-L", "-H", "-c", "-u", "--full-time",
               "--format=commas", "--sort=size", "--time=ctime", "-f"]  # fmt: skip
+CAT_OPTIONS = ["-n", "-b", "-s", "-E", "-T", "-v", "-A", "-e", "-t", "-u"]
+HEAD_OPTIONS = ["-n 2", "-n1", "-c 5", "-c3", "-q", "-v", "-z", "-3", "--lines=4", "--bytes=7"]
 
 
 def _spell(options: list[str], rng: Any) -> list[str]:
     """Return ``options`` in one of the ways getopt reads the same: clustered or apart."""
     words: list[str] = []
     for option in options:
-        flag = len(option) == 2 and option[1] != "-"
+        flag = re.fullmatch(r"-[A-Za-z]", option) is not None
         if flag and words and rng.random() < 0.5 and re.fullmatch(r"-[A-Za-z0-9]+", words[-1]):
             words[-1] += option[1]  # cluster onto the previous flag
         else:
@@ -277,6 +289,9 @@ def _spell(options: list[str], rng: Any) -> list[str]:
 @pytest.mark.parametrize(("tool", "pool", "operands"), [
     ("grep", GREP_OPTIONS, "x a.txt sub"),
     ("ls", LS_OPTIONS, "a.txt sub"),
+    ("cat", CAT_OPTIONS, "a.txt tabs.txt"),
+    ("head", HEAD_OPTIONS, "a.txt b.txt"),
+    ("tail", HEAD_OPTIONS, "a.txt b.txt"),
 ])  # fmt: skip
 def test_commands_with_one_signature_print_the_same(
     tool: str, pool: list[str], operands: str, fixture_dir: Path
@@ -295,7 +310,7 @@ def test_commands_with_one_signature_print_the_same(
             by_sig.setdefault(sig(command), []).append((command, run(command, fixture_dir)))
         assert base  # every draw names an option
     merged = [group for group in by_sig.values() if len({c for c, _ in group}) > 1]
-    assert len(merged) >= 40, "the draws should give many respellings of one call"
+    assert len(merged) >= 15, "the draws should give many respellings of one call"
     for group in merged:
         first_command, first_outcome = group[0]
         for command, outcome in group[1:]:

@@ -3,11 +3,12 @@
 Agents repeat searches and listings spelt a new way each time (``grep -rn``, ``grep -nr``,
 ``grep -r -n``, ``grep --rec -n``); the loop guard reads them through these grammars so one
 call is one call (``tether.loops.canonical``). Each ``Reader`` is a grammar checked against
-``TOOL --help`` on Debian 12 (grep 3.8, coreutils 9.1) plus what getopt alone cannot say: which
-options override or depend on each other, so their relative order is kept (``ls -l -1`` lists
-one name a line, ``ls -1 -l`` in long format; ``grep -h -H`` prints file names, ``grep -H -h``
-does not). Every option not in a group sets a switch of its own and commutes with the rest.
-An option in ``pins`` touches several groups at once (``ls -f``): with it, nothing is reordered.
+``TOOL --help`` on Debian 12 (grep 3.8; ls, head, tail, cat, wc and nl of coreutils 9.1) plus
+what getopt alone cannot say: which options override or depend on each other, so their relative
+order is kept (``ls -l -C`` lists in columns, ``ls -C -l`` in long format; ``grep -h -H``
+prints file names, ``grep -H -h`` does not). Every option not in a group sets a switch of its
+own and commutes with the rest. An option in ``pins`` touches several groups at once or counts
+only in one place (``ls -f``, ``head -NUM``): with it, nothing is reordered.
 """
 
 from __future__ import annotations
@@ -80,6 +81,27 @@ _LS_GROUPS = _groups(
 )
 
 
+_EXITS = "--help --version"
+# coreutils 9.1. ``tail -f`` is a flag while ``--follow[=HOW]`` takes a value: two entries.
+_HEAD = "c|bytes: n|lines: q|quiet|silent v|verbose z|zero-terminated help version"
+_TAIL = (
+    "c|bytes: f follow:: F max-unchanged-stats: n|lines: pid: q|quiet|silent retry "
+    "s|sleep-interval: v|verbose z|zero-terminated help version"
+)
+_CAT = (
+    "A|show-all b|number-nonblank e E|show-ends n|number s|squeeze-blank t T|show-tabs u "
+    "v|show-nonprinting help version"
+)
+_WC = "c|bytes m|chars l|lines w|words L|max-line-length files0-from: help version"
+_NL = (
+    "b|body-numbering: d|section-delimiter: f|footer-numbering: h|header-numbering: "
+    "i|line-increment: l|join-blank-lines: n|number-format: p|no-renumber s|number-separator: "
+    "v|starting-line-number: w|number-width: help version"
+)
+_COUNT = "--bytes --lines -NUM"  # how much to print: the last one wins
+_FIRST_ONLY = frozenset({"-NUM"})
+
+
 def _grep(name: str) -> Reader:
     return Reader(grammar(name, _GREP, numeric=True), _GREP_GROUPS)
 
@@ -91,6 +113,21 @@ READERS: LazyTable[Reader] = LazyTable(
         "egrep": lambda: _grep("egrep"),
         "fgrep": lambda: _grep("fgrep"),
         "ls": lambda: Reader(grammar("ls", _LS), _LS_GROUPS, frozenset({"-f"})),
+        # `head -NUM` / `tail -NUM` is read only as the first argument (`head -v -3` fails).
+        "head": lambda: Reader(
+            grammar("head", _HEAD, numeric=True),
+            _groups(_COUNT, "--quiet --verbose", _EXITS),
+            _FIRST_ONLY,
+        ),
+        "tail": lambda: Reader(
+            grammar("tail", _TAIL, numeric=True),
+            _groups(_COUNT, "-f --follow -F --retry", "--quiet --verbose", _EXITS),
+            _FIRST_ONLY,
+        ),
+        # Every option of these sets a switch of its own (cat -b beats -n in either order).
+        "cat": lambda: Reader(grammar("cat", _CAT), _groups(_EXITS)),
+        "wc": lambda: Reader(grammar("wc", _WC), _groups(_EXITS)),
+        "nl": lambda: Reader(grammar("nl", _NL), _groups(_EXITS)),
     }
 )
 
