@@ -48,7 +48,7 @@ SAME = [
     ("cd sub && grep -rn x . 2>/dev/null | head -5",
      "cd  sub &&  grep -nr 'x' . 2>/dev/null | head -5"),
     # Tools with a grammar but no word on which options commute: spellings, in order.
-    ("rm -rf build", "rm -r -f build", "rm --recursive --force build", "rm --rec -f build"),
+    ("rm -rf build", "rm -r -f build", "rm --recursive --force build", "rm --recursive -f build"),
 ]  # fmt: skip
 
 # Each row: two calls that differ, and why.
@@ -67,6 +67,7 @@ DIFFERENT = [
     ("ls -l ~", "ls -l '~'", "a tilde expands only unquoted"),
     ("ls -la $D", "ls -al $D", "a word that expands at run time"),
     ("grep -rn x .", "grep -rn x . > out.txt", "a redirect"),
+    ("rm --rec -f build", "rm -rf build", "an abbreviation no tool run has checked"),
     ("grep -n x a.txt && ls -l", "grep -n x a.txt || ls -l", "the operator between"),
     ("head -n 2 -c 5 a.txt", "head -c 5 -n 2 a.txt", "the last count wins"),
     ("tail -q -v a.txt b.txt", "tail -v -q a.txt b.txt", "the last of -q/-v wins"),

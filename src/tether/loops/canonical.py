@@ -3,9 +3,10 @@
 ``grep -rn x .``, ``grep -nr x .``, ``grep -r -n x .``, ``grep --recursive -n x .`` and
 ``grep --rec -n x .`` run the same search, so they are one call to the loop guard. Each simple
 command is read by its program's grammar (the one getopt engine, ``tether.shell.options``):
-clusters split, ``--opt=v`` and ``--opt v`` one form, abbreviations resolved, every option under
-its canonical name; for the read commands of ``tether.shell.readers`` the options are put in
-one order too, except those whose relative order changes the result.
+clusters split, ``--opt=v`` and ``--opt v`` one form, every option under its canonical name;
+for the read commands of ``tether.shell.readers`` (checked against the tools themselves)
+abbreviations are resolved and the options put in one order too, except those whose relative
+order changes the result. Other programs' abbreviations keep the raw words.
 
 Never merge two commands that could differ: a command is rewritten only when every word is
 literal, no wrapper or assignment precedes it, its program has a grammar and the grammar reads
@@ -104,6 +105,8 @@ def _rewrite(cmd: SimpleCommand) -> str | None:
     if g is None:
         return None
     args = argv[1:]
+    if reader is None and any(_abbreviated(g, w.value) for w in args):
+        return None  # only the readers' abbreviations are checked against the tools themselves
     parsed = parse(g, args)
     if parsed.error is not None or not parsed.options:
         return None
@@ -114,6 +117,13 @@ def _rewrite(cmd: SimpleCommand) -> str | None:
         options = _ordered(options, reader)
     operands = tuple((w.value, "glob") if w.glob else w.value for w in parsed.operands)
     return repr((first.value, tuple(options), parsed.dashdash, operands))  # one text per form
+
+
+def _abbreviated(g: Grammar, word: str) -> bool:
+    """Return True when ``word`` is a long option not spelt as ``g`` lists it."""
+    if not word.startswith("--") or word == "--":
+        return False
+    return not g.knows(word.partition("=")[0])
 
 
 def _ordered(options: list[tuple[str, str | None]], reader: Reader) -> list[tuple[str, str | None]]:
