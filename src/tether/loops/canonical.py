@@ -19,8 +19,7 @@ place is certain.
 
 from __future__ import annotations
 
-import re
-
+from tether.loops.fingerprint import SPACE_RUN as _SPACE_RUN
 from tether.shell import parse_command
 from tether.shell.model import SimpleCommand
 from tether.shell.options import Grammar, parse
@@ -31,8 +30,9 @@ from tether.shell.tools import TOOLS
 # may be classified in the isolated worker, which this must not undo.
 MAX_CHARS = 2048
 MARK = "\x1f"  # brackets a rewritten command; never in a command that is rewritten
-_PLAIN = re.compile(r"[A-Za-z0-9_./:@%+=,-]+")
-_SPACE_RUN = re.compile(r"[ \t]+")
+# Characters a word may hold and read the same quoted or not (checked without a regex: this
+# module loads in every hook process that sees an option, and compiling costs more than using).
+_PLAIN = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:@%+=,-"
 # Per reader: option name -> its group's sort key (a group sorts as one, first of all).
 _KEYS: dict[str, dict[str, str]] = {}
 
@@ -90,12 +90,12 @@ def _rewrite(cmd: SimpleCommand) -> str | None:
     if len(argv) < 2 or cmd.wrappers or cmd.assignments:
         return None
     first = argv[0]
-    if not first.literal or not _PLAIN.fullmatch(first.value):
+    if not first.literal or not _plain(first.value):
         return None
     if not cmd.text.startswith(first.value):
         return None  # a keyword the words do not show (`time grep …`)
     last = argv[-1]
-    if _PLAIN.fullmatch(last.value) and not cmd.text.endswith(last.value):
+    if _plain(last.value) and not cmd.text.endswith(last.value):
         return None  # the text stops before the last word (a redirect between words)
     for word in argv:
         if not word.literal or "~" in word.value:
@@ -117,6 +117,10 @@ def _rewrite(cmd: SimpleCommand) -> str | None:
         options = _ordered(options, reader)
     operands = tuple((w.value, "glob") if w.glob else w.value for w in parsed.operands)
     return repr((first.value, tuple(options), parsed.dashdash, operands))  # one text per form
+
+
+def _plain(word: str) -> bool:
+    return bool(word) and not word.strip(_PLAIN)
 
 
 def _abbreviated(g: Grammar, word: str) -> bool:

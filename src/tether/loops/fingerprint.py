@@ -286,7 +286,7 @@ def canonical_args(args: Mapping[str, Any], drop: Iterable[str] = FREE_TEXT_ARGS
         return repr(sorted(kept.items(), key=lambda kv: kv[0]))
 
 
-_SPACE_RUN = re.compile(r"[ \t]+")
+SPACE_RUN = re.compile(r"[ \t]+")  # blanks in a row
 
 
 def normalise_command(command: str) -> str:
@@ -294,7 +294,7 @@ def normalise_command(command: str) -> str:
     lines = []
     for line in command.strip().splitlines():
         quoted = "'" in line or '"' in line or "\\" in line
-        lines.append(line.strip() if quoted else _SPACE_RUN.sub(" ", line).strip())
+        lines.append(line.strip() if quoted else SPACE_RUN.sub(" ", line).strip())
     return "\n".join(lines)
 
 
