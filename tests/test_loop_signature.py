@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from test_hook_cli import hook, post, pre, sandbox, verdict
 from tether.config import DEFAULT_CONFIG
 from tether.guard import Guard
 from tether.loops.canonical import canonical_command
@@ -25,6 +26,7 @@ from tether.model import Action, ToolCall, ToolResult
 from tether.shell.options import Grammar
 from tether.shell.readers import READERS
 
+__all__ = ["sandbox"]  # the real hook processes' fixture, used by name below
 HARD = DEFAULT_CONFIG.with_values({"loops.hard_stop": True})
 
 # Each row: spellings of one call.
@@ -259,6 +261,33 @@ def test_two_searches_that_differ_are_two_calls_to_the_guard() -> None:
         "Bash grep -n TODO src",
         "Bash grep -nv TODO src",
     ]
+
+
+@pytest.mark.parametrize("host", ["claude-code", "gemini"])
+def test_real_hook_processes_refuse_a_respelt_loop_when_they_refuse_a_repeated_one(
+    host: str, sandbox: tuple[dict[str, str], Path]
+) -> None:
+    # One `tether hook HOST` process per event, state in SQLite, as the host runs it. Gemini
+    # sends no call ids, so its results pair with their calls by signature.
+    env, project = sandbox
+    env["TETHER_LOOPS__HARD_STOP"] = "true"
+
+    def verdicts(session: str, commands: list[str]) -> list[str]:
+        out = []
+        for n, command in enumerate(commands, 1):
+            out.append(verdict(host, hook(host, pre(host, session, command, project, n), env,
+                                          project)))  # fmt: skip
+            if out[-1] == "deny":
+                break
+            done = hook(host, post(host, session, command, "src/a.py:3: TODO", project, n), env,
+                        project)  # fmt: skip
+            assert done.returncode in (0, 2), done.stderr
+        return out
+
+    same = verdicts("same", [SPELT[0]] * 10)
+    respelt = verdicts("respelt", [SPELT[i % len(SPELT)] for i in range(10)])
+    assert same[-1] == "deny"
+    assert respelt == same
 
 
 # -- soundness, by execution ---------------------------------------------------------------
