@@ -345,3 +345,23 @@ def test_commands_with_one_signature_print_the_same(
         first_command, first_outcome = group[0]
         for command, outcome in group[1:]:
             assert outcome == first_outcome, f"{first_command!r} and {command!r} were merged"
+
+
+def test_a_command_the_worker_reviews_is_not_parsed_here_for_its_signature(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from tether.shell import parse as parse_module
+
+    parsed: list[str] = []
+    real = parse_module._parse_command
+
+    def counting(text: str) -> Any:
+        parsed.append(text)
+        return real(text)
+
+    monkeypatch.setattr(parse_module, "_parse_command", counting)
+    guard = Guard(HARD.with_values({"approvals.isolation.threshold": 10}))
+    call = ToolCall("iso", "Bash", {"command": "grep -rn TODO src"}, "c1")
+    assert guard.before_call(call).allowed
+    guard.after_call(ToolResult(call, "src/a.py:3: TODO\n", 0))
+    assert parsed == []  # the isolated worker parsed it, in its own process

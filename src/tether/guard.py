@@ -16,7 +16,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from tether.loops import detectors as d
 from tether.loops import kinds, progress
-from tether.loops.fingerprint import preview, result_fingerprint, signature_and_preview
+from tether.loops.fingerprint import (
+    CANONICAL_CHARS,
+    preview,
+    result_fingerprint,
+    signature_and_preview,
+)
 from tether.loops.messages import merge
 from tether.loops.records import Session, SigRecord
 from tether.loops.settings import LoopSettings, from_config
@@ -75,6 +80,7 @@ class Guard:
         self.sticky_halt = sticky_halt
         self.hold_warnings = hold_warnings
         self.settings: LoopSettings = from_config(config)
+        self._canonical: int | None = None  # see _canonical_chars
 
     def _apply(self, session_id: str, fn: Callable[[Session], R]) -> R:
         """Run ``fn`` on the session's typed state through the store; return what it returned.
@@ -98,8 +104,8 @@ class Guard:
     def _prepare(self, call: ToolCall, *, review: bool) -> _Prepared:
         s = self.settings
         command = kinds.shell_command(call.tool, call.args, s.tools)
-        shell_key = s.tools.shell.get(call.tool) if command is not None else None
-        sig, text = signature_and_preview(call.tool, call.args, shell_key)
+        if command is None:
+            sig, text = signature_and_preview(call.tool, call.args)
         if command is None and review and call.tool in s.tools.shell:
             # A shell call without a command string cannot be checked: refuse it (fail closed).
             from tether.approval import malformed_shell_call
@@ -116,6 +122,13 @@ class Guard:
             from tether.approval import review as review_command
 
             verdict = review_command(command, self.config, unattended=self.unattended)
+        # After the review: the signature reads the command through the parse it just made.
+        sig, text = signature_and_preview(
+            call.tool,
+            call.args,
+            s.tools.shell.get(call.tool),
+            canonical_chars=self._canonical_chars(),
+        )
         wait = kinds.wait_seconds(command)
         if wait is not None:
             kind = kinds.POLL
@@ -124,6 +137,19 @@ class Guard:
         else:
             kind = kinds.EXEC
         return _Prepared(sig, kind, text, wait, verdict)
+
+    def _canonical_chars(self) -> int:
+        """Return how long a shell command may be to be read through the option model.
+
+        Never longer than the isolation threshold: a command reviewed in the isolated worker
+        is not parsed in this process for its signature either.
+        """
+        if self._canonical is None:
+            from tether.approval.policy import Policy
+
+            threshold = Policy.from_config(self.config).threshold
+            self._canonical = min(CANONICAL_CHARS, threshold)
+        return self._canonical
 
     def _review_files(self, call: ToolCall) -> Review | None:
         """Review a non-shell call that names Tether's guard files (Write, apply_patch, MCP)."""

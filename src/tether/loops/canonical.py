@@ -23,12 +23,10 @@ from tether.loops.fingerprint import SPACE_RUN as _SPACE_RUN
 from tether.shell import parse_command
 from tether.shell.model import SimpleCommand
 from tether.shell.options import Grammar, parse
+from tether.shell.parse import recent
 from tether.shell.readers import READERS, Reader
 from tether.shell.tools import TOOLS
 
-# Longer commands keep their raw words: the loops worth catching are short, and a long one
-# may be classified in the isolated worker, which this must not undo.
-MAX_CHARS = 2048
 MARK = "\x1f"  # brackets a rewritten command; never in a command that is rewritten
 # Characters a word may hold and read the same quoted or not (checked without a regex: this
 # module loads in every hook process that sees an option, and compiling costs more than using).
@@ -37,13 +35,18 @@ _PLAIN = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:@%+=
 _KEYS: dict[str, dict[str, str]] = {}
 
 
-def canonical_command(command: str) -> str | None:
-    """Return the canonical text of ``command`` for signatures, or None when nothing changes."""
-    if len(command) > MAX_CHARS or MARK in command or "\x00" in command:
+def canonical_command(command: str, limit: int = 2048) -> str | None:
+    """Return the canonical text of ``command`` for signatures, or None when nothing changes.
+
+    A command over ``limit`` characters keeps its raw words: the loops worth catching are
+    short, and the guard passes the isolation threshold too (a longer command is parsed in the
+    isolated worker only, which this must not undo).
+    """
+    if len(command) > limit or MARK in command or "\x00" in command:
         return None
     if "-" not in command:
         return None  # no option anywhere: the raw text is already the canonical one
-    model = parse_command(command)
+    model = recent(command) or parse_command(command)  # the review's parse, when it just ran
     if not model.ok or not model.commands:
         return None
     commands = model.commands

@@ -298,12 +298,16 @@ def normalise_command(command: str) -> str:
     return "\n".join(lines)
 
 
-def _canonical(command: str) -> str:
+# Shell commands up to this size are read through the option model for their signature.
+CANONICAL_CHARS = 2048
+
+
+def _canonical(command: str, limit: int) -> str:
     """Return the form of a shell command its signature hashes (see ``loops.canonical``)."""
-    if "-" in command:  # options: read them through the option model
+    if "-" in command and len(command) <= limit:  # options: read them through the option model
         from tether.loops.canonical import canonical_command  # the parser: shell calls only
 
-        canonical = canonical_command(command)
+        canonical = canonical_command(command, limit)
         if canonical is not None:
             return canonical
     return normalise_command(command)
@@ -315,13 +319,21 @@ def call_signature(tool: str, args: Mapping[str, Any], shell_key: str | None = N
 
 
 def signature_and_preview(
-    tool: str, args: Mapping[str, Any], shell_key: str | None = None, limit: int = 80
+    tool: str,
+    args: Mapping[str, Any],
+    shell_key: str | None = None,
+    limit: int = 80,
+    *,
+    canonical_chars: int = CANONICAL_CHARS,
 ) -> tuple[str, str]:
-    """Return the call's signature and its short human-readable form, canonicalising once."""
+    """Return the call's signature and its short human-readable form, canonicalising once.
+
+    A shell command of at most ``canonical_chars`` is read through the option model.
+    """
     command = args.get(shell_key) if shell_key is not None else None
     if shell_key is not None and isinstance(command, str):
         normalised = dict(args)
-        normalised[shell_key] = _canonical(command)
+        normalised[shell_key] = _canonical(command, canonical_chars)
         canon = canonical_args(normalised)
         text = " ".join(command.split())
     else:
