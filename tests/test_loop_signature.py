@@ -46,7 +46,7 @@ SAME = [
     ("cat -n -s a.txt", "cat -sn a.txt", "cat --squeeze-blank --number a.txt",
      "cat --squeeze -n a.txt"),
     ("nl -ba a.txt", "nl -b a a.txt", "nl --body-numbering=a a.txt", "nl --bo a a.txt"),
-    ("wc -l -w a.txt", "wc -wl a.txt", "wc --words --lines a.txt"),
+    ("wc -l -w a.txt", "wc -wl a.txt", "wc --words --lines a.txt", "wc -lw 'a.txt'"),
     ("cd sub && grep -rn x . 2>/dev/null | head -5",
      "cd  sub &&  grep -nr 'x' . 2>/dev/null | head -5"),
     # Tools with a grammar but no word on which options commute: spellings, in order.

@@ -97,8 +97,8 @@ def _rewrite(cmd: SimpleCommand) -> str | None:
         return None
     if not cmd.text.startswith(first.value):
         return None  # a keyword the words do not show (`time grep …`)
-    last = argv[-1]
-    if _plain(last.value) and not cmd.text.endswith(last.value):
+    last = argv[-1].value
+    if _plain(last) and not cmd.text.endswith((last, f'{last}"', f"{last}'")):
         return None  # the text stops before the last word (a redirect between words)
     for word in argv:
         if not word.literal or "~" in word.value:
