@@ -14,9 +14,12 @@ import sys
 import uuid
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tether.hosts import HOSTS
+
+if TYPE_CHECKING:
+    from tether.config.core import Config
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +89,7 @@ def _check_config(cwd: Path, checks: list[Check], overrides: tuple[str, ...] = (
     return config
 
 
-def _check_store(config: Any, fix: bool, checks: list[Check]) -> None:
+def _check_store(config: Config, fix: bool, checks: list[Check]) -> None:
     from tether.store.open import sqlite_path
 
     backend = str(config.get("store.backend"))
@@ -155,7 +158,7 @@ def _check_daemon(checks: list[Check]) -> None:
         )
 
 
-def _probe(config: Any) -> None:
+def _probe(config: Config) -> None:
     from tether.store.open import open_store
 
     store = open_store(config)
@@ -416,7 +419,7 @@ def _codex_trust(cwd: Path, checks: list[Check]) -> None:
         checks.append(Check("codex", "ok", f"Codex trusts and runs Tether's {len(hooks)} hooks"))
 
 
-def _forget(config: Any, session: str) -> None:
+def _forget(config: Config, session: str) -> None:
     try:
         from tether.store.open import open_store
 

@@ -34,10 +34,13 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tether.daemon import hook as wire
 from tether.errors import TetherError
+
+if TYPE_CHECKING:
+    from tether.config.core import Config
 
 IDLE_SECONDS = float(os.environ.get("TETHER_DAEMON_IDLE", "900"))
 CODE_CHECK_SECONDS = 1.0
@@ -250,7 +253,7 @@ class Daemon:
             self.checked = now
         return code_snapshot(self.root) != self.snapshot
 
-    def store(self, config: Any, environ: Mapping[str, str] | None) -> Any:
+    def store(self, config: Config, environ: Mapping[str, str] | None) -> Any:
         """Return the open store ``config`` names, opening it the first time it is asked for."""
         from tether.store.open import open_store, sqlite_path
 
