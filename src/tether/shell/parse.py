@@ -151,7 +151,7 @@ def parse_command(text: str) -> CommandModel:
     if "\x00" in text:
         builder.errors.append("input contains a NUL byte")
     builder.add_source(text, _Ctx())
-    for variant in control_readings(text):
+    for variant in (*control_readings(text), *heredoc_readings(text)):
         builder.add_source(variant, _Ctx())
     return builder.build(text)
 
@@ -177,6 +177,36 @@ def control_readings(text: str) -> tuple[str, ...]:
         if head.strip() and head != stripped:
             readings.append(head)
     return tuple(readings)
+
+
+_LETTERS = "QXZJKVWYGHFUBPMNRSTLCDEIOAqxzjkvwyghfubpmnrstlcdeioa"  # rarest first
+
+
+def heredoc_readings(text: str) -> tuple[str, ...]:
+    """Return ``text`` with the non-ASCII characters of heredoc lines made ASCII, if any.
+
+    tree-sitter-bash keeps a heredoc's delimiter one byte per character, so a delimiter with
+    a non-ASCII character (``<<é``) never matches its closing line: everything after it is
+    read as the heredoc's body, and ``cat <<é … é`` followed by ``rm -rf /`` hid the ``rm``
+    from every rule. The reading added here maps each such character, everywhere in the text,
+    to its own ASCII letter that the text does not contain, so a line closes the heredoc in this
+    reading exactly when it does in bash. The characters of lines without ``<<`` are kept.
+    """
+    if "<<" not in text or text.isascii():
+        return ()
+    wanted = {
+        ch
+        for line in text.split("\n")
+        if "<<" in line
+        for ch in line.partition("<<")[2]
+        if ord(ch) > 0x7F
+    }
+    if not wanted:
+        return ()
+    free = [c for c in _LETTERS if c not in text]
+    if len(free) < len(wanted):
+        return (text.translate(dict.fromkeys(map(ord, wanted), "Q")),)  # some reading, at least
+    return (text.translate({ord(ch): free[i] for i, ch in enumerate(sorted(wanted))}),)
 
 
 def nesting_depth(text: str) -> int:
