@@ -35,6 +35,7 @@ from tether.loops.state import (
     trim,
 )
 from tether.model import ALLOW, Action, Decision, Finding, ToolCall, ToolResult
+from tether.rules.protected import configured, places_of
 from tether.store import Store
 
 # Identical calls further apart than this (from the previous result to this call) are a wait.
@@ -81,6 +82,9 @@ class Guard:
         self.sticky_halt = sticky_halt
         self.hold_warnings = hold_warnings
         self.settings: LoopSettings = from_config(config)
+        # Guard places the config adds (a store.path anywhere, a Redis key prefix): the rules
+        # count them as Tether's own while this guard judges a call.
+        self._places = places_of(config)
 
     def _update(self, session_id: str, fn: Callable[[State | None], State]) -> None:
         """Apply ``fn`` through the store, storing the state packed (see ``loops.state.pack``)."""
@@ -102,13 +106,15 @@ class Guard:
             return _Prepared(sig, kinds.EXEC, text, None, refused)
         if command is None:
             kind = kinds.static_kind(call.tool, call.args, s.tools)
-            files = self._review_files(call) if review else None
+            with configured(self._places):
+                files = self._review_files(call) if review else None
             return _Prepared(sig, kind, text, None, files)
         verdict = None
         if review:
             from tether.approval import review as review_command
 
-            verdict = review_command(command, self.config, unattended=self.unattended)
+            with configured(self._places):
+                verdict = review_command(command, self.config, unattended=self.unattended)
         wait = kinds.wait_seconds(command)
         if wait is not None:
             kind = kinds.POLL
