@@ -624,3 +624,13 @@ def test_a_custom_store_path_is_guarded_through_the_real_hook(
         out = json.loads(done.stdout).get("hookSpecificOutput", {})
         assert out.get("permissionDecision") == expected, (command, out)
     assert db.is_file()  # the hook really used the configured store
+
+
+def test_a_custom_store_path_is_guarded_in_the_isolated_worker(tmp_path: Path) -> None:
+    # Over approvals.isolation.threshold the command is judged in the worker process: padding
+    # must not carry it past the configured place.
+    config = _config(tmp_path, f"store.path={CUSTOM_DB}")
+    padded = "echo " + "x" * 5000 + f"; rm {CUSTOM_DB}"
+    assert len(padded) > int(config.get("approvals.isolation.threshold"))
+    decision = Guard(config).before_call(_call("Bash", padded, "padded"))
+    assert decision.action is Action.ASK and "DG605" in decision.codes, decision
