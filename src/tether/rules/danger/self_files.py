@@ -57,12 +57,42 @@ def _what(word: Word, cmd: SimpleCommand, scope: Scope, *, tree: bool = False) -
     if path is None:
         path = value  # `$XDG_STATE_HOME/tether/…`: protected() knows these spellings
     if not path.startswith(("/", "~", "$")):
-        cwd = scope.cwd(cmd)
+        cwd = _chdir(cmd)
+        cwd = scope.cwd(cmd) if cwd == "" else cwd
         if cwd is None:  # moved somewhere the input does not say: any guard file may be here
             return protected(path, tree=tree) or somewhere(path, tree=tree)
         if cwd != ".":
             path = f"{cwd}/{path}"
     return protected(path, tree=tree)
+
+
+_CHDIR = {"env": ("-C", "--chdir"), "sudo": ("-D", "--chdir")}
+
+
+def _chdir(cmd: SimpleCommand) -> str | None:
+    """Return the directory a wrapper runs ``cmd`` in (``env -C DIR``, ``sudo -D DIR``).
+
+    "" when no wrapper moves it, None when one moves it somewhere only known at run time.
+    """
+    found = ""
+    for wrapper in cmd.wrappers:
+        options = _CHDIR.get(wrapper.name)
+        if options is None:
+            continue
+        args = wrapper.args
+        for i, w in enumerate(args):
+            v = w.value
+            target: Word | None = None
+            if v in options and i + 1 < len(args):
+                target = args[i + 1]
+            elif v.startswith("--chdir="):
+                target = Word(v.split("=", 1)[1], w.literal)
+            elif v.startswith(options[0]) and len(v) > 2 and not v.startswith("--"):
+                target = Word(v[2:], w.literal)
+            if target is not None:
+                literal = target.literal or target.value.startswith("~")
+                found = target.value.rstrip("/") or "/" if literal else None
+    return found
 
 
 def _first(
@@ -91,8 +121,10 @@ def _unlikely(
     text = " " + " ".join([w.value for w in words])
     if may_name_guard_file(text) or (tree and (" /" in text or " ~" in text or " $" in text)):
         return False
-    # A lone command runs where it was started; otherwise an earlier `cd` may have moved it.
-    return len(scope.model.commands) == 1 or scope.cwd(cmd) == "."
+    # A lone command runs where it was started; otherwise an earlier `cd` may have moved it,
+    # and `env -C DIR` or `sudo -D DIR` moves it itself.
+    here = len(scope.model.commands) == 1 or scope.cwd(cmd) == "."
+    return here and (not cmd.wrappers or _chdir(cmd) == "")
 
 
 # The checks return plain tuples, not generators, on their fast paths: they run on most commands.
@@ -494,7 +526,10 @@ def concerns(scope: Scope) -> bool:
             or "gemini" in low
             or "/v1/" in low
             or relocated(low)  # a $CODEX_HOME or $TETHER_CONFIG outside the usual places
-            or (("cd" in low or "pushd" in low) and _moves_blind(scope))
+            or (
+                ("cd" in low or "pushd" in low or "-c" in low or "-d" in low)
+                and _moves_blind(scope)
+            )
         )
         scope.cache[_GATE] = found
     return bool(found)
@@ -502,7 +537,7 @@ def concerns(scope: Scope) -> bool:
 
 def _moves_blind(scope: Scope) -> bool:
     """Return True when a command runs after a ``cd`` to a place the input does not name."""
-    return any(scope.cwd(cmd) is None for cmd in scope.model.commands)
+    return any(scope.cwd(cmd) is None or _chdir(cmd) is None for cmd in scope.model.commands)
 
 
 def _dot_glob(low: str) -> bool:
