@@ -74,7 +74,7 @@ def _chdir(cmd: SimpleCommand) -> str | None:
 
     "" when no wrapper moves it, None when one moves it somewhere only known at run time.
     """
-    found = ""
+    found: str | None = ""
     for wrapper in cmd.wrappers:
         options = _CHDIR.get(wrapper.name)
         if options is None:
