@@ -180,6 +180,27 @@ def control_readings(text: str) -> tuple[str, ...]:
 
 
 _LETTERS = "QXZJKVWYGHFUBPMNRSTLCDEIOAqxzjkvwyghfubpmnrstlcdeioa"  # rarest first
+_OVER_LATIN1 = re.compile("[^\x00-\xff]")
+# Same UTF-8 length, code points under 256, a word character to bash and tree-sitter alike.
+_STAND_IN = {2: "\xa4", 3: "\xa4_", 4: "\xa4\xa4"}
+
+
+def _stand_in(match: re.Match[str]) -> str:
+    point = ord(match.group())
+    return _STAND_IN[2 if point < 0x800 else 3 if point < 0x10000 else 4]
+
+
+def _scanner_safe(text: str) -> bytes:
+    """Return ``text`` as bytes for the parser, every code point over 255 stood in for.
+
+    tree-sitter-bash's scanner calls ``isdigit``/``isalpha`` (a 384-entry table) on the code
+    point ahead, so ``{`` followed by U+10FFFD read far out of bounds: a SIGSEGV in most fresh
+    processes (benchmarks/fuzz_parse.py), and for smaller code points an answer that depends
+    on what lies beyond the table. Each such character becomes ``¤`` (plus ``_`` or ``¤``) of
+    the same UTF-8 length, so every node's byte offsets stay those of the real text, which
+    the walk reads words from: the model never sees a stand-in.
+    """
+    return _OVER_LATIN1.sub(_stand_in, text).encode("utf-8", "surrogatepass")
 
 
 def heredoc_readings(text: str) -> tuple[str, ...]:
@@ -275,7 +296,7 @@ class _Builder:
             self._give_up(f"{pipes:,} pipe operators, over the {MAX_PIPES:,} cap")
             return
         src = text.encode("utf-8", "surrogatepass")
-        tree = _get_parser().parse(src)
+        tree = _get_parser().parse(src if src.isascii() else _scanner_safe(text))
         root = tree.root_node
         self.nodes += root.descendant_count  # O(1): tree-sitter keeps subtree sizes
         if self.nodes > MAX_NODES:
