@@ -100,9 +100,36 @@ def _first(
 ) -> tuple[str, str] | None:
     for w in words:
         what = _what(w, cmd, scope, tree=tree)
+        if what is None and "{" in w.value:  # `mv ~/.claude{,.bak}`: each word bash makes
+            what = next(
+                (
+                    f
+                    for b in _braces(w.value)
+                    if (f := _what(Word(b, w.literal), cmd, scope, tree=tree))
+                ),
+                None,
+            )
         if what is not None:
             return w.value, what
     return None
+
+
+_BRACE = re.compile(r"\{([^{}]*,[^{}]*)\}")
+_MAX_BRACES = 32
+
+
+def _braces(value: str) -> list[str]:
+    """Return the words a brace expansion makes (``a{b,c}`` -> ``ab``, ``ac``), capped."""
+    found: list[str] = []
+    todo = [value]
+    while todo and len(found) < _MAX_BRACES:
+        word = todo.pop()
+        m = _BRACE.search(word)
+        if m is None:
+            found.append(word)
+            continue
+        todo += [word[: m.start()] + alt + word[m.end() :] for alt in m.group(1).split(",")]
+    return found
 
 
 def _hit(verb: str, found: tuple[str, str] | None) -> Iterator[Hit]:
@@ -143,6 +170,8 @@ def check_file_change(cmd: SimpleCommand, scope: Scope) -> Iterable[Hit]:
     """Flag deletes, moves, copies onto, permission changes and edits of guard files."""
     name = name_of(cmd)
     args = cmd.args
+    if name == "find":  # `find . -name settings.json -delete` names no directory of ours
+        return tuple(_find(cmd, scope))
     if not concerns(scope) and not _spelled_from_root(args):
         return ()  # names no guard file, no directory that could hold one, no `.t*` glob
     special = _SPECIAL.get(name)
@@ -215,8 +244,9 @@ def _landing(name: str, parsed: Parsed, cmd: SimpleCommand, scope: Scope) -> tup
             landings.append(Word(f"{dest.value.rstrip('/')}/{base}", dest.literal and src.literal))
     # A whole directory arriving as `.claude` matters where hosts look: the workspace or a home.
     found = _first(landings, cmd, scope, tree=recursive and _hosts_read(dest.value))
-    if found is not None or not recursive:
+    if found is not None or not (recursive or name in ("ln", "link")):
         return found
+    # `ln -s /tmp/evil .claude`: where no .claude exists yet, the link becomes it.
     return _under(dest, cmd, scope, contents=contents)
 
 
@@ -390,7 +420,25 @@ def _find(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     if found is None:
         names = [Word(vals[i + 1]) for i, v in enumerate(vals[:-1]) if v in ("-name", "-iname")]
         found = next(((w.value, what) for w in names if (what := protected(w.value))), None)
+        # `find . -name settings.json -delete` walks into .claude/ (find sees dot dirs).
+        if found is None and _find_changes(vals) and all(_hosts_read(w.value) for w in starts):
+            found = next(((w.value, what) for w in names if (what := somewhere(w.value))), None)
     yield from _hit("find deletes or runs on", found)
+
+
+_FIND_CHANGERS = _REMOVERS | _OWNERSHIP | _EDITORS | {"mv", "tee", "cp"}
+
+
+def _find_changes(vals: list[str]) -> bool:
+    """Return True when a find deletes, or runs a program that changes the files it finds."""
+    if "-delete" in vals:
+        return True
+    for i, v in enumerate(vals[:-1]):
+        if v in ("-exec", "-execdir", "-ok", "-okdir"):
+            program = vals[i + 1].rpartition("/")[2]
+            if program in _FIND_CHANGERS or (program in _IN_PLACE and "-i" in vals[i + 2 :]):
+                return True
+    return False
 
 
 def _sqlite3(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
@@ -472,7 +520,7 @@ def code_targets(code: str) -> Iterator[tuple[str, str]]:
             if i + n > len(literals):
                 break
             joined = "/".join(literals[i : i + n])
-            what = protected(joined)
+            what = protected(joined, tree=True)  # shutil.rmtree('.claude') takes it all
             if what is not None:
                 yield joined, what
                 break
