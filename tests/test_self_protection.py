@@ -656,3 +656,15 @@ def test_a_custom_store_path_is_guarded_in_the_isolated_worker(tmp_path: Path) -
     assert len(padded) > int(config.get("approvals.isolation.threshold"))
     decision = Guard(config).before_call(_call("Bash", padded, "padded"))
     assert decision.action is Action.ASK and "DG605" in decision.codes, decision
+
+
+def test_a_store_path_under_home_is_guarded_in_both_spellings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", "/home/me")
+    config = _config(tmp_path, "store.path=~/run/guard.db")
+    guard = Guard(config)
+    for command in ("rm ~/run/guard.db", "rm /home/me/run/guard.db", "rm $HOME/run/guard.db"):
+        decision = guard.before_call(_call("Bash", command, "home"))
+        assert decision.action is Action.ASK and "DG605" in decision.codes, (command, decision)
+    assert guard.before_call(_call("Bash", "rm ~/run/other.db", "home")).action is Action.ALLOW

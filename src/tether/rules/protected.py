@@ -91,7 +91,11 @@ def places_of(config: Any) -> Places:
     files: tuple[str, ...] = ()
     raw = str(config.get("store.path") or "")
     if raw and config.get("store.backend") == "sqlite":
-        files = (_normal(os.path.expanduser(raw)),)
+        full = _normal(os.path.expanduser(raw))
+        home = _normal(os.path.expanduser("~"))
+        # Both spellings a command may use: `rm ~/run/x.db` and `rm /home/me/run/x.db`.
+        under_home = home not in ("", "/", "~") and _inside(full, home)
+        files = (full, "~" + full[len(home) :]) if under_home else (full,)
     prefix = str(config.get("store.key_prefix") or "")
     prefixes = (prefix.lower(),) if prefix and config.get("store.backend") == "redis" else ()
     return Places(files, prefixes)
