@@ -207,6 +207,12 @@ MATRIX: list[Row] = [
         ASK,
         "DG605",
     ),  # a tool Tether never heard of, given a guard file
+    # ... naming its destination however it likes: any one-word path argument, nested, a URI
+    ("mcp__fs__write", {"uri": f"file://{HOME}/.claude/settings.json", "text": "{}"}, ASK, "DG605"),
+    ("copy_file", {"src": "/tmp/x", "dst": f"{HOME}/.codex/hooks.json"}, ASK, "DG605"),
+    ("mcp__x__save", {"output_path": f"{PROJECT}/.tether.yaml"}, ASK, "DG605"),
+    ("mcp__x__save", {"options": {"path": f"{HOME}/.gemini/settings.json"}}, ASK, "DG605"),
+    ("mcp__x__sync", {"targets": [f"{HOME}/.claude/settings.local.json"]}, ASK, "DG605"),
     # --- benign neighbours: reads of the same files and look-alikes stay allowed -------------
     ("Bash", "cat ~/.claude/settings.json", ALLOW, None),
     ("Bash", "jq .hooks .claude/settings.json", ALLOW, None),
@@ -266,6 +272,14 @@ MATRIX: list[Row] = [
     ),
     ("apply_patch", _patch("*** Update File: src/app.py", "@@", "-x = 1", "+x = 2"), ALLOW, None),
     ("str_replace_editor", {"command": "view", "path": f"{PROJECT}/.tether.yaml"}, ALLOW, None),
+    (
+        "Write",
+        {"file_path": f"{PROJECT}/notes.md", "content": f"{HOME}/.claude/settings.json"},
+        ALLOW,
+        None,
+    ),
+    ("mcp__x__post", {"url": "https://x.example/.claude/settings.json"}, ALLOW, None),
+    ("Task", {"prompt": "leave ~/.claude/settings.json alone", "description": "x"}, ALLOW, None),
 ]
 
 
