@@ -682,3 +682,30 @@ def test_a_store_path_under_home_is_guarded_in_both_spellings(
         decision = guard.before_call(_call("Bash", command, "home"))
         assert decision.action is Action.ASK and "DG605" in decision.codes, (command, decision)
     assert guard.before_call(_call("Bash", "rm ~/run/other.db", "home")).action is Action.ALLOW
+
+
+@pytest.mark.parametrize(
+    ("path", "tree", "covered"),
+    [
+        ("settings.json", False, True),  # ~/.claude/settings.json, if that is where it runs
+        ("settings.local.json", False, True),
+        ("hooks.json", False, True),
+        ("state.db-wal", False, True),
+        (".tether.yaml", False, True),
+        ("*.json", False, True),
+        ("../settings.json", False, True),
+        ("tether", True, True),  # ~/.config/tether
+        (".", True, True),  # the unknown directory itself
+        ("foo.txt", False, False),
+        ("build/out.json", False, False),
+        ("tether", False, False),
+        ("*", False, True),  # settings.json among them; `.*` alone would name .tether.yaml
+        ("/etc/hosts", False, False),  # absolute: not this function's question
+    ],
+)
+def test_what_a_relative_path_may_be_under_an_unknown_directory(
+    path: str, tree: bool, covered: bool
+) -> None:
+    from tether.rules.protected import somewhere
+
+    assert (somewhere(path, tree=tree) is not None) is covered, path
