@@ -27,6 +27,7 @@ from tether.loops.records import Session, SigRecord
 from tether.loops.settings import LoopSettings, from_config
 from tether.loops.state import State, reset_turn, trim
 from tether.model import ALLOW, Action, Decision, Finding, ToolCall, ToolResult
+from tether.rules.protected import configured, places_of
 from tether.store import Store
 
 if TYPE_CHECKING:
@@ -81,6 +82,9 @@ class Guard:
         self.hold_warnings = hold_warnings
         self.settings: LoopSettings = from_config(config)
         self._canonical: int | None = None  # see _canonical_chars
+        # Guard places the config adds (a store.path anywhere, a Redis key prefix): the rules
+        # count them as Tether's own while this guard judges a call.
+        self._places = places_of(config)
 
     def _apply(self, session_id: str, fn: Callable[[Session], R]) -> R:
         """Run ``fn`` on the session's typed state through the store; return what it returned.
@@ -115,13 +119,15 @@ class Guard:
             return _Prepared(sig, kinds.EXEC, text, None, refused)
         if command is None:
             kind = kinds.static_kind(call.tool, call.args, s.tools)
-            files = self._review_files(call) if review else None
+            with configured(self._places):
+                files = self._review_files(call) if review else None
             return _Prepared(sig, kind, text, None, files)
         verdict = None
         if review:
             from tether.approval import review as review_command
 
-            verdict = review_command(command, self.config, unattended=self.unattended)
+            with configured(self._places):
+                verdict = review_command(command, self.config, unattended=self.unattended)
         # After the review: the signature reads the command through the parse it just made.
         sig, text = signature_and_preview(
             call.tool,
