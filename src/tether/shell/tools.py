@@ -448,22 +448,34 @@ SIGNALS = frozenset(
 )  # fmt: skip
 
 
-def signal_and_rest(args: tuple[Word, ...]) -> tuple[str | None, tuple[Word, ...]]:
-    """Split a leading ``-SIGNAL`` word (``-9``, ``-KILL``, ``-SIGKILL``) off kill-like args.
+def signal_and_rest(
+    args: tuple[Word, ...], *, anywhere: bool = False
+) -> tuple[str | None, tuple[Word, ...]]:
+    """Split a ``-SIGNAL`` word (``-9``, ``-KILL``, ``-SIGKILL``) off kill-like args.
 
-    kill, killall and pkill read it before getopt sees anything; the signal comes back
-    upper-cased without ``SIG`` (``"KILL"``, ``"9"``), the rest is for the tool's grammar.
+    kill reads it as its first word; pkill and killall take the first such word anywhere
+    (``anywhere=True``: procps' ``signal_option`` scans every argument, psmisc reads it among
+    its options) before getopt sees the rest. The signal comes back upper-cased without
+    ``SIG`` (``"KILL"``, ``"9"``); the other words are for the tool's grammar.
     """
-    if not args or not args[0].literal:
-        return None, args
-    v = args[0].value
-    if len(v) < 2 or v[0] != "-" or v[1] == "-":
-        return None, args
+    for i, word in enumerate(args if anywhere else args[:1]):
+        if word.value == "--":
+            break
+        name = _signal_name(word)
+        if name is not None:
+            return name, args[:i] + args[i + 1 :]
+    return None, args
+
+
+def _signal_name(word: Word) -> str | None:
+    v = word.value
+    if not word.literal or len(v) < 2 or v[0] != "-" or v[1] == "-":
+        return None
     name = v[1:].upper()
     name = name[3:] if name.startswith("SIG") else name
-    if name.isdigit() or name in SIGNALS or name.startswith("RTMIN") or name.startswith("RTMAX"):
-        return name, args[1:]
-    return None, args
+    if name.isdigit() or name in SIGNALS or name.startswith(("RTMIN", "RTMAX")):
+        return name
+    return None
 
 
 _UNKNOWN = grammar("program", "")

@@ -41,8 +41,8 @@ RULES = (
         summary="Remove an account's password, or lock root out",
         why="Ask, not hardline: `passwd -d`, `usermod -p ''` and an empty password fed to "
         "chpasswd let anyone log in as that user without a password; `passwd -l root`, "
-        "`usermod -L root` or a nologin shell for root lock the administrator out. Both are "
-        "undone by an administrator who can still get in.",
+        "`usermod -L root`, an expiry date or a nologin shell for root lock the administrator "
+        "out. Both are undone by an administrator who can still get in.",
         instead="Set a strong password or an SSH key (`passwd NAME`, `ssh-copy-id`), or ask "
         "the user to change accounts themselves.",
         match=(
@@ -53,6 +53,7 @@ RULES = (
             "usermod --password= bob",
             "usermod -L root",
             "usermod --lock root",
+            "usermod -e 1 root",
             "passwd -l root",
             "passwd -l",
             "usermod -s /usr/sbin/nologin root",
@@ -65,6 +66,7 @@ RULES = (
             "passwd -S root",
             "usermod -aG docker bob",
             "usermod -L bob",
+            "usermod -e '' root",
             "usermod -s /bin/bash root",
             "echo 'bob:s3cret' | chpasswd",
             "passwd -l bob",
@@ -99,6 +101,8 @@ def check_accounts(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
             yield Hit("DG414", f"usermod -p '' {user} (no password at all)")
         elif user in _ROOT and parsed.has("--lock"):
             yield Hit("DG414", "usermod -L root (locks root out)")
+        elif user in _ROOT and any(v not in ("", "-1") for v in parsed.values("--expiredate")):
+            yield Hit("DG414", "usermod -e root (expires root's account)")
         elif user in _ROOT and any(
             v.rpartition("/")[2] in _NO_LOGIN for v in parsed.values("--shell")
         ):

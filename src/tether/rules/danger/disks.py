@@ -59,6 +59,8 @@ RULES = (
             "sfdisk --delete /dev/sda",
             "parted -s /dev/sda mklabel gpt",
             "badblocks -w /dev/sdb",
+            "busybox dd if=/dev/zero of=/dev/sda",
+            "busybox mkfs.ext2 /dev/sdb1",
         ),
         not_match=(
             "dd if=/dev/zero of=./image.bin",

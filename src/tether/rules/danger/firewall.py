@@ -32,6 +32,8 @@ RULES = (
             "nft flush ruleset",
             "nft 'flush ruleset'",
             "nft delete table inet filter",
+            "nft -f - <<< 'flush ruleset'",
+            "echo 'flush ruleset' | nft -f -",
             "ufw disable",
             "ufw --force reset",
             "ufw default allow incoming",
@@ -49,6 +51,7 @@ RULES = (
             "iptables -L -n --line-numbers",
             "nft list ruleset",
             "nft -c flush ruleset",
+            "echo 'list ruleset' | nft -f -",
             "ufw status",
             "ufw allow 22/tcp",
             "ufw enable",
@@ -85,6 +88,8 @@ def check_firewall(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
         if parsed.has("--check", "--help", "--version"):
             return
         words = _words(parsed.operands)
+        if any(f in ("-", "/dev/stdin") for f in parsed.values("--file")):
+            words += _stdin_words(cmd, scope)
         for pair in itertools.pairwise(words):
             if pair in _NFT_FLUSH:
                 yield Hit("DG412", "nft " + " ".join(pair))
@@ -111,6 +116,16 @@ def check_firewall(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
         text = " ".join(words)
         if "firewall" in text and (" state off" in text or "opmode disable" in text):
             yield Hit("DG412", "netsh " + text[:60])
+
+
+def _stdin_words(cmd: SimpleCommand, scope: Scope) -> tuple[str, ...]:
+    """Return what ``nft -f -`` reads: a here-document or here-string, or echo/printf output."""
+    texts = [r.body or "" for r in cmd.redirects if r.op.startswith("<<") and r.body]
+    texts += [r.target.value for r in cmd.redirects if r.op == "<<<" and r.target is not None]
+    for up in scope.upstream(cmd)[:1]:
+        if name_of(up) in ("echo", "printf"):
+            texts += [w.value for w in up.args if w.literal]
+    return _words(tuple(Word(t.replace("\\n", " ")) for t in texts))
 
 
 def _words(operands: tuple[Word, ...]) -> tuple[str, ...]:

@@ -77,6 +77,7 @@ _OWN = (
             "kill -TERM 1234 -1",
             "sudo kill -9 -- -1",
             "/bin/kill -9 -1",
+            "busybox kill -9 -1",
             "killall5 -9",
             "pkill -9 -u root",
             "pkill --euid 0",
@@ -113,6 +114,8 @@ _OWN = (
             "killall --sig 9 firefox",
             "killall -r 'fire.*'",
             "killall -9 -r 'herm.*'",
+            "killall -q -9 node",
+            "pkill -f -9 server",
             "pkill -9 python",
             "pkill -KILL -f server",
             "pkill --signal=SIGKILL node",
@@ -153,6 +156,15 @@ _SYSTEMD_POWER_VERBS = frozenset({"poweroff", "reboot", "halt", "kexec", "soft-r
 def check_machine(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     """Flag power changes and process kills; hand the other machine families on."""
     name = name_of(cmd)
+    if name == "busybox":
+        # ``busybox APPLET …`` runs the applet: judge it as that command.
+        inner = cmd.argv[1:]
+        applet_name = inner[0].value if inner and inner[0].literal else ""
+        if applet_name in _APPLETS or applet_name.startswith("mkfs"):
+            applet = cmd._replace(argv=inner)
+            scope.alias(applet, cmd)
+            yield from scope.judge(applet)
+        return
     check = _FAMILY.get(name)
     if check is not None:
         yield from check(cmd, scope)
@@ -201,7 +213,7 @@ _MATCH_ALL = frozenset({"", ".", ".*", "^", "$", "^.*", ".*$", "^.*$", ".+", "[a
 
 
 def _kill_by_name(name: str, args: tuple[Word, ...]) -> Iterator[Hit]:
-    signal, rest = signal_and_rest(args)
+    signal, rest = signal_and_rest(args, anywhere=True)
     parsed = options_of(name, rest)
     if parsed.has("--list", "--help", "--version", "--count"):
         return
@@ -254,9 +266,11 @@ RULES: tuple[Rule, ...] = (
     *kernel.RULES,
     *acl.RULES,
 )
+_APPLETS = frozenset({*_FAMILY, *_POWER, "init", "systemctl", "kill", "killall", "pkill"})
 CHECKS = {
     n: check_machine
     for n in (
+        "busybox",
         *_FAMILY,
         *_POWER,
         "init",

@@ -69,6 +69,8 @@ RULES = (
             "git push -u origin HEAD:main",
             "git push --force-with-lease origin +main",
             "git push origin main:refs/heads/a+b",
+            "git push --dry-run --force origin main",
+            "git push -n origin +main",
         ),
     ),
     Rule(
@@ -315,6 +317,8 @@ def _removes_by_force(args: tuple[Word, ...]) -> bool:
 
 
 def _push(parsed: Parsed, config: list[str]) -> Iterator[Hit]:
+    if parsed.has("--dry-run"):
+        return  # nothing is sent
     lease = parsed.has("--force-with-lease", "--force-if-includes")
     if parsed.maybe("--force") and not lease:
         yield Hit("DG202", "git push --force")
