@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from tether.rules.base import Rule, Tier
 from tether.rules.danger._base import Hit, Scope, name_of, options_of
+from tether.rules.danger._stdin import stdin_texts
 from tether.shell.model import SimpleCommand
 
 RULES = (
@@ -13,7 +14,7 @@ RULES = (
         code="DG413",
         name="account-delete",
         tier=Tier.ASK,
-        summary="Delete a user account (userdel, deluser)",
+        summary="Delete a user account (userdel, deluser, net user /delete)",
         why="Ask, not hardline: a deleted account takes its logins, cron jobs and the owner of "
         "its files with it (`userdel -r` its home too), for a person or a service; an "
         "administrator can recreate it, so it is not irreversible damage to the machine.",
@@ -25,6 +26,7 @@ RULES = (
             "deluser bob",
             "deluser --remove-home bob",
             "deluser --rem bob",
+            "net user bob /delete",
         ),
         not_match=(
             "userdel --help",
@@ -32,6 +34,7 @@ RULES = (
             "deluser --group devs",
             "id bob",
             "echo userdel bob",
+            "net user bob",
         ),
     ),
     Rule(
@@ -59,6 +62,8 @@ RULES = (
             "usermod -s /usr/sbin/nologin root",
             "echo 'root:' | chpasswd",
             "printf 'bob:\\n' | sudo chpasswd -e",
+            "chpasswd <<< 'root:'",
+            "chpasswd <<EOF\nalice:pw\nroot:\nEOF",
         ),
         not_match=(
             "passwd",
@@ -108,22 +113,21 @@ def check_accounts(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
         ):
             yield Hit("DG414", "usermod -s nologin root (locks root out)")
     elif name == "chpasswd":
-        for up in scope.upstream(cmd):
-            if name_of(up) in ("echo", "printf") and _empty_password(up):
-                yield Hit("DG414", "chpasswd given an empty password")
-                return
+        if any(_empty_password(text) for text in stdin_texts(cmd, scope)):
+            yield Hit("DG414", "chpasswd given an empty password")
+    elif name == "net" and [w.value.lower() for w in parsed.operands[:2:2]] == ["user"]:
+        words = [w.value.lower() for w in parsed.operands]
+        if "/delete" in words:
+            yield Hit("DG413", "net user … /delete")
 
 
-def _empty_password(cmd: SimpleCommand) -> bool:
-    """Return True when echo/printf prints a ``name:`` line with nothing after the colon."""
-    for w in cmd.args:
-        if not w.literal:
-            continue
-        for line in w.value.replace("\\n", "\n").splitlines():
-            user, colon, password = line.strip().partition(":")
-            if colon and user and not user.startswith("-") and not password:
-                return True
+def _empty_password(text: str) -> bool:
+    """Return True when ``text`` has a ``name:`` line with nothing after the colon."""
+    for line in text.splitlines():
+        user, colon, password = line.strip().partition(":")
+        if colon and user and not user.startswith("-") and not password:
+            return True
     return False
 
 
-CHECKS = {n: check_accounts for n in ("userdel", "deluser", "passwd", "usermod", "chpasswd")}
+CHECKS = {n: check_accounts for n in ("userdel", "deluser", "passwd", "usermod", "chpasswd", "net")}

@@ -165,18 +165,25 @@ def names_device(path: str) -> bool:
     return not (head in _NOT_DISK_DIRS or head in _CHAR_DEVICES or head.startswith(("tty", "pty")))
 
 
-def write_target(word: Word, cmd: SimpleCommand, scope: Scope) -> tuple[str, str] | None:
+def write_target(
+    word: Word, cmd: SimpleCommand, scope: Scope, *, system_files: bool = True
+) -> tuple[str, str] | None:
     """Judge a path a command writes raw bytes to: (code, what it is) or None.
 
     A disk is DG401; a kernel parameter under /proc/sys is DG416; another system file
-    (``dd of=/etc/passwd``) is DG409.
+    (``dd of=/etc/passwd``) is DG409, unless ``system_files`` is False (the writers whose
+    system-file writes privilege.py judges: redirects, cp, tee).
     """
     path = word.value
-    if is_block_device(path):
+    if path[:5] == "/dev/" and is_block_device(path):
         return "DG401", "a disk"
-    if path.startswith("/proc/sys/"):
+    if path[:10] == "/proc/sys/":
         return "DG416", "a kernel parameter"
-    if not path.startswith(("/", "~", "$")) or path.startswith(("/dev/", "/proc/")):
+    if (
+        not system_files
+        or not path.startswith(("/", "~", "$"))
+        or path.startswith(("/dev/", "/proc/"))
+    ):
         return None
     where, _ = place(word, cmd, scope)
     if where in (Place.SYSTEM, Place.SYSTEM_ROOT, Place.ROOT):
@@ -340,9 +347,10 @@ def _raw_write(name: str, cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     elif name == "ddrescue" and len(parsed.operands) >= 2 and parsed.has("--force"):
         targets = [parsed.operands[1]]  # ddrescue refuses a device without --force
     for w in targets:
-        found = write_target(w, cmd, scope)
-        if found is None or (found[0] == "DG409" and name in ("tee", "cp")):
-            continue  # tee and cp into /etc are DG409's own check (privilege.py)
+        # tee and cp into /etc are DG409's own check (privilege.py).
+        found = write_target(w, cmd, scope, system_files=name not in ("tee", "cp"))
+        if found is None:
+            continue
         yield Hit(found[0], f"{name} writes onto {quote(w.value)} ({found[1]})")
         return
 
@@ -353,8 +361,8 @@ def check_device_redirects(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
         target = r.target
         if r.op not in (">", ">>", ">|", "&>", "&>>", "<>") or target is None:
             continue
-        found = write_target(target, cmd, scope)
-        if found is not None and found[0] != "DG409":  # DG409 redirects: privilege.py
+        found = write_target(target, cmd, scope, system_files=False)  # those: privilege.py
+        if found is not None:
             yield Hit(found[0], f"redirect into {quote(target.value)} ({found[1]})")
 
 

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 from tether.rules.base import Rule, Tier
 from tether.rules.danger._base import Hit, Scope, name_of, options_of
+from tether.rules.danger._stdin import stdin_texts
 from tether.shell.model import SimpleCommand, Word
 
 RULES = (
@@ -89,7 +90,7 @@ def check_firewall(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
             return
         words = _words(parsed.operands)
         if any(f in ("-", "/dev/stdin") for f in parsed.values("--file")):
-            words += _stdin_words(cmd, scope)
+            words += _words(tuple(Word(t) for t in stdin_texts(cmd, scope)))
         for pair in itertools.pairwise(words):
             if pair in _NFT_FLUSH:
                 yield Hit("DG412", "nft " + " ".join(pair))
@@ -118,19 +119,10 @@ def check_firewall(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
             yield Hit("DG412", "netsh " + text[:60])
 
 
-def _stdin_words(cmd: SimpleCommand, scope: Scope) -> tuple[str, ...]:
-    """Return what ``nft -f -`` reads: a here-document or here-string, or echo/printf output."""
-    texts = [r.body or "" for r in cmd.redirects if r.op.startswith("<<") and r.body]
-    texts += [r.target.value for r in cmd.redirects if r.op == "<<<" and r.target is not None]
-    for up in scope.upstream(cmd)[:1]:
-        if name_of(up) in ("echo", "printf"):
-            texts += [w.value for w in up.args if w.literal]
-    return _words(tuple(Word(t.replace("\\n", " ")) for t in texts))
-
-
 def _words(operands: tuple[Word, ...]) -> tuple[str, ...]:
     """Return the operands as lower-case words; nft and ufw join their arguments."""
-    return tuple(p for w in operands for p in w.value.replace(";", " ").lower().split())
+    text = " ".join(w.value for w in operands)
+    return tuple(text.replace(";", " ").lower().split())
 
 
 CHECKS = {n: check_firewall for n in (*_IPTABLES, "nft", "ufw", "firewall-cmd", "pfctl", "netsh")}

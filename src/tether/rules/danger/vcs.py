@@ -56,6 +56,7 @@ RULES = (
             "git push --set-upstream origin +feature",
             "git push --repo=origin +main",
             "git push --tags origin +v1.0",
+            "git push --all +origin",
             "git push --no-verify -q origin +main:main",
             "git push --forc origin main",
             "git -c remote.origin.mirror=true push origin",
@@ -188,7 +189,8 @@ RULES = (
         name="git-ref-delete",
         tier=Tier.ASK,
         summary="Delete refs through git plumbing (update-ref -d, symbolic-ref -d)",
-        why="Ask: `git update-ref -d` deletes a branch or tag without the merged check of "
+        why="Ask: `git update-ref -d` (or to the all-zero id) deletes a branch or tag without "
+        "the merged check of "
         "`git branch -d`, `--stdin` runs whatever deletes it is fed (often every ref from "
         "`for-each-ref`), and `symbolic-ref -d HEAD` leaves the repository without a HEAD; "
         "the commits survive only in the reflog until it expires.",
@@ -203,6 +205,7 @@ RULES = (
             "git symbolic-ref -d HEAD",
             "git symbolic-ref --delete refs/remotes/origin/HEAD",
             "git -C repo update-ref -d refs/heads/x",
+            "git update-ref refs/heads/x 0000000000000000000000000000000000000000",
         ),
         not_match=(
             "git update-ref refs/heads/new HEAD",
@@ -270,8 +273,8 @@ def check_git(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
         yield from _history(sub, args, config)
     elif sub == "worktree" and _verb(parsed) == "remove" and _removes_by_force(args[1:]):
         yield Hit("DG208", "git worktree remove --force")
-    elif sub == "update-ref" and parsed.has("-d", "--stdin"):
-        how = "-d" if parsed.has("-d") else "--stdin"
+    elif sub == "update-ref" and (parsed.has("-d", "--stdin") or _zero(parsed.operands[1:2])):
+        how = "-d" if parsed.has("-d") else "--stdin" if parsed.has("--stdin") else "to 0{40}"
         yield Hit(
             "DG209", f"git update-ref {how} " + " ".join(w.value for w in parsed.operands[:1])
         )
@@ -279,6 +282,11 @@ def check_git(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
         yield Hit(
             "DG209", "git symbolic-ref --delete " + " ".join(w.value for w in parsed.operands[:1])
         )
+
+
+def _zero(words: tuple[Word, ...]) -> bool:
+    """Return True for the all-zero object id, which ``update-ref REF <new>`` reads as delete."""
+    return bool(words) and len(words[0].value) in (40, 64) and not words[0].value.strip("0")
 
 
 def _verb(parsed: Parsed) -> str:
@@ -338,12 +346,13 @@ def _push(parsed: Parsed, config: list[str]) -> Iterator[Hit]:
             return
     # Every operand after the remote is a refspec; with --repo, every operand is one.
     refspecs = parsed.operands if parsed.values("--repo") else parsed.operands[1:]
-    for word in refspecs:
+    for word in parsed.operands:
         v = word.value
+        # A repository is never spelt with a leading "+": read it as a forced refspec too.
         if v.startswith("+") and len(v) > 1 and not lease:
             yield Hit("DG202", f"git push {v} (forced refspec)")
             return
-        if v.startswith(":") and len(v) > 1:
+        if v.startswith(":") and len(v) > 1 and word in refspecs:
             yield Hit("DG202", f"git push {v} (deletes the remote ref)")
             return
 
