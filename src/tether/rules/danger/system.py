@@ -75,6 +75,7 @@ _OWN = (
             "kill -- -1",
             "kill -9 -- -1",
             "kill -TERM 1234 -1",
+            "kill -9 -01",
             "sudo kill -9 -- -1",
             "/bin/kill -9 -1",
             "busybox kill -9 -1",
@@ -141,7 +142,7 @@ _OWN = (
         summary="Signal process 1 (init)",
         why="Killing PID 1 stops a container or panics the host.",
         instead="Kill the specific service process, or restart the service.",
-        match=("kill -9 1", "kill 1"),
+        match=("kill -9 1", "kill 1", "kill -9 -- 001"),
         not_match=("kill 12345", "kill -9 10"),
     ),
 )
@@ -202,10 +203,18 @@ def _kill(args: tuple[Word, ...]) -> Iterator[Hit]:
     pids += ["-" + v for o, v in parsed.options if o == "-NUM" and v is not None]
     if signal == "1" and not pids and not parsed.options:
         pids = ["-1"]  # a bare ``kill -1``: read as its intent, every process
+    pids = [_number(p) for p in pids]  # kill reads ``-01`` as -1 (strtol)
     if "-1" in pids:
         yield Hit("DG404", "kill -1 signals every process")
     elif "1" in pids:
         yield Hit("DG405", "kill 1 signals init")
+
+
+def _number(pid: str) -> str:
+    """Return a pid operand in its canonical decimal form (``-01`` -> ``-1``), else unchanged."""
+    sign = "-" if pid.startswith("-") else ""
+    digits = pid[len(sign) :]
+    return sign + str(int(digits)) if digits.isdigit() and digits.isascii() else pid
 
 
 _ROOT_USERS = frozenset({"root", "0"})
