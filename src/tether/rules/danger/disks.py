@@ -29,7 +29,9 @@ RULES = (
         summary="Create a filesystem on, wipe, replace the partition table of, or write raw "
         "data to a block device",
         why="Hardline: mkfs, wipefs -a, blkdiscard, shred, a new partition table (sfdisk, "
-        "parted mklabel, sgdisk --zap-all) or any write onto /dev/sdX (dd, cp, tee, pv, "
+        "parted mklabel, sgdisk --zap-all), a new LUKS, RAID, ZFS or LVM header (cryptsetup "
+        "luksFormat, mdadm --create, zpool create, pvcreate), a drive's own erase (nvme "
+        "format, hdparm --security-erase) or any write onto /dev/sdX (dd, cp, tee, pv, "
         "`> /dev/nvme0n1`) erases a whole disk in seconds, and nothing brings it back. Judged "
         "by the command, not by whether the device exists on this machine.",
         instead=_AS_IMAGE + " or ask the user to run disk operations themselves.",
@@ -59,6 +61,16 @@ RULES = (
             "sfdisk --delete /dev/sda",
             "parted -s /dev/sda mklabel gpt",
             "badblocks -w /dev/sdb",
+            "cryptsetup luksFormat /dev/sdb",
+            "cryptsetup -q --type luks2 luksFormat /dev/nvme0n1p3",
+            "mdadm --zero-superblock /dev/sdb1",
+            "mdadm -C /dev/md0 -l1 -n2 /dev/sdb /dev/sdc",
+            "zpool create -f tank /dev/sdb",
+            "zpool create tank mirror sdb sdc",
+            "pvcreate /dev/sdc",
+            "nvme format /dev/nvme0n1",
+            "hdparm --security-erase NULL /dev/sda",
+            "dcfldd if=/dev/zero of=/dev/sdb",
             "busybox dd if=/dev/zero of=/dev/sda",
             "busybox mkfs.ext2 /dev/sdb1",
         ),
@@ -82,6 +94,13 @@ RULES = (
             "badblocks -n /dev/sdb",
             "shred -u secret.txt",
             "tee /dev/stderr",
+            "cryptsetup open /dev/sdb data",
+            "mdadm --detail /dev/md0",
+            "zpool status",
+            "zpool create tank /tmp/disk.img",
+            "pvs",
+            "nvme list",
+            "hdparm -I /dev/sda",
         ),
     ),
     Rule(
@@ -210,6 +229,8 @@ def check_disk(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
         yield from _partition(name, cmd)
     elif name in ("wipefs", "blkdiscard", "shred", "badblocks"):
         yield from _wipe(name, cmd, scope)
+    elif name in _HEADERS:
+        yield from _header(name, cmd)
     elif name == "diskutil":
         verb = parse(tool_grammar(name), args, stop_at=1).operands[:1]
         if verb and verb[0].value.lower() in _DISKUTIL_ERASE:
@@ -320,6 +341,38 @@ def _partition(name: str, cmd: SimpleCommand) -> Iterator[Hit]:
         yield Hit("DG417", f"{name} {devices[0]}")
 
 
+# Tools that write a new header or erase over a whole device: the action (an operand word,
+# lower-cased, or an option) that does it.
+_HEADERS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
+    "cryptsetup": (frozenset({"luksformat", "erase", "lukserase"}), ()),
+    "mdadm": (frozenset(), ("--zero-superblock", "--create", "-C")),
+    "zpool": (frozenset({"create", "labelclear"}), ()),
+    "pvcreate": (frozenset(), ()),
+    "nvme": (frozenset({"format", "sanitize"}), ()),
+    "hdparm": (frozenset(), ("--security-erase", "--security-erase-enhanced",
+                             "--trim-sector-ranges")),
+    "sg_format": (frozenset(), ("--format", "-F")),
+}  # fmt: skip
+
+
+def _header(name: str, cmd: SimpleCommand) -> Iterator[Hit]:
+    parsed = options_of(name, cmd.args)
+    if parsed.has("--help", "--version", "-h"):
+        return
+    verbs, options = _HEADERS[name]
+    words = [w.value for w in parsed.operands]
+    acts = (not verbs and not options) or parsed.has(*options)
+    acts = acts or any(w.lower() in verbs for w in words[:3])
+    # zpool names its disks bare (``sdb``) as well as by path.
+    devices = [w for w in words if names_device(w) or (name == "zpool" and _bare_disk(w))]
+    if acts and devices:
+        yield Hit("DG401", f"{name} {' '.join(words[:1])} on {devices[0]}".replace("  ", " "))
+
+
+def _bare_disk(word: str) -> bool:
+    return "/" not in word and is_block_device("/dev/" + word)
+
+
 _DISKUTIL_ERASE = frozenset(
     {"erasedisk", "erasevolume", "zerodisk", "randomdisk", "secureerase", "partitiondisk",
      "reformat"}
@@ -332,7 +385,7 @@ def _raw_write(name: str, cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     if parsed.has("--help", "--version"):
         return
     targets: list[Word] = []
-    if name == "dd":
+    if name in ("dd", "dcfldd", "dc3dd"):
         targets = [Word(w.value[3:], w.literal) for w in parsed.operands if w.value[:3] == "of="]
     elif name == "tee":
         targets = list(parsed.operands)
@@ -375,7 +428,10 @@ NAMES = (
     "shred",
     "badblocks",
     "diskutil",
+    *_HEADERS,
     "dd",
+    "dcfldd",
+    "dc3dd",
     "tee",
     "pv",
     "cp",
