@@ -270,7 +270,7 @@ def check_git(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     elif sub in ("filter-branch", "filter-repo"):
         yield Hit("DG207", f"git {sub}")
     elif sub in ("reflog", "gc", "prune"):
-        yield from _history(sub, args, config)
+        yield from _history(sub, parsed, args, config)
     elif sub == "worktree" and _verb(parsed) == "remove" and _removes_by_force(args[1:]):
         yield Hit("DG208", "git worktree remove --force")
     elif sub == "update-ref" and (parsed.has("-d", "--stdin") or _zero(parsed.operands[1:2])):
@@ -297,17 +297,16 @@ def _verb(parsed: Parsed) -> str:
 _NOW = ("now", "all")
 
 
-def _history(sub: str, args: tuple[Word, ...], config: list[str]) -> Iterator[Hit]:
+def _history(sub: str, parsed: Parsed, args: tuple[Word, ...], config: list[str]) -> Iterator[Hit]:
     """reflog expire/delete, gc --prune=now and prune: the safety net deleted."""
     if sub == "reflog":
         verb = parse(tool_grammar("git reflog"), args, stop_at=1).operands[:1]
         name = verb[0].value if verb else ""
-        if name in ("expire", "delete"):
-            parsed = _options(f"reflog {name}", args[1:])
-            if not parsed.has("--dry-run"):
-                yield Hit("DG207", f"git reflog {name}")
+        if name in ("expire", "delete") and not _options(f"reflog {name}", args[1:]).has(
+            "--dry-run"
+        ):
+            yield Hit("DG207", f"git reflog {name}")
         return
-    parsed = _options(sub, args)
     if parsed.has("--dry-run"):
         return
     if sub == "prune":
