@@ -170,6 +170,8 @@ TABLE: list[tuple[str, Danger, str | None]] = [
     ("kill -s KILL -1", HARD, "DG404"),
     ("pkill -f node", NONE, None),
     ("setfacl -R -b /", ASK, "DG419"),
+    ("mkfs.ext4 $DEV", ASK, "DG420"),
+    ("mkfs.ext4 disk.img", NONE, None),
     # --- data stores and infrastructure
     ("psql -c 'DROP TABLE users'", ASK, "DG501"),
     ("psql mydb <<'SQL'\nTRUNCATE orders;\nSQL", ASK, "DG501"),

@@ -72,6 +72,8 @@ RULES = (
             "hdparm --security-erase NULL /dev/sda",
             "dcfldd if=/dev/zero of=/dev/sdb",
             "busybox dd if=/dev/zero of=/dev/sda",
+            "cat disk.img > /dev/sd[a]",
+            "cp disk.img /dev/nvme0n?",
             "busybox mkfs.ext2 /dev/sdb1",
         ),
         not_match=(
@@ -94,6 +96,7 @@ RULES = (
             "badblocks -n /dev/sdb",
             "shred -u secret.txt",
             "tee /dev/stderr",
+            "echo x > /dev/tty*",
             "cryptsetup open /dev/sdb data",
             "mdadm --detail /dev/md0",
             "zpool status",
@@ -146,6 +149,31 @@ RULES = (
             "fdisk disk.img",
         ),
     ),
+    Rule(
+        code="DG420",
+        name="disk-tool-unknown-target",
+        tier=Tier.ASK,
+        summary="Format or wipe a target only known at run time (mkfs $DEV, xargs wipefs -a)",
+        why="Ask, not hardline: mkfs, wipefs -a, blkdiscard or cryptsetup luksFormat on `$DEV`, "
+        "a loop variable or xargs input destroy a disk when the value is one, and the "
+        "command line does not say; it may as well be an image file, so a human looks.",
+        instead="Name the target literally (an image file: `mkfs.ext4 disk.img`) so it can be "
+        "judged, or ask the user to run the disk operation.",
+        match=(
+            "mkfs.ext4 $DEV",
+            'mkfs.xfs -f "$1"',
+            "for d in /dev/sd?; do wipefs -a $d; done",
+            "ls /dev/sd* | xargs wipefs -a",
+            "blkdiscard $(findmnt -no SOURCE /data)",
+            "cryptsetup luksFormat $PART",
+        ),
+        not_match=(
+            "mkfs.ext4 disk.img",
+            "wipefs $DEV",
+            "shred -u $FILE",
+            "echo mkfs.ext4 $DEV",
+        ),
+    ),
 )
 
 # Names disks have (any tool that writes a file is judged on these).
@@ -176,6 +204,27 @@ def is_block_device(path: str) -> bool:
     return head not in _NOT_DISK_DIRS
 
 
+# Disk names a glob such as ``/dev/sd?`` or ``/dev/nvme*`` is tried against (no filesystem
+# access: the command is judged, not this machine).
+_DISK_SAMPLES = (
+    "/dev/sda", "/dev/sdb", "/dev/sda1", "/dev/hda", "/dev/vda", "/dev/vdb", "/dev/xvda",
+    "/dev/nvme0n1", "/dev/nvme0n1p1", "/dev/mmcblk0", "/dev/mmcblk0p1", "/dev/md0",
+    "/dev/dm-0", "/dev/disk0", "/dev/rdisk0", "/dev/loop0", "/dev/nbd0",
+)  # fmt: skip
+
+
+def may_be_block_device(word: Word) -> bool:
+    """Return True when ``word`` names a disk, or is a glob that can match one."""
+    path = word.value
+    if path[:5] != "/dev/":
+        return False
+    if word.glob and any(c in path for c in "*?["):
+        import fnmatch  # only for globbed /dev paths
+
+        return any(fnmatch.fnmatchcase(disk, path) for disk in _DISK_SAMPLES)
+    return is_block_device(path)
+
+
 def names_device(path: str) -> bool:
     """Return True when a disk tool's operand can only be a device (any /dev path but a tty)."""
     if not path.startswith("/dev/") or len(path) <= 5:
@@ -194,7 +243,7 @@ def write_target(
     system-file writes privilege.py judges: redirects, cp, tee).
     """
     path = word.value
-    if path[:5] == "/dev/" and is_block_device(path):
+    if path[:5] == "/dev/" and may_be_block_device(word):
         return "DG401", "a disk"
     if path[:10] == "/proc/sys/":
         return "DG416", "a kernel parameter"
@@ -225,6 +274,7 @@ def check_disk(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
             if names_device(device):
                 yield Hit("DG401", f"{name} on {device}")
                 return
+        yield from _unknown_target(name, options_of(name, args).operands)
     elif name in _PARTITIONERS:
         yield from _partition(name, cmd)
     elif name in ("wipefs", "blkdiscard", "shred", "badblocks"):
@@ -243,6 +293,13 @@ def _devices(words: tuple[Word, ...]) -> list[str]:
     return [w.value for w in words if names_device(w.value)]
 
 
+def _unknown_target(name: str, operands: tuple[Word, ...]) -> Iterator[Hit]:
+    """A disk tool whose target is only known at run time (``$d``, xargs input): ask."""
+    dynamic = [w.value for w in operands if not w.literal]
+    if dynamic:
+        yield Hit("DG420", f"{name} on {dynamic[0]}, a target only known at run time")
+
+
 def _wipe(name: str, cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     parsed = options_of(name, cmd.args)
     if parsed.has("--help", "--version"):
@@ -256,6 +313,8 @@ def _wipe(name: str, cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     }[name]
     if devices and destructive:
         yield Hit("DG401", f"{name} on {devices[0]}")
+    elif destructive and name != "shred":
+        yield from _unknown_target(name, parsed.operands)
     elif name == "shred":
         for w in parsed.operands:
             found = write_target(w, cmd, scope)
@@ -367,6 +426,8 @@ def _header(name: str, cmd: SimpleCommand) -> Iterator[Hit]:
     devices = [w for w in words if names_device(w) or (name == "zpool" and _bare_disk(w))]
     if acts and devices:
         yield Hit("DG401", f"{name} {' '.join(words[:1])} on {devices[0]}".replace("  ", " "))
+    elif acts:
+        yield from _unknown_target(name, parsed.operands)
 
 
 def _bare_disk(word: str) -> bool:
