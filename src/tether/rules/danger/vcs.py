@@ -192,8 +192,8 @@ RULES = (
         why="Ask: `git update-ref -d` (or to the all-zero id) deletes a branch or tag without "
         "the merged check of "
         "`git branch -d`, `--stdin` runs whatever deletes it is fed (often every ref from "
-        "`for-each-ref`), and `symbolic-ref -d HEAD` leaves the repository without a HEAD; "
-        "the commits survive only in the reflog until it expires.",
+        "`for-each-ref`), and `symbolic-ref -d` drops a symbolic ref such as origin/HEAD "
+        "(git refuses HEAD itself); the commits survive only in the reflog until it expires.",
         instead="Use `git branch -d NAME` or `git tag -d NAME`, which name what they delete, "
         "and show the user the refs first (`git for-each-ref`).",
         match=(
@@ -202,7 +202,6 @@ RULES = (
             "git update-ref --stdin < deletes.txt",
             "git for-each-ref --format='delete %(refname)' | git update-ref --stdin",
             "git for-each-ref --format='%(refname)' refs/heads | xargs -n1 git update-ref -d",
-            "git symbolic-ref -d HEAD",
             "git symbolic-ref --delete refs/remotes/origin/HEAD",
             "git -C repo update-ref -d refs/heads/x",
             "git update-ref refs/heads/x 0000000000000000000000000000000000000000",
@@ -211,6 +210,7 @@ RULES = (
             "git update-ref refs/heads/new HEAD",
             "git symbolic-ref HEAD",
             "git symbolic-ref --short HEAD",
+            "git symbolic-ref -d HEAD",
             "git for-each-ref --format='%(refname)'",
             "echo git update-ref -d x",
         ),
@@ -278,7 +278,8 @@ def check_git(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
         yield Hit(
             "DG209", f"git update-ref {how} " + " ".join(w.value for w in parsed.operands[:1])
         )
-    elif sub == "symbolic-ref" and parsed.has("--delete"):
+    elif sub == "symbolic-ref" and parsed.has("--delete") and _verb(parsed) != "HEAD":
+        # git refuses to delete HEAD itself ("deleting 'HEAD' is not allowed").
         yield Hit(
             "DG209", "git symbolic-ref --delete " + " ".join(w.value for w in parsed.operands[:1])
         )
