@@ -370,6 +370,11 @@ MACHINE: LazyTable[Grammar] = LazyTable(
             "P|prefix: r|remove R|root: s|shell: u|uid: U|unlock v|add-subuids: "
             "V|del-subuids: w|add-subgids: W|del-subgids: Z|selinux-user:",
         ),
+        "chage": lambda: grammar(
+            "chage",
+            "d|lastday: E|expiredate: h|help i|iso8601 I|inactive: l|list m|mindays: "
+            "M|maxdays: R|root: P|prefix: W|warndays:",
+        ),
         "chpasswd": lambda: grammar(
             "chpasswd", "c|crypt-method: e|encrypted h|help m|md5 R|root: P|prefix: s|sha-rounds:"
         ),

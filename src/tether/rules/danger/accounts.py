@@ -57,6 +57,7 @@ RULES = (
             "usermod -L root",
             "usermod --lock root",
             "usermod -e 1 root",
+            "chage -E 0 root",
             "passwd -l root",
             "passwd -l",
             "usermod -s /usr/sbin/nologin root",
@@ -72,6 +73,9 @@ RULES = (
             "usermod -aG docker bob",
             "usermod -L bob",
             "usermod -e '' root",
+            "chage -l root",
+            "chage -E -1 root",
+            "chage -M 90 root",
             "usermod -s /bin/bash root",
             "echo 'bob:s3cret' | chpasswd",
             "passwd -l bob",
@@ -112,6 +116,9 @@ def check_accounts(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
             v.rpartition("/")[2] in _NO_LOGIN for v in parsed.values("--shell")
         ):
             yield Hit("DG414", "usermod -s nologin root (locks root out)")
+    elif name == "chage" and users and users[-1] in _ROOT:
+        if any(v not in ("", "-1") for v in parsed.values("--expiredate")):
+            yield Hit("DG414", "chage -E root (expires root's account)")
     elif name == "chpasswd":
         if any(_empty_password(text) for text in stdin_texts(cmd, scope)):
             yield Hit("DG414", "chpasswd given an empty password")
@@ -130,4 +137,5 @@ def _empty_password(text: str) -> bool:
     return False
 
 
-CHECKS = {n: check_accounts for n in ("userdel", "deluser", "passwd", "usermod", "chpasswd", "net")}
+_NAMES = ("userdel", "deluser", "passwd", "usermod", "chage", "chpasswd", "net")
+CHECKS = {n: check_accounts for n in _NAMES}
