@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from tether.rules.base import Rule, Tier
-from tether.rules.danger import accounts, acl, disks, firewall, kernel
+from tether.rules.danger import accounts, acl, devices, disks, firewall, kernel
 from tether.rules.danger._base import Hit, Scope, name_of, options_of
 from tether.shell.model import SimpleCommand, Word
 from tether.shell.tools import signal_and_rest
@@ -259,7 +259,7 @@ def check_fork_bomb(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
 
 def check_device_redirects(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     """Flag output redirects onto block devices and kernel parameters (``> /dev/sda``)."""
-    return disks.check_device_redirects(cmd, scope)
+    return devices.check_device_redirects(cmd, scope)
 
 
 _FAMILY = {
