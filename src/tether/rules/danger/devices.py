@@ -70,7 +70,13 @@ def names_device(path: str) -> bool:
     if not path.startswith("/dev/") or len(path) <= 5:
         return False
     head = path[5:].split("/", 1)[0]
-    return not (head in _NOT_DISK_DIRS or head in _CHAR_DEVICES or head.startswith(("tty", "pty")))
+    # zram and ram disks hold nothing that outlives a reboot (``mkswap /dev/zram0`` is setup).
+    return not (
+        head in _NOT_DISK_DIRS
+        or head in _CHAR_DEVICES
+        or head.startswith(("tty", "pty", "zram"))
+        or (head.startswith("ram") and head[3:].isdigit())
+    )
 
 
 def write_target(

@@ -102,6 +102,7 @@ RULES = (
             "shred -u secret.txt",
             "tee /dev/stderr",
             "echo x > /dev/tty*",
+            "mkswap /dev/zram0",
             "cryptsetup open /dev/sdb data",
             "mdadm --detail /dev/md0",
             "zpool status",
