@@ -172,6 +172,8 @@ TABLE: list[tuple[str, Danger, str | None]] = [
     ("setfacl -R -b /", ASK, "DG419"),
     ("mkfs.ext4 $DEV", ASK, "DG420"),
     ("mkfs.ext4 disk.img", NONE, None),
+    ("ip link set eth0 down", ASK, "DG421"),
+    ("ip link set eth0 up", NONE, None),
     # --- data stores and infrastructure
     ("psql -c 'DROP TABLE users'", ASK, "DG501"),
     ("psql mydb <<'SQL'\nTRUNCATE orders;\nSQL", ASK, "DG501"),

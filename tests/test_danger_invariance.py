@@ -47,6 +47,7 @@ DANGEROUS: list[tuple[str, Danger, str]] = [
     ("git update-ref -d refs/heads/main", Danger.ASK, "DG209"),
     ("git push -u origin +HEAD:main", Danger.ASK, "DG202"),
     ("git gc --prune=now", Danger.ASK, "DG207"),
+    ("ip link set eth0 down", Danger.ASK, "DG421"),
 ]
 
 WRAPPINGS = [

@@ -1,7 +1,8 @@
 """DG4xx (the machine): fork bombs, power, killing processes; and the machine's other families.
 
 This module's ``RULES`` and ``CHECKS`` gather the machine-level families kept in their own
-modules (disks, firewall, accounts, kernel settings, ACLs), so the catalogue lists one table.
+modules (disks, firewall, accounts, kernel settings, ACLs, network), so the catalogue lists
+one table.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from tether.rules.base import Rule, Tier
-from tether.rules.danger import accounts, acl, devices, disks, firewall, kernel
+from tether.rules.danger import accounts, acl, devices, disks, firewall, kernel, network
 from tether.rules.danger._base import Hit, Scope, name_of, options_of
 from tether.shell.model import SimpleCommand, Word
 from tether.shell.tools import signal_and_rest
@@ -263,7 +264,14 @@ check_device_redirects = devices.check_device_redirects
 
 _FAMILY = {
     n: c
-    for table in (disks.CHECKS, firewall.CHECKS, accounts.CHECKS, kernel.CHECKS, acl.CHECKS)
+    for table in (
+        disks.CHECKS,
+        firewall.CHECKS,
+        accounts.CHECKS,
+        kernel.CHECKS,
+        acl.CHECKS,
+        network.CHECKS,
+    )
     for n, c in table.items()
 }
 RULES: tuple[Rule, ...] = (
@@ -273,6 +281,7 @@ RULES: tuple[Rule, ...] = (
     *accounts.RULES,
     *kernel.RULES,
     *acl.RULES,
+    *network.RULES,
 )
 _APPLETS = frozenset({*_FAMILY, *_POWER, "init", "systemctl", "kill", "killall", "pkill"})
 CHECKS = {
