@@ -156,6 +156,8 @@ RULES = (
             "chmod -R 755 /etc/nginx",
             "find / -name '*.sh' -exec chmod +x {} +",
             "find . -exec chmod 644 {} +",
+            "setfacl -R -b /",
+            "setfacl -R -m u:backup:rX /etc",
         ),
     ),
 )
@@ -328,23 +330,23 @@ def _chown(cmd: SimpleCommand, scope: Scope, name: str) -> Iterator[Hit]:
         yield Hit("DG407", f"chown -R {owner}")
 
 
-_ACL_CHANGES = ("--modify", "--set", "--modify-file", "--set-file", "--remove", "--remove-file",
-                "--remove-all", "--remove-default", "--restore")  # fmt: skip
-
-
 def _setfacl(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     parsed = options_of("setfacl", cmd.args)
+    if parsed.has("--test") or parsed.has("--default"):
+        return  # a dry run; a default ACL applies to files created later
     specs = parsed.values("--modify", "--set")
-    if parsed.has("--test") or not parsed.has(*_ACL_CHANGES):
+    effect = Effect(0, 0)
+    for spec in specs:
+        effect = effect.then(acl_effect(spec))
+    # Only the owner/group/other entries are the mode bits: a recursive change of those (or of
+    # entries read from a file) flattens modes like chmod -R. Stripping or adding extended
+    # entries (-b, -x, u:bob:…) leaves the modes alone: DG419 judges a recursive strip.
+    from_file = parsed.has("--modify-file", "--set-file", "--restore")
+    if not (effect.set or effect.cleared or from_file):
         return
     recursive = parsed.has("--recursive")
     targets = _targets(cmd, scope, parsed.operands)
     yield from _recursive_root("recursive setfacl", targets, recursive)
-    if parsed.has("--default"):
-        return  # a default ACL applies to files created later
-    effect = Effect(0, 0)
-    for spec in specs:
-        effect = effect.then(acl_effect(spec))
     for where, path in targets:
         lost = _locks_out(effect, where, path, recursive)
         if lost:
