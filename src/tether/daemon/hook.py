@@ -125,7 +125,9 @@ def ask(path: str, data: bytes, timeout: float = REPLY_TIMEOUT) -> tuple[int, by
             return None
         sock.settimeout(timeout)
         try:
-            sock.sendall(data)
+            # A daemon gone mid-request is a broken pipe (answered here), not SIGPIPE, which
+            # catch_signals turns into a block.
+            sock.sendall(data, getattr(_socket, "MSG_NOSIGNAL", 0))
             sock.shutdown(_socket.SHUT_WR)
             chunks = []
             while True:

@@ -134,8 +134,29 @@ class _Ctx(NamedTuple):
 _Stack = list[tuple["Node", _Ctx, bytes]]
 
 
+# The last short model parsed: a guard reads each command twice (its review, then its loop
+# signature, which reads commands up to 2,048 characters), and the second reader takes it from
+# ``recent`` instead of parsing again. ``parse_command`` itself always parses (its caps and
+# clock apply to every call), and a long input's model is never kept.
+_last: tuple[str, CommandModel] | None = None
+_RECENT_CHARS = 2048
+
+
 def parse_command(text: str) -> CommandModel:
     """Parse ``text`` into a ``CommandModel``; problems are reported in it, never raised."""
+    global _last
+    model = _parse_command(text)
+    _last = (text, model) if len(text) <= _RECENT_CHARS else None
+    return model
+
+
+def recent(text: str) -> CommandModel | None:
+    """Return the model of ``text`` if it is the last input parsed (models are immutable)."""
+    last = _last
+    return last[1] if last is not None and last[0] == text else None
+
+
+def _parse_command(text: str) -> CommandModel:
     if len(text) > MAX_INPUT_CHARS:
         return CommandModel(
             source=text,
