@@ -154,6 +154,38 @@ def test_unquoted_heredoc_substitutions_run() -> None:
     assert ["rm", "-rf", "/"] in argvs(model)
 
 
+@pytest.mark.parametrize(
+    ("source", "runs"),
+    [
+        ("cat <<EOF\n`rm -rf /`\nEOF\n", ["rm", "-rf", "/"]),
+        ("cat <<-EOF\n\tx `touch 'a b'` y\n\tEOF\n", ["touch", "a b"]),
+        ("cat <<EOF\n'`rm f`'\nEOF\n", ["rm", "f"]),  # quotes are text in a heredoc body
+        ("cat <<EOF\n`echo \\`rm f\\``\nEOF\n", ["rm", "f"]),  # nested: \` inside `…`
+    ],
+)
+def test_unquoted_heredoc_backticks_run(source: str, runs: list[str]) -> None:
+    """tree-sitter-bash leaves a heredoc body's backticks as text; bash runs them."""
+    model = parse_command(source)
+    assert runs in argvs(model)
+    assert model.substitutions >= 1
+    assert all(c.in_substitution for c in model.commands if c.name != "cat")
+
+
+@pytest.mark.parametrize(
+    "source",
+    ["cat <<'EOF'\n`rm f`\nEOF\n", 'cat <<"EOF"\n`rm f`\nEOF\n', "cat <<\\EOF\n`rm f`\nEOF\n",
+     "cat <<EOF\n\\`rm f\\`\nEOF\n"],
+)  # fmt: skip
+def test_quoted_heredoc_and_escaped_backticks_stay_data(source: str) -> None:
+    model = parse_command(source)
+    assert ["rm", "f"] not in argvs(model)
+    assert model.substitutions == 0
+
+
+def test_unterminated_heredoc_backtick_is_not_analysed() -> None:
+    assert parse_command("cat <<EOF\n`rm f\nEOF\n").unprovable
+
+
 def test_heredoc_followed_by_pipeline_and_list() -> None:
     model = parse_command("cat <<EOF | sh && rm -rf /tmp/y\nreboot\nEOF\n")
     assert argvs(model) == [["cat"], ["sh"], ["rm", "-rf", "/tmp/y"]]

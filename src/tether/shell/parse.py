@@ -562,6 +562,7 @@ class _Builder:
     ) -> _Ctx:
         op = "<<"
         delimiter = Word("")
+        quoted = False
         body = ""
         follow: list[tuple[Node, str]] = []
         operator = ""
@@ -575,10 +576,14 @@ class _Builder:
             if kind in ("<<", "<<-"):
                 op = kind
             elif kind == "heredoc_start":
-                delimiter = Word(_text(src, child, TEXT_CAP).strip("'\""))
+                start = _text(src, child, TEXT_CAP)
+                quoted = any(c in start for c in "'\"\\")
+                delimiter = Word(start.strip("'\""))
             elif kind == "heredoc_body":
                 body = _text(src, child)
                 self._scan(child, ctx, src, stack)
+                if not quoted and "`" in body:
+                    self._backticks(body, ctx)
             elif kind in nodes.REDIRECTS:
                 ctx = self._redirect(child, ctx, src, stack, out, extra_args)
             elif field == "operator":
@@ -605,6 +610,36 @@ class _Builder:
             else:
                 stack.append((child, ctx._replace(pipeline=-1, stage=0), src))
         return ctx
+
+    def _backticks(self, body: str, ctx: _Ctx) -> None:
+        r"""Walk each `…` substitution of an unquoted heredoc body as the commands it runs.
+
+        bash runs them (as it runs ``$(…)`` there); tree-sitter-bash reads the body's
+        backticks as plain text, so they are found here: ``\``, ``\$`` and ``\\`` are
+        escapes, quotes mean nothing in a heredoc body.
+        """
+        inner = ctx._replace(in_substitution=True, pipeline=-1, stage=0, redirects=())
+        i, n = 0, len(body)
+        while i < n:
+            c = body[i]
+            if c == "\\":
+                i += 2
+                continue
+            if c != "`":
+                i += 1
+                continue
+            j, text = i + 1, []
+            while j < n and body[j] != "`":
+                if body[j] == "\\" and j + 1 < n and body[j + 1] in "`$\\":
+                    j += 1
+                text.append(body[j])
+                j += 1
+            if j >= n:
+                self._give_up("an unterminated ` in a heredoc body")
+                return
+            self.substitutions += 1
+            self._payload("".join(text), inner)
+            i = j + 1
 
     def _pipe_tail(self, node: Node, ctx: _Ctx, src: bytes, stack: _Stack) -> None:
         """Queue what follows `cat <<EOF |`: its first leg continues ``ctx``'s pipeline.
