@@ -49,12 +49,15 @@ def write(code: str, reason: str) -> Check:
 class Spec(NamedTuple):
     """The option grammar of one command (or subcommand).
 
-    ``flags`` take no value; ``valued`` always take one (attached or the next word);
-    ``optional`` are long options whose value may only be attached (``--color[=WHEN]``).
-    ``writes`` maps an option to why it writes; long ones also match their unique prefixes.
-    ``open`` accepts options not listed (only for commands none of whose options write, apart
-    from ``writes``). ``numeric`` accepts ``-NUM`` (``head -20``). ``permute`` is False for
-    commands that stop at the first operand.
+    ``options`` lists them in the engine's compact form (``n|lines: q|quiet``, see
+    ``tether.shell.options.grammar``); ``flags`` take no value; ``valued`` always take one
+    (attached or the next word); ``optional`` are long options whose value may only be
+    attached (``--color[=WHEN]``). ``writes`` maps an option to why it writes; long ones also
+    match their unique prefixes. ``open`` accepts options not listed: only for words the
+    program never reads as options (``echo``'s text, ``test``'s expression). ``numeric``
+    accepts ``-NUM`` (``head -20``). ``permute`` is False for commands that stop at the first
+    operand. ``checked`` names the version the options were read from (``--help``, a man
+    page); ``tests/test_option_help.py`` compares them with the installed tool.
     """
 
     name: str
@@ -65,6 +68,9 @@ class Spec(NamedTuple):
     open: bool = False
     numeric: bool = False
     permute: bool = True
+    options: str = ""
+    checked: str = ""
+    plus: bool = False  # options may also be spelt ``+x`` (lsof +D DIR)
 
 
 class Parsed(NamedTuple):
@@ -98,9 +104,15 @@ def grammar_of(spec: Spec) -> Grammar:
     if found is None:
         words = [*spec.flags, *(f"{n}:" for n in spec.valued), *(f"{n}::" for n in spec.optional)]
         listed = {*spec.flags, *spec.valued, *spec.optional}
+        for item in spec.options.split():
+            for n in item.rstrip(":").split("|"):
+                listed.add(("-" if len(n) == 1 else "--") + n)
         words += [n for n in spec.writes if n not in listed]
-        text = " ".join(w.lstrip("-") for w in words)
-        found = (spec, grammar(spec.name, text, permute=spec.permute, numeric=spec.numeric))
+        text = " ".join([spec.options, *(w.lstrip("-") for w in words)])
+        found = (
+            spec,
+            grammar(spec.name, text, permute=spec.permute, numeric=spec.numeric, plus=spec.plus),
+        )
         _GRAMMARS[id(spec)] = found
     return found[1]
 
@@ -134,6 +146,29 @@ def parse(spec: Spec, args: tuple[Word, ...]) -> Parsed | Check:
     if parsed.error is not None and not parsed.unknown:
         return write(UNKNOWN_OPTION, parsed.error)  # a missing value, a value given to a flag
     return Parsed(parsed.options, tuple([w.value for w in parsed.operands]))
+
+
+def unknown_option(spec: Spec, args: tuple[Word, ...]) -> Check | None:
+    """Return a not-read-only Check when a literal word of ``args`` is not an option of ``spec``.
+
+    For commands none of whose options writes (in the version ``spec`` was checked against):
+    words that expand at run time are left alone, but an option the spec does not list may be
+    one a newer version added, so it is not proven.
+    """
+    if spec.open:
+        return None
+    parsed = parse_options(grammar_of(spec), args)
+    if parsed.error is None:
+        return None
+    if parsed.unknown:
+        hint = f" (checked against {spec.checked})" if spec.checked else ""
+        return write(
+            UNKNOWN_OPTION,
+            f"{spec.name}: option '{parsed.unknown[0][:40]}' is not known to be safe{hint}",
+        )
+    if parsed.dynamic:
+        return None  # a value that expands at run time: still a value of a known option
+    return write(UNKNOWN_OPTION, parsed.error)
 
 
 def check_spec(spec: Spec, args: tuple[Word, ...], code: str, max_operands: int = -1) -> Check:
