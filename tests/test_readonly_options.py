@@ -24,16 +24,18 @@ WRITES = [
     "gcc version",  # compiles ./version
     "git -- status",
     "git --no-pag log",  # git's own options are spelt whole; unknown is not read-only
+    "npm version",  # writes ~/.npm/_logs and _update-notifier-last-checked (tether verify)
+    "pip list",  # weekly self-check writes ~/.cache/pip/selfcheck
+    "pip -q list --format json",
+    "pip list -o --disable-pip-version-check",  # fetches the index into ~/.cache/pip
 ]
 READS = [
-    "pip list",
-    "pip -q list --format json",
     "pip --disable-pip-version-check list",
+    "pip -q list --format json --no-index",
     "pip freeze -r req.txt",
     "pip show -f requests",
     "pip --version",
     "docker version",
-    "npm version",
     "git --no-pager log",
     "git -C repo status",
     "git -P log -1",

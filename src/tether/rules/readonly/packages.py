@@ -9,8 +9,10 @@ from __future__ import annotations
 from tether.rules.readonly.catalogue import Entry, entries, rule
 from tether.rules.readonly.grammar import (
     DYNAMIC_ARGUMENT,
+    WRITE_OPTION,
     WRITE_SUBCOMMAND,
     Check,
+    Parsed,
     Spec,
     opts,
     parse,
@@ -35,10 +37,26 @@ RULES = (
         "pip-query",
         "`pip list/show/freeze/check` (also as `python -m pip`) are read-only.",
         "They print installed distributions; `--log FILE` writes and `--python` runs another "
-        "interpreter, so both are refused; `install`/`uninstall` change the environment.",
-        "Nothing to change.",
-        ("pip list", "pip show django", "pip3 freeze", "python -m pip show numpy"),
-        ("pip install pytest", "pip list --log out.txt", "pip uninstall x"),
+        "interpreter, so both are refused; `install`/`uninstall` change the environment. "
+        "`pip list` is an index command: once a week it asks PyPI for a newer pip and writes "
+        "the answer under ~/.cache/pip/selfcheck, so it reads only with "
+        "`--disable-pip-version-check` or `--no-index`; `--outdated`/`--uptodate` fetch the "
+        "index and cache the responses.",
+        "Use `pip freeze` or `pip --disable-pip-version-check list`.",
+        (
+            "pip --disable-pip-version-check list",
+            "pip list --no-index",
+            "pip show django",
+            "pip3 freeze",
+            "python -m pip show numpy",
+        ),
+        (
+            "pip install pytest",
+            "pip list --log out.txt",
+            "pip uninstall x",
+            "pip list",
+            "pip list --outdated --disable-pip-version-check",
+        ),
     ),
 )
 
@@ -52,8 +70,9 @@ _TOOLS = opts(
 )
 _VERSION_FLAGS = frozenset({"--version", "-V", "-version", "-v"})
 # A bare ``version`` word is a subcommand that prints versions only for these; for the rest
-# it is a script, a make target or a source file to run or build (``node version``).
-_VERSION_WORD = frozenset({"docker", "npm", "uv"})
+# it is a script, a make target or a source file to run or build (``node version``). Not
+# npm: ``npm version`` writes its log and update-notifier state under ~/.npm (tether verify).
+_VERSION_WORD = frozenset({"docker", "uv"})
 # npm subcommands that only query, but npm logs every run under ~/.npm (tether verify saw it).
 _NPM_QUERIES = opts("ls list view info show v outdated root prefix")
 
@@ -124,7 +143,29 @@ def _pip(name: str, args: tuple[Word, ...]) -> Check:
     parsed = parse(spec, args[len(args) - len(general.operands) + 1 :])
     if isinstance(parsed, Check):
         return parsed
+    if sub == "list":
+        return _pip_list(name, general.has("--disable-pip-version-check"), parsed)
     return read("RO702", f"{name} {sub} only reads")
+
+
+def _pip_list(name: str, no_check: bool, parsed: Parsed) -> Check:
+    """Judge ``pip list``: an index command (pip 23 ``IndexGroupCommand``).
+
+    Decided from pip's source, since the oracle runs without a network and so cannot see it:
+    when the weekly state is stale, an index command fetches PyPI's page for pip (cached
+    under ~/.cache/pip/http-v2) and writes ~/.cache/pip/selfcheck/*.json, unless
+    ``--disable-pip-version-check`` or ``--no-index``. The oracle saw no change from
+    ``pip list`` once the sandbox had the machine's RUSTUP_HOME: the 17 corpus writes were
+    rustup's first run through a shim, not pip. ``freeze``, ``show`` and ``check`` are not
+    index commands.
+    """
+    if parsed.has("-o", "--outdated", "-u", "--uptodate"):
+        why = "fetches the package index and caches its responses under ~/.cache/pip"
+        return write(WRITE_OPTION, f"{name} list --outdated: {why}")
+    if not (no_check or parsed.has("--disable-pip-version-check", "--no-index")):
+        why = "checks PyPI for a newer pip weekly and writes ~/.cache/pip/selfcheck"
+        return write(WRITE_SUBCOMMAND, f"{name} list: {why} (add --disable-pip-version-check)")
+    return read("RO702", f"{name} list only reads")
 
 
 def _version_or_pip(name: str, args: tuple[Word, ...]) -> Check:
