@@ -186,6 +186,27 @@ def test_unterminated_heredoc_backtick_is_not_analysed() -> None:
     assert parse_command("cat <<EOF\n`rm f\nEOF\n").unprovable
 
 
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("a | b | c f\nd < f", [["a"], ["b"], ["c", "f"], ["d"]]),
+        ("a | b | c\nd > f", [["a"], ["b"], ["c"], ["d"]]),
+        ("a | b | c | e f # note\nd x < f", [["a"], ["b"], ["c"], ["e", "f"], ["d", "x"]]),
+    ],
+)
+def test_a_newline_ends_the_last_leg_of_a_long_pipeline(
+    source: str, expected: list[list[str]]
+) -> None:
+    """tree-sitter-bash joins `a | b | c f`, a newline and `d < f` into one command `c f d`."""
+    model = parse_command(source)
+    assert argvs(model) == expected
+    *legs, last = model.commands
+    assert [c.redirects for c in legs] == [()] * len(legs)  # the redirect is the next line's
+    assert [r.op for r in last.redirects] == [source.split()[-2]]
+    assert last.pipeline == -1
+    assert [len(model.stages(i)) for i in range(len(model.pipelines))] == [len(legs)]
+
+
 def test_heredoc_followed_by_pipeline_and_list() -> None:
     model = parse_command("cat <<EOF | sh && rm -rf /tmp/y\nreboot\nEOF\n")
     assert argvs(model) == [["cat"], ["sh"], ["rm", "-rf", "/tmp/y"]]

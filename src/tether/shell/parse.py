@@ -207,6 +207,9 @@ class _Builder:
         # Redirects that tree-sitter put on a whole list or pipeline, keyed by the node of the
         # last command, which bash gives them to.
         self.tail_redirects: dict[int, tuple[Redirect, ...]] = {}
+        # Pipelines tree-sitter-bash nests as the last leg of another (`a | b | c` + newline
+        # + `d < f`): node id -> the outer pipeline and stage they continue.
+        self.joined: dict[int, tuple[int, int]] = {}
         self.deadline = time.monotonic() + PARSE_BUDGET
         self.nodes = 0
 
@@ -291,13 +294,14 @@ class _Builder:
                 self._give_up(f"analysis took over the {PARSE_BUDGET * 1000:g} ms budget")
                 return
             node, ctx, src = stack.pop()
+            tail: tuple[Redirect, ...] = ()
             if self.tail_redirects:
-                tail = self.tail_redirects.pop(node.id, None)
-                if tail:
+                tail = self.tail_redirects.pop(node.id, ())
+                if tail and node.type != "command":
                     ctx = ctx._replace(redirects=ctx.redirects + tail)
             kind = node.type
             if kind == "command":
-                self._command(node, ctx, src, (), stack)
+                self._command(node, ctx, src, (), stack, tail=tail)
             elif kind == "redirected_statement":
                 self._redirected(node, ctx, src, stack)
             elif kind == "pipeline":
@@ -333,9 +337,10 @@ class _Builder:
                 self.pending.clear()
 
     def _pipeline(self, node: Node, ctx: _Ctx, src: bytes, stack: _Stack) -> None:
-        pid = self.pipelines
-        self.pipelines += 1
-        stage = 0
+        pid, stage = self.joined.pop(node.id, (-1, 0)) if self.joined else (-1, 0)
+        if pid < 0:
+            pid = self.pipelines
+            self.pipelines += 1
         items: _Stack = []
         sub, fn, bg, depth, _, _, redirects, wrappers, assigns = ctx
         for child in node.children:
@@ -377,6 +382,9 @@ class _Builder:
             while tail.type in ("list", "pipeline") and tail.named_child_count:
                 tail = tail.named_children[-1]
             self.tail_redirects[tail.id] = tuple(redirects)
+            parent = node.parent
+            if body.type == "pipeline" and parent is not None and parent.type == "pipeline":
+                self.joined[body.id] = (ctx.pipeline, ctx.stage)
             stack.append((body, ctx, src))
         else:
             stack.append((body, ctx._replace(redirects=ctx.redirects + tuple(redirects)), src))
@@ -389,12 +397,23 @@ class _Builder:
         outer: tuple[Redirect, ...],
         stack: _Stack,
         extra: list[Word] | None = None,
+        tail: tuple[Redirect, ...] = (),
     ) -> None:
         argv: list[Word] = []
         assigns: list[Assignment] = []
         redirects: list[Redirect] = []
+        end = node.start_byte
         for child in node.children:
             kind = child.type
+            if child.start_byte > end and b"\n" in src[end : child.start_byte] and argv:
+                # tree-sitter-bash joins `a | b | c f`, a newline and `d < f` into one
+                # command (`c f d`) whose redirect is the next line's; bash ends `c f` at the
+                # newline, so what follows is read as a command of its own.
+                self._emit(argv, assigns, redirects, ctx, src, node)
+                self._split_tail(node, child, ctx._replace(redirects=ctx.redirects + tail),
+                                 src, outer, stack, extra)  # fmt: skip
+                return
+            end = child.end_byte
             if kind == "command_name":
                 inner = child.named_children
                 argv.append(self._word(inner[0] if inner else child, ctx, src, stack))
@@ -406,7 +425,35 @@ class _Builder:
                 argv.append(self._word(child, ctx, src, stack))
         argv.extend(extra or ())
         redirects.extend(outer)  # the statement's redirects follow the command's own
-        self._emit(argv, assigns, redirects, ctx, src, node)
+        self._emit(argv, assigns, redirects, ctx._replace(redirects=ctx.redirects + tail) if tail
+                   else ctx, src, node)  # fmt: skip
+
+    def _split_tail(
+        self,
+        node: Node,
+        first: Node,
+        ctx: _Ctx,
+        src: bytes,
+        outer: tuple[Redirect, ...],
+        stack: _Stack,
+        extra: list[Word] | None,
+    ) -> None:
+        """Emit the children of ``node`` from ``first`` on as a command of their own."""
+        argv: list[Word] = []
+        redirects: list[Redirect] = []
+        after = ctx._replace(pipeline=-1, stage=0)
+        started = False
+        for child in node.children:
+            started = started or child is first or child.id == first.id
+            if not started:
+                continue
+            if child.type in nodes.REDIRECTS:
+                after = self._redirect(child, after, src, stack, redirects, argv)
+            elif child.is_named and child.type != "comment":
+                argv.append(self._word(child, after, src, stack))
+        argv.extend(extra or ())
+        redirects.extend(outer)
+        self._emit(argv, [], redirects, after, src, node)
 
     def _keyword_command(self, node: Node, ctx: _Ctx, src: bytes, stack: _Stack) -> None:
         children = node.children
