@@ -68,6 +68,14 @@ SPELT_OUT = [
     ("base64 -Q f", "RW021"),
     ("rg --frobnicate x", "RW021"),
     ("hostname -b", "RW020"),
+    # gh: each read verb's own options (gh 2.46 manual); --web opens a browser.
+    ("gh pr view 1 --frobnicate", "RW021"),
+    ("gh pr --web view 1", "RW021"),  # cobra would read `view` as --web's value
+    ("gh run view 5 --we", "RW020"),  # a prefix of --web
+    ("gh pr list -w", "RW020"),
+    ("gh search prs --web fix", "RW020"),
+    ("gh status --frobnicate", "RW021"),
+    ("gh auth status -t", "RW020"),  # --show-token prints the token
 ]
 SPELT_READS = [
     "ls -la --color=auto src",
@@ -87,6 +95,10 @@ SPELT_READS = [
     "cat $FILE",  # a word that expands stays a read: cat has no option that writes
     "cd -",
     "pushd +1",
+    "gh pr -R o/r view 1",  # the verb found with the group's grammar
+    "gh run list -w ci",  # -w is --workflow here, not --web
+    "gh issue list -s open -L 5 --jq .",
+    "gh run view 9876543 --repo acme/widget",
 ]
 
 
