@@ -203,7 +203,7 @@ _SHUF = Spec(
 )
 _ICONV = Spec(
     "iconv",
-    options="f|from-code: t|to-code: l|list c s|silent verbose ?|help usage V|version",
+    options="f|from-code: t|to-code: l|list c s|silent verbose help usage V|version",
     writes=_TO_FILE,
     checked="libc-bin 2.36",
 )
