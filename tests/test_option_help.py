@@ -17,7 +17,7 @@ import subprocess
 import pytest
 
 from tether.rules.readonly.engine import CATALOGUE
-from tether.rules.readonly.grammar import grammar_of
+from tether.rules.readonly.spec import grammar_of
 from tether.shell.options import FLAG, REQUIRED, Grammar
 from tether.shell.programs import RUNNERS, SHELLS, WRAPPERS
 from tether.shell.tools import CLUSTER, GIT, GIT_SUBCOMMANDS, TOOLS

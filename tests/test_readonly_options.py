@@ -99,6 +99,8 @@ SPELT_READS = [
     "gh run list -w ci",  # -w is --workflow here, not --web
     "gh issue list -s open -L 5 --jq .",
     "gh run view 9876543 --repo acme/widget",
+    "date -Iseconds",  # -I[FMT] takes an optional attached value (it was read as -I -s)
+    "git tag -n5",  # -n[NUM]: the count can only be attached
 ]
 
 
@@ -123,7 +125,7 @@ def _pure_specs() -> list[tuple[str, object]]:
 @pytest.mark.parametrize(("name", "spec"), _pure_specs(), ids=[n for n, _ in _pure_specs()])
 def test_every_pure_command_refuses_an_option_its_spec_lacks(name: str, spec: object) -> None:
     """The class, not the instance: each pure command, an unlisted long and short option."""
-    from tether.rules.readonly.grammar import Spec, grammar_of
+    from tether.rules.readonly.spec import Spec, grammar_of
 
     assert isinstance(spec, Spec) and spec.checked, f"{name}: no version checked against"
     g = grammar_of(spec)

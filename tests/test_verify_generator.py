@@ -14,9 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from tether import classify_command
-from tether.verify import Oracle, sandbox_problem
 from tether.shell.programs import SHELLS, WRAPPERS
-from tether.verify import generator
+from tether.verify import Oracle, generator, sandbox_problem
 from tether.verify.generator import bases, mutated, options
 
 pytestmark = pytest.mark.slow  # bounded: CI_EXAMPLES examples, each at most one sandbox run

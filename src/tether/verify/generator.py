@@ -1,14 +1,14 @@
 """Hypothesis strategies that compose commands from the read-only catalogue and mutate them.
 
 The bases are the catalogue's own ``match`` examples; the options are those its specs name
-(every spelling of each catalogue entry's grammar, and spec-like values with
-``flags``/``valued``/``writes`` in the family modules) plus every option token in the
+(every spelling in the grammar of each spec in the family modules) plus every option token in the
 examples and a list of options that make common tools write. Mutations: options in every
 getopt spelling (long, ``--opt=v``, ``--opt v``, unique-prefix abbreviations, short,
 attached, clustered), placed before or after the operands, ``--``, an option turned into a
 bare word (``version``), environment prefixes, every wrapper of ``tether.shell.programs``
-(xargs fed from stdin, ``watch`` among them), redirects, pipes and lists, every shell's ``-c``. The property checked with them is
-"classified read-only ⇒ the oracle sees no change". Needs hypothesis (the ``test`` extra).
+(xargs fed from stdin, ``watch`` among them), redirects, pipes and lists, every shell's
+``-c``. The property checked with them is "classified read-only ⇒ the oracle sees no
+change". Needs hypothesis (the ``test`` extra).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from functools import lru_cache
 from hypothesis import strategies as st
 
 from tether.rules.base import Tier
+from tether.rules.readonly.spec import Spec, grammar_of
 
 _FAMILIES = ("files", "search", "text", "vcs", "vcs_rules", "forge", "system", "packages")
 # Options that make some common tool write, run a program or read a config that can.
@@ -66,19 +67,13 @@ REDIRECTS = (
 JOINERS = (" && ", " ; ", " | ", " || ")
 
 
-def _spec_like(value: object) -> bool:
-    return not isinstance(value, type) and all(
-        hasattr(value, a) for a in ("flags", "valued", "writes")
-    )
-
-
-def _spec_values(module: object) -> Iterable[object]:
+def _specs(module: object) -> Iterable[Spec]:
     for value in vars(module).values():
-        if _spec_like(value):
+        items = value.values() if isinstance(value, dict) else value
+        if isinstance(value, Spec):
             yield value
         elif isinstance(value, dict | tuple | list):
-            items = value.values() if isinstance(value, dict) else value
-            yield from (v for v in items if _spec_like(v))
+            yield from (v for v in items if isinstance(v, Spec))
 
 
 @lru_cache(maxsize=1)
@@ -94,21 +89,14 @@ def bases() -> tuple[str, ...]:
 def options() -> tuple[str, ...]:
     """Return every option the catalogue's specs and examples name, and the write options."""
     from tether.rules.readonly.engine import CATALOGUE
-    from tether.rules.readonly.grammar import grammar_of
 
-    found: set[str] = set(WRITE_OPTIONS)
-    for entry in CATALOGUE.values():
-        for spec in entry.specs:
-            found.update(grammar_of(spec).names)
-            found.update(spec.writes)
+    specs = [s for entry in CATALOGUE.values() for s in entry.specs]
     for family in _FAMILIES:
-        try:
-            module = importlib.import_module(f"tether.rules.readonly.{family}")
-        except ImportError:
-            continue
-        for spec in _spec_values(module):
-            for attr in ("flags", "valued", "optional", "writes"):
-                found.update(str(o) for o in getattr(spec, attr, ()) if str(o).startswith("-"))
+        specs += _specs(importlib.import_module(f"tether.rules.readonly.{family}"))
+    found: set[str] = set(WRITE_OPTIONS)
+    for spec in specs:
+        found.update(grammar_of(spec).names)
+        found.update(spec.writes)
     for example in bases():
         try:
             words = shlex.split(example)

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from tether.rules.base import Rule, Tier
-from tether.rules.readonly.grammar import Check, Spec, read, unknown_option
+from tether.rules.readonly.spec import Check, Spec, read, unknown_option
 from tether.shell.model import Word
 
 Checker = Callable[[str, tuple[Word, ...]], Check]

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from tether.rules.readonly.catalogue import Entry, entries, pure_entries, rule
-from tether.rules.readonly.grammar import (
+from tether.rules.readonly.spec import (
     WRITE_OPERAND,
     Check,
     Spec,
     check_spec,
-    opts,
     read,
     write,
 )
@@ -121,17 +120,10 @@ RULES = (
 
 _TREE = Spec(
     "tree",
-    flags=opts(
-        "-a -d -l -f -x -q -N -Q -p -u -g -s -h -D -F -v -t -c -U -r -C -n -A -S -i -J -X "
-        "--noreport --du --si --dirsfirst --filesfirst --prune --matchdirs --ignore-case "
-        "--inodes --device --nolinks --gitignore --info --metafirst --fflinks --version --help "
-        "--condense"
-    ),
-    valued=opts(
-        "-L -P -I -H -T --charset --filelimit --timefmt --sort --fromfile --gitfile --infofile "
-        "--hintro --houtro"
-    ),
-    options="o|output:",
+    options="a d l f x q N Q p u g s h D F v t c U r C n A S i J X noreport du si dirsfirst "
+    "filesfirst prune matchdirs ignore-case inodes device nolinks gitignore info metafirst "
+    "fflinks version help condense L: P: I: H: T: charset: filelimit: timefmt: sort: "
+    "fromfile gitfile: infofile: hintro: houtro: o|output:",
     writes={
         "-o": "writes the listing to a file",
         "--output": "writes the listing to a file",
@@ -186,8 +178,7 @@ _XXD_WORDS = {
 }  # fmt: skip
 _TEE = Spec(
     "tee",
-    flags=opts("-a -i -p --append --ignore-interrupts --help --version"),
-    optional=opts("--output-error"),
+    options="a|append i|ignore-interrupts p output-error:: help version",
     checked="coreutils 9.1",
 )
 _HARMLESS_FILES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "-"})

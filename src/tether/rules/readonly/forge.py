@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tether.rules.readonly.catalogue import Entry, entries, rule
-from tether.rules.readonly.grammar import (
+from tether.rules.readonly.spec import (
     DYNAMIC_ARGUMENT,
     UNKNOWN_OPTION,
     UNKNOWN_SUBCOMMAND,
@@ -13,7 +13,6 @@ from tether.rules.readonly.grammar import (
     Spec,
     check_spec,
     grammar_of,
-    opts,
     parse,
     read,
     write,
@@ -180,11 +179,8 @@ def _build_verb_spec(group: str, verb: str) -> Spec:
 
 _API = Spec(
     "gh api",
-    flags=opts("--paginate --slurp -i --include --silent --verbose"),
-    valued=opts(
-        "-X --method -H --header -q --jq -t --template --cache --hostname -p --preview "
-        "-f -F --field --raw-field"
-    ),
+    options="paginate slurp i include silent verbose X: method: H: header: q: jq: t: "
+    "template: cache: hostname: p: preview: f: F: field: raw-field:",
     writes={"--input": "sends a request body and switches the method to POST"},
     checked=_CHECKED,
 )
@@ -210,7 +206,7 @@ def _api(args: tuple[Word, ...]) -> Check:
             return write(WRITE_OPTION, f"gh api {option} NAME=@FILE: sends a local file's contents")
     if len(parsed.operands) != 1:
         return write(WRITE_OPTION, "gh api: expected exactly one endpoint")
-    if parsed.operands[0].strip("/") == "graphql":
+    if parsed.operands[0].value.strip("/") == "graphql":
         return write(WRITE_OPTION, "gh api graphql: GraphQL requests are POSTs (maybe mutations)")
     return read("RO501", "gh api only GETs")
 

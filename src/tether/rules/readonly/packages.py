@@ -7,12 +7,11 @@ but ``--version`` writes its debug log and update-check state under ``~/.npm``.
 from __future__ import annotations
 
 from tether.rules.readonly.catalogue import Entry, entries, rule
-from tether.rules.readonly.grammar import (
+from tether.rules.readonly.spec import (
     DYNAMIC_ARGUMENT,
     WRITE_OPTION,
     WRITE_SUBCOMMAND,
     Check,
-    Parsed,
     Spec,
     opts,
     parse,
@@ -20,6 +19,7 @@ from tether.rules.readonly.grammar import (
     write,
 )
 from tether.shell.model import Word
+from tether.shell.options import Parsed
 
 RULES = (
     rule(
@@ -85,39 +85,36 @@ _PIP_WRITES = {
     "--keyring-provider": "can run a keyring program",
     "--help": "is not a read subcommand",
 }
-_PIP_FLAGS = (
-    "-h --debug --isolated --require-virtualenv -v --verbose -V --version -q --quiet "
-    "--no-input --no-cache-dir --disable-pip-version-check --no-color "
-    "--no-python-version-warning"
+_PIP_GENERAL = (
+    "h debug isolated require-virtualenv v verbose V version q quiet no-input no-cache-dir "
+    "disable-pip-version-check no-color no-python-version-warning proxy: retries: timeout: "
+    "exists-action: trusted-host: cert: client-cert: use-feature: use-deprecated:"
 )
-_PIP_VALUED = (
-    "--proxy --retries --timeout --exists-action --trusted-host --cert --client-cert "
-    "--use-feature --use-deprecated"
-)
-_PIP = Spec("pip", opts(_PIP_FLAGS), opts(_PIP_VALUED), writes=_PIP_WRITES, permute=False)
+_PIP_CHECKED = "pip 23.2.1"
+_PIP = Spec("pip", options=_PIP_GENERAL, writes=_PIP_WRITES, permute=False, checked=_PIP_CHECKED)
 
 
-def _pip_spec(sub: str, flags: str, valued: str) -> Spec:
+def _pip_spec(sub: str, options: str) -> Spec:
     return Spec(
         f"pip {sub}",
-        opts(f"{_PIP_FLAGS} {flags}"),
-        opts(f"{_PIP_VALUED} {valued}"),
+        options=f"{_PIP_GENERAL} {options}",
         writes=_PIP_WRITES,
+        checked=_PIP_CHECKED,
     )
 
 
 _PIP_READS = {
     "list": _pip_spec(
         "list",
-        "-o --outdated -u --uptodate -e --editable -l --local --user --pre --not-required "
-        "--exclude-editable --include-editable --no-index",
-        "--path --format --exclude -i --index-url --extra-index-url -f --find-links",
+        "o outdated u uptodate e editable l local user pre not-required exclude-editable "
+        "include-editable no-index path: format: exclude: i: index-url: extra-index-url: f: "
+        "find-links:",
     ),
-    "show": _pip_spec("show", "-f --files", ""),
+    "show": _pip_spec("show", "f files"),
     "freeze": _pip_spec(
-        "freeze", "-l --local --user --all --exclude-editable", "-r --requirement --path --exclude"
+        "freeze", "l local user all exclude-editable r: requirement: path: exclude:"
     ),
-    "check": _pip_spec("check", "", ""),
+    "check": _pip_spec("check", ""),
 }
 
 
@@ -136,7 +133,7 @@ def _pip(name: str, args: tuple[Word, ...]) -> Check:
         if general.has("-V", "--version"):
             return read("RO702", f"{name} --version only prints its version")
         return write(WRITE_SUBCOMMAND, f"{name}: no read subcommand")
-    sub = general.operands[0]
+    sub = general.operands[0].value
     spec = _PIP_READS.get(sub)
     if spec is None:
         return write(WRITE_SUBCOMMAND, f"{name} {sub[:40]}: not a read subcommand")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from tether.rules.readonly.catalogue import Entry, entries, pure_entries, rule
-from tether.rules.readonly.grammar import (
+from tether.rules.readonly.spec import (
     DYNAMIC_ARGUMENT,
     UNKNOWN_OPTION,
     WRITE_OPTION,

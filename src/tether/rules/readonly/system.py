@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from tether.rules.readonly.catalogue import Entry, entries, pure_entries, rule
-from tether.rules.readonly.grammar import (
+from tether.rules.readonly.spec import (
     DYNAMIC_ARGUMENT,
     UNKNOWN_OPTION,
     WRITE_OPERAND,
@@ -13,7 +13,6 @@ from tether.rules.readonly.grammar import (
     Check,
     Spec,
     check_spec,
-    opts,
     parse,
     read,
     write,
@@ -107,11 +106,8 @@ RULES = (
 
 _HOSTNAME = Spec(
     "hostname",
-    flags=opts(
-        "-a -A -d -f -i -I -s -y --alias --all-fqdns --domain --fqdn --long --ip-address "
-        "--all-ip-addresses --short --yp --nis -V --version -h --help"
-    ),
-    options="F|file:",
+    options="a A d f i I s y alias all-fqdns domain fqdn long ip-address all-ip-addresses "
+    "short yp nis V version h help F|file:",
     writes={
         "--file": "sets the host name from a file",
         "-b": "sets a default host name when none is set",
@@ -121,18 +117,16 @@ _HOSTNAME = Spec(
 )
 _DATE = Spec(
     "date",
-    flags=opts("-u --utc --universal -R --rfc-email -j -n -I --debug --help --version"),
-    valued=opts("-d --date -f --file -r --reference -v -z"),
-    optional=opts("--iso-8601 --rfc-3339 --resolution"),
+    # -j -n -v -z -f are BSD date's (macOS): the union, none of them sets the clock.
+    options="u utc universal R rfc-email j n I:: debug help version d: date: f: file: r: "
+    "reference: v: z: iso-8601:: rfc-3339:: resolution::",
     writes={"-s": "sets the system clock", "--set": "sets the system clock"},
     checked="coreutils 9.1",
 )
 _ENV = Spec(
     "env",
-    flags=opts("-0 --null -i --ignore-environment -v --debug --help --version"),
-    valued=opts("-u --unset"),
-    options="block-signal:: default-signal:: ignore-signal:: list-signal-handling "
-    "C|chdir: S|split-string:",
+    options="0 null i ignore-environment v debug help version u: unset: block-signal:: "
+    "default-signal:: ignore-signal:: list-signal-handling C|chdir: S|split-string:",
     writes={
         "--chdir": "runs a command in another directory",
         "--split-string": "splits its string into a command to run",
@@ -282,8 +276,8 @@ def _date(name: str, args: tuple[Word, ...]) -> Check:
     if isinstance(parsed, Check):
         return parsed
     for op in parsed.operands:
-        if not op.startswith("+"):
-            return write(WRITE_OPERAND, f"date {op[:40]}: sets the system clock")
+        if not op.value.startswith("+"):
+            return write(WRITE_OPERAND, f"date {op.value[:40]}: sets the system clock")
     return read("RO603", "date only prints the time")
 
 
@@ -324,8 +318,8 @@ def _env(name: str, args: tuple[Word, ...]) -> Check:
     if isinstance(parsed, Check):
         return parsed
     for op in parsed.operands:
-        if "=" not in op:
-            return write(UNKNOWN_OPTION, f"env {op[:40]}: runs a command")
+        if "=" not in op.value:
+            return write(UNKNOWN_OPTION, f"env {op.value[:40]}: runs a command")
     if parsed.operands:
         return write(WRITE_OPTION, "env NAME=VALUE: environment assignments are not proven")
     return read("RO606", "env only prints the environment")

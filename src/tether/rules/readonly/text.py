@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 from tether.rules.readonly.catalogue import Entry, entries, pure_entries, rule
-from tether.rules.readonly.grammar import (
+from tether.rules.readonly.scripts import awk_program_problem, sed_script_problem
+from tether.rules.readonly.spec import (
     SCRIPT_CAN_WRITE,
     UNKNOWN_OPTION,
     Check,
     Spec,
     check_spec,
-    opts,
     parse,
     read,
     write,
 )
-from tether.rules.readonly.scripts import awk_program_problem, sed_script_problem
 from tether.shell.model import Word
 from tether.shell.options import GNU_STANDARD
 
@@ -124,11 +123,8 @@ RULES = (
 
 _SED = Spec(
     "sed",
-    flags=opts(
-        "-n --quiet --silent -E -r --regexp-extended -s --separate -u --unbuffered -z "
-        "--null-data --posix --debug --sandbox -b --binary --help --version"
-    ),
-    valued=opts("-e --expression -l --line-length"),
+    options="n quiet silent E r regexp-extended s separate u unbuffered z null-data posix "
+    "debug sandbox b binary help version e: expression: l: line-length:",
     writes={
         "-i": "edits files in place",
         "-I": "edits files in place",
@@ -141,8 +137,8 @@ _SED = Spec(
 )
 _AWK = Spec(
     "awk",
-    flags=opts("-b -c -P -r -s -S --sandbox --posix --traditional --characters-as-bytes"),
-    valued=opts("-F -v --field-separator --assign"),
+    options="b c P r s S sandbox posix traditional characters-as-bytes F: v: "
+    "field-separator: assign:",
     writes={
         "-f": "reads its program from a file, which is not proven",
         "--file": "reads its program from a file, which is not proven",
@@ -165,17 +161,11 @@ _AWK = Spec(
 )
 _SORT = Spec(
     "sort",
-    flags=opts(
-        "-b -d -f -g -h -i -M -n -R -r -V -c -C -m -s -u -z --ignore-leading-blanks "
-        "--dictionary-order --ignore-case --general-numeric-sort --human-numeric-sort "
-        "--ignore-nonprinting --month-sort --numeric-sort --random-sort --reverse "
-        "--version-sort --merge --stable --unique --zero-terminated --debug --help --version"
-    ),
-    valued=opts(
-        "-k -t -S -T --key --field-separator --buffer-size --temporary-directory --parallel "
-        "--batch-size --random-source --files0-from --sort"
-    ),
-    optional=opts("--check"),
+    options="b d f g h i M n R r V c C m s u z ignore-leading-blanks dictionary-order "
+    "ignore-case general-numeric-sort human-numeric-sort ignore-nonprinting month-sort "
+    "numeric-sort random-sort reverse version-sort merge stable unique zero-terminated debug "
+    "help version k: t: S: T: key: field-separator: buffer-size: temporary-directory: "
+    "parallel: batch-size: random-source: files0-from: sort: check::",
     writes={
         "-o": "writes the result to a file",
         "--output": "writes the result to a file",
@@ -185,12 +175,8 @@ _SORT = Spec(
 )
 _UNIQ = Spec(
     "uniq",
-    flags=opts(
-        "-c -d -D -u -i -z --count --repeated --unique --ignore-case --zero-terminated --help "
-        "--version"
-    ),
-    valued=opts("-f -s -w --skip-fields --skip-chars --check-chars"),
-    optional=opts("--all-repeated --group"),
+    options="c d D u i z count repeated unique ignore-case zero-terminated help version f: "
+    "s: w: skip-fields: skip-chars: check-chars: all-repeated:: group::",
     checked="coreutils 9.1",
 )
 _TO_FILE = {"-o": "writes the result to a file", "--output": "writes the result to a file"}
@@ -273,7 +259,7 @@ def _sed(name: str, args: tuple[Word, ...]) -> Check:
     if not scripts:
         if not parsed.operands:
             return write(UNKNOWN_OPTION, "sed: no script given")
-        scripts = [parsed.operands[0]]
+        scripts = [parsed.operands[0].value]
     problem = sed_script_problem("\n".join(scripts))
     if problem:
         return write(SCRIPT_CAN_WRITE, f"sed: {problem}")
@@ -286,7 +272,7 @@ def _awk(name: str, args: tuple[Word, ...]) -> Check:
         return parsed
     if not parsed.operands:
         return write(UNKNOWN_OPTION, f"{name}: no program given")
-    problem = awk_program_problem(parsed.operands[0])
+    problem = awk_program_problem(parsed.operands[0].value)
     if problem:
         return write(SCRIPT_CAN_WRITE, f"{name}: {problem}")
     return read("RO303", f"{name} only prints")

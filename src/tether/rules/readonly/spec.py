@@ -1,11 +1,11 @@
-"""Option grammar: split one command's arguments into options and operands, the way it would.
+"""What every read-only check shares: the ``Check`` verdict, its codes, and ``Spec``.
 
-A ``Spec`` says, for one command, which options take a value, which options make it write
-(scoped to that command: ``-f`` is a pattern file for ``grep`` but a field for ``gh api``),
-and whether unknown options are acceptable. ``parse`` reads the arguments with the one getopt
-engine (``tether.shell.options``): bundled short options (``-nE``), attached values (``-n5``,
-``-ob64.txt``), ``--opt=value``, unique prefixes of long options (``--co=cat`` is
-``--compress-program``), permuted operands and ``--``; this module only judges the result.
+A ``Spec`` is one command's (or subcommand's) options written for the one getopt engine
+(``tether.shell.options``: ``n|lines: q|quiet color::``), which of them make it write (scoped
+to that command: ``-f`` is a pattern file for ``grep`` but a field for ``gh api``) and the
+version they were read from. ``parse`` reads arguments with the engine's grammar for the
+spec (bundled short options, attached values, ``--opt=value``, unique prefixes of long
+options, permuted operands, ``--``) and judges the result; no check reads options another way.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from types import MappingProxyType
 from typing import NamedTuple
 
 from tether.shell.model import Word
-from tether.shell.options import Grammar, grammar
+from tether.shell.options import Grammar, Parsed, grammar
 from tether.shell.options import parse as parse_options
 
 # Codes shared by every checker (their Rule entries live in ``structural.py``).
@@ -47,49 +47,32 @@ def write(code: str, reason: str) -> Check:
 
 
 class Spec(NamedTuple):
-    """The option grammar of one command (or subcommand).
+    """The options of one command (or subcommand), for the one getopt engine.
 
-    ``options`` lists them in the engine's compact form (``n|lines: q|quiet``, see
-    ``tether.shell.options.grammar``); ``flags`` take no value; ``valued`` always take one
-    (attached or the next word); ``optional`` are long options whose value may only be
-    attached (``--color[=WHEN]``). ``writes`` maps an option to why it writes; long ones also
+    ``options`` lists them in the engine's compact form (``n|lines: q|quiet color::``: a
+    flag, one taking a value, one whose value may only be attached; see
+    ``tether.shell.options.grammar``). ``writes`` maps an option to why it writes (one named
+    only there is read as a flag: whatever its value, the command is refused); long ones also
     match their unique prefixes. ``open`` accepts options not listed: only for words the
     program never reads as options (``echo``'s text, ``test``'s expression). ``numeric``
-    accepts ``-NUM`` (``head -20``). ``permute`` is False for commands that stop at the first
-    operand. ``checked`` names the version the options were read from (``--help``, a man
-    page); ``tests/test_option_help.py`` compares them with the installed tool.
+    accepts ``-NUM`` (``head -20``); ``permute`` is False for commands that stop at the first
+    operand; ``plus`` for options also spelt ``+x`` (``lsof +D DIR``). ``checked`` names the
+    version the options were read from (``--help``, a man page); ``tests/test_option_help.py``
+    compares them with the installed tool.
     """
 
     name: str
-    flags: frozenset[str] = frozenset()
-    valued: frozenset[str] = frozenset()
-    optional: frozenset[str] = frozenset()
+    options: str = ""
     writes: Mapping[str, str] = MappingProxyType({})  # read-only: one shared default
     open: bool = False
     numeric: bool = False
     permute: bool = True
-    options: str = ""
     checked: str = ""
-    plus: bool = False  # options may also be spelt ``+x`` (lsof +D DIR)
-
-
-class Parsed(NamedTuple):
-    """Arguments split into ``(option, value)`` pairs and operands, in order."""
-
-    options: tuple[tuple[str, str | None], ...]
-    operands: tuple[str, ...]
-
-    def has(self, *names: str) -> bool:
-        """Return True when any of ``names`` was given."""
-        return any(o in names for o, _ in self.options)
-
-    def values(self, *names: str) -> list[str]:
-        """Return the values given to any of ``names``, in order."""
-        return [v for o, v in self.options if o in names and v is not None]
+    plus: bool = False
 
 
 def opts(text: str) -> frozenset[str]:
-    """Return the options in a space-separated list (a compact way to write specs)."""
+    """Return the words of a space-separated list as a set (names of commands, verbs)."""
     return frozenset(text.split())
 
 
@@ -102,18 +85,14 @@ def grammar_of(spec: Spec) -> Grammar:
     """Return the engine grammar ``spec`` is read with."""
     found = _GRAMMARS.get(id(spec))
     if found is None:
-        words = [*spec.flags, *(f"{n}:" for n in spec.valued), *(f"{n}::" for n in spec.optional)]
-        listed = {*spec.flags, *spec.valued, *spec.optional}
-        for item in spec.options.split():
-            for n in item.rstrip(":").split("|"):
-                listed.add(("-" if len(n) == 1 else "--") + n)
-        words += [n for n in spec.writes if n not in listed]
-        text = " ".join([spec.options, *(w.lstrip("-") for w in words)])
-        found = (
-            spec,
-            grammar(spec.name, text, permute=spec.permute, numeric=spec.numeric, plus=spec.plus),
-        )
-        _GRAMMARS[id(spec)] = found
+        listed = {
+            ("-" if len(n) == 1 else "--") + n
+            for item in spec.options.split()
+            for n in item.rstrip(":").split("|")
+        }
+        text = " ".join([spec.options, *(n.lstrip("-") for n in spec.writes if n not in listed)])
+        g = grammar(spec.name, text, permute=spec.permute, numeric=spec.numeric, plus=spec.plus)
+        found = _GRAMMARS[id(spec)] = (spec, g)
     return found[1]
 
 
@@ -145,7 +124,7 @@ def parse(spec: Spec, args: tuple[Word, ...]) -> Parsed | Check:
                 )
     if parsed.error is not None and not parsed.unknown:
         return write(UNKNOWN_OPTION, parsed.error)  # a missing value, a value given to a flag
-    return Parsed(parsed.options, tuple([w.value for w in parsed.operands]))
+    return parsed
 
 
 def unknown_option(spec: Spec, args: tuple[Word, ...]) -> Check | None:
@@ -177,6 +156,6 @@ def check_spec(spec: Spec, args: tuple[Word, ...], code: str, max_operands: int 
     if isinstance(parsed, Check):
         return parsed
     if 0 <= max_operands < len(parsed.operands):
-        extra = parsed.operands[max_operands]
+        extra = parsed.operands[max_operands].value
         return write(WRITE_OPERAND, f"{spec.name}: operand '{extra[:60]}' is an output file")
     return read(code, f"{spec.name} only reads")
