@@ -29,6 +29,9 @@ _VALUED = re.compile(r"\[-([A-Za-z0-9]) [a-z_]+\]")
 _NOT_OPTIONS = {
     "rsync": {"--no-OPTION"},  # any option negated; read as an unknown flag
     "flock": {"--command"},  # read after the lock file by flock itself, not by getopt
+    # pip's general options mention --no-index in prose; `--find-` is --find-links wrapped.
+    **{f"read-only pip{sub}": {"--no-index"} for sub in ("", " show", " freeze", " check")},
+    "read-only pip list": {"--find"},
 }
 # Usage lines whose brackets are not getopt options.
 _USAGE_EXEMPT = {
@@ -71,14 +74,15 @@ def _read_only_cases() -> list[tuple[str, Grammar, list[str]]]:
     cases = []
     for name, entry in CATALOGUE.items():
         for spec in entry.specs:
-            if spec.open or "(man page)" in spec.checked or spec.name != name:
+            own = spec.name == name or spec.name.startswith(f"{name} ")  # `pip list`
+            if spec.open or "(man page)" in spec.checked or not own:
                 continue
             assert spec.checked, f"read-only spec {spec.name} names no version it was checked on"
             if spec.checked.startswith("bash"):
                 argv = ["bash", "-c", f"help {name}"]
             else:
-                argv = _HELP_ARGV.get(name, [name, "--help"])
-            cases.append((f"read-only {name}", grammar_of(spec), argv))
+                argv = _HELP_ARGV.get(spec.name, [*spec.name.split(), "--help"])
+            cases.append((f"read-only {spec.name}", grammar_of(spec), argv))
     return cases
 
 

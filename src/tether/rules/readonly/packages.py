@@ -186,4 +186,7 @@ def _version_or_pip(name: str, args: tuple[Word, ...]) -> Check:
     return write("RW013", f"{name}: runs code whose effects cannot be proven")
 
 
-ENTRIES: dict[str, Entry] = entries("RO701", " ".join(sorted(_TOOLS)), _version_or_pip)
+ENTRIES: dict[str, Entry] = {
+    **entries("RO701", " ".join(sorted(_TOOLS)), _version_or_pip),
+    **entries("RO701", "pip pip3", _version_or_pip, _PIP, *_PIP_READS.values()),
+}
