@@ -62,7 +62,12 @@ def _cases() -> list[tuple[str, Grammar, list[str]]]:
 
 
 # How to ask a read-only catalogue tool for its options when ``--help`` is not the way.
-_HELP_ARGV = {"lsof": ["lsof", "-h"], "xxd": ["xxd", "-h"], "which": ["which", "--help"]}
+_HELP_ARGV = {
+    "lsof": ["lsof", "-h"],
+    "xxd": ["xxd", "-h"],
+    "which": ["which", "--help"],
+    **{f"git {sub}": ["git", sub, "-h"] for sub in ("branch", "tag", "config")},
+}
 
 
 def _read_only_cases() -> list[tuple[str, Grammar, list[str]]]:

@@ -112,24 +112,47 @@ def _denied(args: list[str], sub: str) -> Check | None:
     return None
 
 
+def _writes(why: str, names: str) -> dict[str, str]:
+    return dict.fromkeys(names.split(), why)
+
+
 _BRANCH = Spec(
     "git branch",
     options="a all r remotes v verbose l list show-current i ignore-case no-color no-column "
     "omit-empty no-abbrev q quiet color:: column:: abbrev:: sort: format: contains: "
     "no-contains: merged: no-merged: points-at:",
+    writes=_writes(
+        "creates, deletes, renames or copies a branch, or sets its upstream",
+        "-d --delete -D -m --move -M -c --copy -C -f --force -t --track --no-track -u "
+        "--set-upstream-to --unset-upstream --create-reflog --edit-description "
+        "--recurse-submodules",
+    ),
+    checked="git 2.39.5",
 )
 _TAG = Spec(
     "git tag",
     # -n<num> prints annotation lines; the count can only be attached.
     options="l list n:: i ignore-case no-color no-column omit-empty color:: column:: sort: "
     "format: contains: no-contains: merged: no-merged: points-at:",
+    writes=_writes(
+        "creates, deletes or verifies a tag (verifying runs gpg)",
+        "-a --annotate -s --sign -u --local-user -f --force -d --delete -v --verify -m "
+        "--message -F --file -e --edit --cleanup --create-reflog",
+    ),
+    checked="git 2.39.5",
 )
 _CONFIG = Spec(
     "git config",
     options="global system local worktree l list get get-all get-regexp get-urlmatch "
     "show-origin show-scope name-only z null includes no-includes bool int bool-or-int path "
-    "expiry-date all regexp value f: file: blob: type: default: url:",
+    "expiry-date all regexp value f: file: blob: type: default: url: get-color "
+    "get-colorbool bool-or-str fixed-value",
     permute=False,  # `git config user.name --bool` sets user.name to "--bool"
+    writes=_writes(
+        "sets, unsets or edits config",
+        "--add --replace-all --unset --unset-all --rename-section --remove-section -e --edit",
+    ),
+    checked="git 2.39.5",
 )
 _CONFIG_GETS = ("--get", "--get-all", "--get-regexp", "--get-urlmatch")
 _CONFIG_VERBS = opts("set unset rename-section remove-section edit")
@@ -245,4 +268,4 @@ def _git(name: str, args: tuple[Word, ...]) -> Check:
     return write(UNKNOWN_SUBCOMMAND, f"git {sub[:40]}: not a read subcommand in the catalogue")
 
 
-ENTRIES: dict[str, Entry] = entries("RO402", "git", _git)
+ENTRIES: dict[str, Entry] = entries("RO402", "git", _git, _BRANCH, _TAG, _CONFIG)
