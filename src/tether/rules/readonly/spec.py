@@ -136,6 +136,12 @@ def unknown_option(spec: Spec, args: tuple[Word, ...]) -> Check | None:
     """
     if spec.open:
         return None
+    marks = "-+" if spec.plus else "-"
+    for w in args:
+        if w.literal and len(w.value) > 1 and w.value[0] in marks:
+            break
+    else:
+        return None  # no option at all (`cat f`): the common case, without the engine
     parsed = parse_options(grammar_of(spec), args)
     if parsed.error is None:
         return None
