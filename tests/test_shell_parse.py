@@ -207,6 +207,20 @@ def test_a_newline_ends_the_last_leg_of_a_long_pipeline(
     assert [len(model.stages(i)) for i in range(len(model.pipelines))] == [len(legs)]
 
 
+@pytest.mark.parametrize(
+    "source",
+    ["ls | sort | head\nrm -rf / < /dev/null", "cat f | grep x | wc -l\nrm -rf / > /dev/null"],
+)
+def test_a_command_after_a_long_pipeline_is_judged_as_itself(source: str) -> None:
+    """The merge hid `rm -rf /` as operands of `head`: read-only and danger none before."""
+    from tether.classify import classify_command
+    from tether.rules.base import Danger
+
+    verdict = classify_command(source)
+    assert not verdict.read_only
+    assert verdict.danger is Danger.HARDLINE
+
+
 def test_heredoc_followed_by_pipeline_and_list() -> None:
     model = parse_command("cat <<EOF | sh && rm -rf /tmp/y\nreboot\nEOF\n")
     assert argvs(model) == [["cat"], ["sh"], ["rm", "-rf", "/tmp/y"]]
