@@ -221,6 +221,27 @@ def test_a_command_after_a_long_pipeline_is_judged_as_itself(source: str) -> Non
     assert verdict.danger is Danger.HARDLINE
 
 
+@pytest.mark.parametrize(
+    ("source", "value"),
+    [('c "x\ny"', "x\ny"), ('c "x\n\n  y\nz"', "x\n\n  y\nz"), ('c "a $b\nc"', "a $b\nc")],
+)
+def test_a_newline_inside_double_quotes_is_kept(source: str, value: str) -> None:
+    """tree-sitter-bash leaves the newline of a double-quoted string in no node."""
+    assert parse_command(source).commands[0].argv[1].value == value
+
+
+@pytest.mark.parametrize("source", ['bash -c "echo hi\nrm -rf /"', 'sh -c "ls\n\nrm -rf /"'])
+def test_a_quoted_newline_in_a_shell_payload_ends_a_command(source: str) -> None:
+    """Dropped, it joined `echo hi` and `rm -rf /` into `echo hirm -rf /`: read-only, no danger."""
+    from tether.classify import classify_command
+    from tether.rules.base import Danger
+
+    assert ["rm", "-rf", "/"] in argvs(parse_command(source))
+    verdict = classify_command(source)
+    assert not verdict.read_only
+    assert verdict.danger is Danger.HARDLINE
+
+
 def test_heredoc_followed_by_pipeline_and_list() -> None:
     model = parse_command("cat <<EOF | sh && rm -rf /tmp/y\nreboot\nEOF\n")
     assert argvs(model) == [["cat"], ["sh"], ["rm", "-rf", "/tmp/y"]]

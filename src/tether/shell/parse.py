@@ -557,7 +557,17 @@ class _Builder:
         if kind in ("string", "translated_string"):
             values: list[str] = []
             literal = True
-            for child in node.named_children:
+            end = -1
+            for child in node.children:
+                if 0 <= end < child.start_byte:
+                    # tree-sitter-bash splits string_content at each newline and leaves the
+                    # newline itself in no node: `bash -c "echo hi<newline>rm -rf /"` is two
+                    # commands, not `echo hirm -rf /`.
+                    gap = src[end : child.start_byte].decode("utf-8", "surrogatepass")
+                    values.append(unescape_double_quoted(gap))
+                end = child.end_byte
+                if not child.is_named:
+                    continue
                 if child.type == "string_content":
                     values.append(unescape_double_quoted(_text(src, child)))
                 else:
