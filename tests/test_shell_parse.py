@@ -242,6 +242,38 @@ def test_a_quoted_newline_in_a_shell_payload_ends_a_command(source: str) -> None
     assert verdict.danger is Danger.HARDLINE
 
 
+@pytest.mark.parametrize(
+    ("source", "argv"),
+    [
+        ("sort '-'\\o out f", ["sort", "-o", "out", "f"]),  # bash: sort -o out f (writes out)
+        ("'r'\\m -rf /", ["rm", "-rf", "/"]),
+        ("b == -x", ["b", "==", "-x"]),  # an operator token in argument position is a word
+    ],
+)
+def test_adjacent_nodes_are_one_word_as_bash_reads_them(source: str, argv: list[str]) -> None:
+    """tree-sitter-bash splits `'-'\\o` into two nodes with no gap; bash reads one word."""
+    assert argvs(parse_command(source))[0] == argv
+
+
+@pytest.mark.parametrize("source", ["echo \\ b", "printf x \\\t#-", "xxd f.bin \\ "])
+def test_text_the_parser_drops_is_an_error(source: str) -> None:
+    """An escaped blank tree-sitter-bash leaves in no node is part of a word for bash."""
+    assert parse_command(source).errors
+
+
+def test_a_node_that_is_no_word_part_is_not_joined() -> None:
+    """`a.b('c')` is a syntax error for bash; tree-sitter reads a subshell, kept apart."""
+    assert len(argvs(parse_command("gateway.customer.delete('c')"))[0]) == 2
+
+
+def test_split_words_no_longer_hide_a_write_or_rm() -> None:
+    from tether.classify import classify_command
+    from tether.rules.base import Danger
+
+    assert not classify_command("sort '-'\\o out f").read_only
+    assert classify_command("'r'\\m -rf /").danger is Danger.HARDLINE
+
+
 def test_heredoc_followed_by_pipeline_and_list() -> None:
     model = parse_command("cat <<EOF | sh && rm -rf /tmp/y\nreboot\nEOF\n")
     assert argvs(model) == [["cat"], ["sh"], ["rm", "-rf", "/tmp/y"]]
