@@ -443,7 +443,8 @@ class _Builder:
             else:
                 # An operator token in argument position (`b == -x`): bash reads it as a word.
                 word = Word(_text(src, child, TEXT_CAP))
-            if child.start_byte == word_end and argv and kind in _WORD_PARTS:
+            part = kind in _WORD_PARTS or not child.is_named
+            if child.start_byte == word_end and argv and part:
                 # tree-sitter-bash splits `'-'\o` into two nodes with no gap: one word for bash
                 # (`sort '-'\o out` is `sort -o out`, `'r'\m` is `rm`).
                 last = argv[-1]
@@ -452,7 +453,7 @@ class _Builder:
                 argv[-1] = word
             else:
                 argv.append(word)
-            word_end = child.end_byte if kind in _WORD_PARTS or kind == "command_name" else -1
+            word_end = child.end_byte if part or kind == "command_name" else -1
         argv.extend(extra or ())
         redirects.extend(outer)  # the statement's redirects follow the command's own
         self._emit(argv, assigns, redirects, ctx._replace(redirects=ctx.redirects + tail) if tail
