@@ -256,7 +256,7 @@ class _Builder:
             return
         if root.has_error:
             self._collect_errors(root, src)
-        if b"\\" in src:
+        if b"\\ " in src or b"\\\t" in src:  # an escaped blank, which tree-sitter may skip
             dropped = _dropped_text(root, src)
             if dropped is not None:
                 self.errors.append(f"the parser dropped {dropped}")
@@ -410,8 +410,8 @@ class _Builder:
         word_end = -1  # where the last word ended: a word right after it is the same word
         for child in node.children:
             kind = child.type
-            if child.start_byte > end:
-                gap = src[end : child.start_byte]
+            if child.start_byte > end and (child.start_byte > end + 1 or src[end] != 32):
+                gap = src[end : child.start_byte]  # more than the one space between words
                 if b"\n" in gap and argv:
                     # tree-sitter-bash joins `a | b | c f`, a newline and `d < f` into one
                     # command (`c f d`) whose redirect is the next line's; bash ends `c f` at
