@@ -20,7 +20,7 @@ from tether.rules.readonly.engine import CATALOGUE
 from tether.rules.readonly.spec import grammar_of
 from tether.shell.options import FLAG, REQUIRED, Grammar
 from tether.shell.programs import RUNNERS, SHELLS, WRAPPERS
-from tether.shell.tools import CLUSTER, GIT, GIT_SUBCOMMANDS, TOOLS
+from tether.shell.tools import CLUSTER, GIT, GIT_SUBCOMMANDS, MACHINE, TOOLS
 
 _LONG = re.compile(r"(?<![\w-])--[a-z0-9][A-Za-z0-9-]*[A-Za-z0-9]")
 _FLAGS = re.compile(r"\[-([A-Za-z0-9]+)\]")
@@ -32,6 +32,7 @@ _NOT_OPTIONS = {
     # pip's general options mention --no-index in prose; `--find-` is --find-links wrapped.
     **{f"read-only pip{sub}": {"--no-index"} for sub in ("", " show", " freeze", " check")},
     "read-only pip list": {"--find"},
+    "gdisk": {"--help"},  # gdisk has no --help: it names the device it could not open
 }
 # Usage lines whose brackets are not getopt options.
 _USAGE_EXEMPT = {
@@ -39,6 +40,7 @@ _USAGE_EXEMPT = {
     "read-only fmt": "'[-WIDTH]' is -NUM",
     "read-only dirs": "'[-N]' is -NUM",
     "read-only xxd": "'[-ps]' is one option, -p (xxd reads options by their first letters)",
+    "sfdisk": "'<dev> [[-N] <part>]': -N (--partno) takes the number that follows",
 }
 # Tools whose options are open-ended by design (every ``--name=value`` is accepted).
 _OPEN = {"valgrind": "tool options are --name=value pairs, read as flags"}
@@ -52,6 +54,7 @@ def _cases() -> list[tuple[str, Grammar, list[str]]]:
                 (n, r.grammar, [n, r.subcommand, "--help"] if r.subcommand else [n, "--help"])
             )
     cases += [(n, g, [n, "--help"]) for n, g in TOOLS.items()]
+    cases += [(n, g, [n, "--help"]) for n, g in MACHINE.items()]
     cases += [("git", GIT, ["git", "--help"])]
     cases += [(f"git {n}", g, ["git", *n.split(), "-h"]) for n, g in GIT_SUBCOMMANDS.items()]
     cases += [("bash", SHELLS["bash"], ["bash", "--help"])]
