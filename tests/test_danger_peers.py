@@ -80,18 +80,17 @@ def test_recall_on_dangerous_and_hardline_labels(rows: list[Row]) -> None:
     skip = _divergences()
     positives = [r for r in rows if r[1] in ("dangerous", "hardline") and r not in skip]
     missed = [r for r in positives if _level(r[2]) is Danger.NONE]
-    recall = 1 - len(missed) / len(positives)
     assert len(positives) > 1000
-    assert recall >= 0.95, f"recall {recall:.3f}; missed e.g. {missed[:10]}"
+    # Every label outside the divergence list is met: a miss is fixed or listed with its reason.
+    assert missed == [], f"{len(missed)} of {len(positives)} missed: {missed[:10]}"
 
 
 def test_false_positives_on_safe_labels(rows: list[Row]) -> None:
     skip = _divergences()
     negatives = [r for r in rows if r[1] == "safe" and r not in skip]
     flagged = [r for r in negatives if _level(r[2]) is not Danger.NONE]
-    rate = len(flagged) / len(negatives)
     assert len(negatives) > 1000
-    assert rate <= 0.03, f"{rate:.3f} of safe labels flagged, e.g. {flagged[:10]}"
+    assert flagged == [], f"{len(flagged)} of {len(negatives)} safe labels flagged: {flagged[:10]}"
 
 
 def test_hardline_never_fires_on_safe_or_not_hardline(rows: list[Row]) -> None:
@@ -127,5 +126,6 @@ def test_real_commands(corpus_dir: Path) -> None:
     assert hardline == EXPECTED_REAL_HARDLINE, (
         f"new hardline hits to review by hand: {sorted(hardline)}"
     )
-    # hermes-agent flags about 3% of these; Tether asks about far fewer.
-    assert counts[Danger.ASK] <= 0.01 * len(commands), counts
+    # hermes-agent flags about 3% of these; Tether asks about 0.1% (30 of 30,601; issue 13 holds
+    # it at 0.2% or less).
+    assert counts[Danger.ASK] <= 0.002 * len(commands), counts

@@ -238,8 +238,9 @@ def _landing(name: str, parsed: Parsed, cmd: SimpleCommand, scope: Scope) -> tup
         if value.endswith(("/.", "/*")) or (name == "rsync" and value.endswith("/")) or not value:
             contents = recursive
         base = value.rpartition("/")[2]
-        # A copy of the user's own guard (`cp -r ~/.claude ~/backup`) installs nothing new.
-        own = _hosts_read(src.value) and _what(src, cmd, scope, tree=True) is not None
+        # A copy of the live guard (`cp -r ~/.claude ~/backup`) installs nothing new; a copy of
+        # some other `.claude` (`cp -r backup/.claude ~/`) may install a new one.
+        own = _live(value) and _what(src, cmd, scope, tree=True) is not None
         if base not in ("", ".", "..") and not own:
             landings.append(Word(f"{dest.value.rstrip('/')}/{base}", dest.literal and src.literal))
     # A whole directory arriving as `.claude` matters where hosts look: the workspace or a home.
@@ -251,6 +252,13 @@ def _landing(name: str, parsed: Parsed, cmd: SimpleCommand, scope: Scope) -> tup
 
 
 _HOMES = ("~", "$HOME", "${HOME}", "/home/", "/root", "/Users/")
+_HOME_ROOTS = re.compile(r"(?:~|\$HOME|\$\{HOME\}|/root|/home/[^/]+|/Users/[^/]+|\.|)")
+
+
+def _live(path: str) -> bool:
+    """Return True for a guard directory the hosts read now: one right in a home or the workspace."""
+    parent = path.rstrip("/").rpartition("/")[0] if "/" in path.rstrip("/") else ""
+    return _HOME_ROOTS.fullmatch(parent) is not None
 
 
 def _hosts_read(path: str) -> bool:
@@ -270,7 +278,9 @@ def _under(
     leaf = dest.value.rstrip("/").rpartition("/")[2].lower()
     if leaf in (".claude", ".gemini", ".codex"):
         return _first([dest], cmd, scope, tree=True)
-    if not contents:
+    # Unknown contents matter only where hosts read settings: `rsync -a x/ /srv/app/` may bring a
+    # `.claude/` along, but no host reads it unless the agent works there (then it is relative).
+    if not contents or not _hosts_read(dest.value):
         return None
     base = dest.value.rstrip("/") or "/"
     probes = [Word(f"{base}/{probe}", dest.literal) for probe in _PROBES]
