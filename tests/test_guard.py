@@ -314,3 +314,18 @@ def test_shell_commands_are_classified_outside_the_store_update(
     assert reviews == [False]  # classified exactly once, and not while the update ran
     state = store.load("s-lock")
     assert state is not None and state["calls"] == 1
+
+
+def test_a_before_call_retried_after_its_result_counts_nothing_and_is_still_reviewed() -> None:
+    # A host retrying an abandoned PreToolUse after the call ran (same tool_use_id): on the old
+    # guard it was counted as a new call and stayed pending forever.
+    g = Guard(HARD)
+    call = ToolCall("s9", "Bash", {"command": "ls -la"}, "toolu_1")
+    assert g.before_call(call).allowed
+    g.after_call(ToolResult(call, "a b c", 0))
+    assert g.before_call(call).action is Action.ALLOW
+    state = g.store.load("s9")
+    assert state is not None and state["calls"] == 1 and state["pending"] == {}
+    # The id already finished, yet a dangerous command sent under it is still judged.
+    bad = ToolCall("s9", "Bash", {"command": "git push --force origin main"}, "toolu_1")
+    assert g.before_call(bad).action is Action.ASK

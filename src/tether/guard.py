@@ -191,6 +191,10 @@ class Guard:
             st.seq += 1
             st.blocks += 1
             return _halted(st.halted)
+        if call.call_id and call.call_id in st.done:
+            # Its result is in already (a host retrying an abandoned request after the call
+            # ran): count nothing again; the approval review above still judged it.
+            return approval if approval is not None and approval.action > Action.ALLOW else ALLOW
         st.seq += 1
         seq = st.seq
         cid = call.call_id or f"#{seq}"
