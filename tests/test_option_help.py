@@ -29,7 +29,10 @@ _NOT_OPTIONS = {
     "flock": {"--command"},  # read after the lock file by flock itself, not by getopt
 }
 # Usage lines whose brackets are not getopt options.
-_USAGE_EXEMPT = {"sg": "'[-c] command': -c marks the command string that follows"}
+_USAGE_EXEMPT = {
+    "sg": "'[-c] command': -c marks the command string that follows",
+    "xxd": "'[-ps]' is one option word: xxd reads only its first letter (-p)",
+}
 # Tools whose options are open-ended by design (every ``--name=value`` is accepted).
 _OPEN = {"valgrind": "tool options are --name=value pairs, read as flags"}
 
@@ -41,7 +44,7 @@ def _cases() -> list[tuple[str, Grammar, list[str]]]:
             cases.append(
                 (n, r.grammar, [n, r.subcommand, "--help"] if r.subcommand else [n, "--help"])
             )
-    cases += [(n, g, [n, "--help"]) for n, g in TOOLS.items()]
+    cases += [(n, g, [*n.split(), "--help"]) for n, g in TOOLS.items()]
     cases += [("git", GIT, ["git", "--help"])]
     cases += [(f"git {n}", g, ["git", *n.split(), "-h"]) for n, g in GIT_SUBCOMMANDS.items()]
     cases += [("bash", SHELLS["bash"], ["bash", "--help"])]

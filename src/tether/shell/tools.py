@@ -106,8 +106,125 @@ TOOLS: LazyTable[Grammar] = LazyTable(
         "tee": lambda: grammar(
             "tee", f"a|append i|ignore-interrupts p output-error:: {GNU_STANDARD}"
         ),
+        # gawk 5.2 (``+`` in its optstring: the program text ends the options); mawk and
+        # busybox awk take a subset (-f -F -v -W), read with the same table.
+        "gawk": lambda: grammar(
+            "gawk",
+            "f|file: F|field-separator: v|assign: b|characters-as-bytes c|traditional "
+            "C|copyright d|dump-variables:: D|debug:: e|source: E|exec: g|gen-pot h|help "
+            "i|include: I|trace k|csv l|load: L|lint:: M|bignum N|use-lc-numeric "
+            "n|non-decimal-data o|pretty-print:: O|optimize p|profile:: P|posix r|re-interval "
+            "s|no-optimize S|sandbox t|lint-old V|version W: Y Z:",
+            permute=False,
+        ),
+        # Vim 9.0: every option stands alone; ``-c``/``--cmd`` and ``+CMD`` run ex commands.
+        "vim": lambda: grammar(
+            "vim",
+            "v e E s d y R Z m M b l C N V:: D n r L A H T: not-a-term ttyfail u: noplugin "
+            "p:: o:: O:: cmd: c: S: w: W: x startuptime: log: i: clean h|help version t: q:: "
+            "g f nofork servername: remote remote-silent remote-wait remote-wait-silent "
+            "remote-tab remote-send: remote-expr: serverlist literal echo-wid",
+            abbreviate=False,
+        ),
+        # coreutils 9.1, with macOS base64's -D (decode), -b, -i/-o files in the union.
+        "base64": lambda: grammar(
+            "base64",
+            f"d|decode D i|ignore-garbage w|wrap: input: o|output: b|break: {GNU_STANDARD}",
+        ),
+        "base32": lambda: TOOLS["base64"]._replace(name="base32"),
+        # xxd (vim 9.0) reads an option word by its first letter (``decode.xxd_words``).
+        "xxd": lambda: grammar("xxd", "a b C c: d E e g: h i l: n: o: p r R: s: t u v"),
+        # PowerShell reads single-dash names case-insensitively by unique prefix; the danger
+        # catalogue spells them as long options (``-Enc`` -> ``--enc``) to read them here.
+        "powershell": lambda: grammar(
+            "powershell",
+            "e|encodedcommand|ec: c|command: f|file: executionpolicy|ep|ex: noprofile "
+            "noninteractive nologo noexit windowstyle: inputformat: outputformat: sta mta "
+            "version: configurationname: custompipename: workingdirectory: settingsfile: login "
+            "interactive commandwithargs: help",
+        ),
+        "pwsh": lambda: TOOLS["powershell"]._replace(name="pwsh"),
+        # CPython 3.11: -c and -m end the options (the rest is sys.argv); long names whole.
+        "python3": lambda: grammar(
+            "python3",
+            "b B c: d E h ? i I m: O P q s S u v V W: x X: check-hash-based-pycs: help-env "
+            "help-xoptions help-all help version",
+            abbreviate=False,
+            permute=False,
+        ),
+        # ``docker run``/``create`` (docker 27, pflag: names spelt whole); IMAGE ends options.
+        "docker run": lambda: grammar(
+            "docker run",
+            "add-host: annotation: a|attach: blkio-weight: blkio-weight-device: cap-add: "
+            "cap-drop: cgroup-parent: cgroupns: cidfile: cpu-count: cpu-percent: cpu-period: "
+            "cpu-quota: cpu-rt-period: cpu-rt-runtime: c|cpu-shares: cpus: cpuset-cpus: "
+            "cpuset-mems: d|detach detach-keys: device: device-cgroup-rule: device-read-bps: "
+            "device-read-iops: device-write-bps: device-write-iops: disable-content-trust dns: "
+            "dns-option: dns-search: domainname: entrypoint: e|env: env-file: expose: gpus: "
+            "group-add: health-cmd: health-interval: health-retries: health-start-interval: "
+            "health-start-period: health-timeout: help h|hostname: init i|interactive "
+            "io-maxbandwidth: io-maxiops: ip: ip6: ipc: isolation: kernel-memory: l|label: "
+            "label-file: link: link-local-ip: log-driver: log-opt: mac-address: m|memory: "
+            "memory-reservation: memory-swap: memory-swappiness: mount: name: network|net: "
+            "network-alias: no-healthcheck oom-kill-disable oom-score-adj: pid: pids-limit: "
+            "platform: privileged p|publish: P|publish-all pull: q|quiet read-only restart: rm "
+            "runtime: security-opt: shm-size: sig-proxy stop-signal: stop-timeout: storage-opt: "
+            "sysctl: tmpfs: t|tty ulimit: use-api-socket u|user: userns: uts: v|volume: "
+            "volume-driver: volumes-from: w|workdir:",
+            abbreviate=False,
+            permute=False,
+        ),
     }
 )
+
+# Inline-code interpreters whose help lists hundreds of runtime flags: only the options that
+# carry code or take a separate value are listed (an unknown option is read as a flag, so a
+# value-taking one must be known or the code after it would be missed). node 20.20.
+_NODE_VALUES = (
+    "allow-fs-read: allow-fs-write: build-snapshot-config: C|conditions: cpu-prof-dir: "
+    "cpu-prof-interval: cpu-prof-name: diagnostic-dir: disable-proto: disable-warning: "
+    "dns-result-order: env-file: env-file-if-exists: e|eval: experimental-default-type: "
+    "experimental-policy: experimental-sea-config: heap-prof-dir: heap-prof-interval: "
+    "heap-prof-name: heapsnapshot-near-heap-limit: heapsnapshot-signal: icu-data-dir: import: "
+    "input-type: inspect-publish-uid: max-http-header-size: "
+    "network-family-autoselection-attempt-timeout: openssl-config: policy-integrity: "
+    "redirect-warnings: report-filename: report-signal: r|require: secure-heap: "
+    "secure-heap-min: snapshot-blob: test-concurrency: test-name-pattern: test-reporter: "
+    "test-reporter-destination: test-shard: test-timeout: title: tls-cipher-list: tls-keylog: "
+    "trace-event-categories: trace-event-file-pattern: trace-require-module: "
+    "unhandled-rejections: use-largepages: v8-pool-size: watch-path: p|print: c|check "
+    "i|interactive h|help v|version loader: experimental-loader: inspect-port:"
+)
+INTERPRETERS: LazyTable[Grammar] = LazyTable(
+    {
+        "node": lambda: grammar("node", _NODE_VALUES, abbreviate=False, permute=False),
+        "bun": lambda: grammar(
+            "bun",
+            "e|eval: p|print: r|preload: cwd: h|help v|version",
+            abbreviate=False,
+            permute=False,
+        ),
+        # php 8: -r CODE runs code; -B/-R/-F/-E per-line code.
+        "php": lambda: grammar(
+            "php",
+            "a b: C c: n d: e f: h i l m r: B: R: F: E: H s S: t: v w z: ini:: rf: rc: re: rz: ri:",
+            abbreviate=False,
+            permute=False,
+        ),
+        "osascript": lambda: grammar("osascript", "e: i l: s:", permute=False),
+    }
+)
+
+
+def code_grammar(name: str) -> Grammar:
+    """Return the grammar an inline-code interpreter reads (``python3.11`` reads python3's)."""
+    base = name.rstrip("0123456789.")
+    if base in ("python", "pypy"):
+        return TOOLS["python3"]
+    if name in ("nodejs", "deno"):
+        return INTERPRETERS["node"]
+    return INTERPRETERS.get(name) or tool_grammar(name)
+
 
 # Container and cluster CLIs (cobra/pflag: names spelt whole). Their own options before the
 # subcommand, some with values (``kubectl -n NS delete …``, ``docker -H HOST system prune``).
@@ -231,4 +348,13 @@ def tool_grammar(name: str) -> Grammar:
     return found
 
 
-__all__ = ["CLUSTER", "GIT", "GIT_SUBCOMMANDS", "TOOLS", "subcommand_words", "tool_grammar"]
+__all__ = [
+    "CLUSTER",
+    "GIT",
+    "GIT_SUBCOMMANDS",
+    "INTERPRETERS",
+    "TOOLS",
+    "code_grammar",
+    "subcommand_words",
+    "tool_grammar",
+]

@@ -37,6 +37,7 @@ RULES: tuple[Rule, ...] = tuple(
             *deletion.RULES,
             *vcs.RULES,
             *remote.RULES,
+            *runners.RULES,
             *hidden.RULES,
             *system.RULES,
             *privilege.RULES,
@@ -201,24 +202,12 @@ def _unglue(words: list[str]) -> list[str] | None:
 
 
 def _echo_output(text: str, scope: Scope) -> str | None:
-    """Return what a substitution prints when it is only echo/printf of literals."""
+    """Return what a substitution prints when it is static (echo/printf, decoded base64 …)."""
     if len(text) > 256 or "$" in text or "`" in text or not scope.take(text):
         return None
-    from tether.shell import parse_command
+    from tether.shell.decode import substitution_output
 
-    model = parse_command(text)
-    if not model.ok or len(model.commands) != 1:
-        return None
-    inner = model.commands[0]
-    if name_of(inner) not in ("echo", "printf") or not all(w.literal for w in inner.args):
-        return None
-    args = [w.value for w in inner.args]
-    if name_of(inner) == "printf":
-        if args[:1] and "%" in args[0]:
-            args = args[1:]
-    else:
-        args = [a for a in args if a not in ("-n", "-e", "-E")]
-    return " ".join(args)
+    return substitution_output(f"$({text})")
 
 
 def _resolve_word(cmd: SimpleCommand, scope: Scope) -> SimpleCommand | None:
@@ -271,23 +260,10 @@ def _judge(cmd: SimpleCommand, scope: Scope) -> list[Hit]:
         hits.extend(check(cmd, scope))
     for check in generic:
         hits.extend(check(cmd, scope))
-    if name in runners.RUNNER_NAMES:
-        hits.extend(_judge_runner(cmd, scope, name))
+    if runners.is_runner_name(name):
+        # awk system(), sed e, vim -c '!…', find -exec, docker run, su -c, kubectl exec …
+        hits.extend(runners.check_payloads(cmd, scope))
     return hits
-
-
-def _judge_runner(cmd: SimpleCommand, scope: Scope, name: str) -> list[Hit]:
-    """Judge what ``su -c``, ``pkexec``, ``chroot``, ``docker exec`` … run."""
-    inner = runners.inner(cmd.argv)
-    if isinstance(inner, str):
-        return [Hit(h.code, f"{name} runs {h.detail}") for h in scope.reparse(inner)]
-    if inner is None:
-        return []
-    # Parsed again from its words, so wrappers and ``sh -c`` payloads inside are peeled too.
-    import shlex  # only here: few commands run through su -c, chroot, docker exec …
-
-    text = shlex.join(w.value for w in inner)
-    return [Hit(h.code, f"{name} runs {h.detail}") for h in scope.reparse(text)]
 
 
 def _reparse(text: str, depth: int, budget: Budget) -> list[Hit]:

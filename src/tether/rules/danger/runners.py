@@ -1,50 +1,73 @@
-"""Programs that run another command: find what they run so the catalogue can judge it.
+"""Programs that run another command: what they run is judged like a typed command.
 
-The parser peels the common wrappers (sudo, env, timeout, xargs, bash -c …). These are the
-rest: privilege changers (``su -c``, ``pkexec``, ``runuser``), sandboxes and tracers
-(``chroot``, ``strace``, ``firejail``, ``nsenter``), lock and tty helpers (``flock``,
-``script -c``, ``unbuffer``) and container/cluster exec (``docker exec``, ``kubectl exec``).
-Their grammars live in ``tether.shell.programs.RUNNERS``, read by the one getopt engine.
+``tether.shell.payloads`` knows which programs run a shell command from their arguments (awk,
+sed, vim, git aliases, find -exec, docker run, su -c, kubectl exec …); this check parses each
+payload again through ``Scope.reparse`` (the depth and size caps every nested payload has) and
+reports the inner rule's code. A payload built at run time asks (DG304). A container given the
+host's root read-write asks (DG308), and its paths are judged as the host's.
 """
 
 from __future__ import annotations
 
-from tether.shell.model import Word
-from tether.shell.options import parse
-from tether.shell.programs import RUNNERS
-from tether.shell.tools import CLUSTER
+import posixpath
+from collections.abc import Iterator
 
-RUNNER_NAMES = frozenset(RUNNERS)
+from tether.rules.base import Rule, Tier
+from tether.rules.danger._base import Hit, Scope, name_of
+from tether.shell.model import SimpleCommand
+from tether.shell.payloads import NAMES, Payload, payloads
+
+RULES = (
+    Rule(
+        code="DG308",
+        name="container-mounts-host-root",
+        tier=Tier.ASK,
+        summary="A container is given the host's root or a system directory read-write",
+        why="`docker run -v /:/host …` lets whatever runs in the container (as root there) "
+        "rewrite the host's files: `chroot /host` is a root shell on this machine. Tier ask: it "
+        "is how some admin tools work, but nothing the container does is contained.",
+        instead="Mount only the directory the task needs, read-only where possible "
+        '(`-v "$PWD":/src:ro`).',
+        match=(
+            "docker run -it -v /:/host alpine chroot /host",
+            "docker run --rm --volume=/:/mnt ubuntu ls /mnt",
+            "podman run -v /etc:/etc2 img true",
+            "docker run --mount type=bind,source=/,target=/host img sh",
+            "sudo docker container run -v /:/h img",
+        ),
+        not_match=(
+            "docker run -v /:/host:ro alpine ls /host",
+            'docker run -v "$PWD":/src img make',
+            "docker run -v /srv/cache:/cache img",
+            "docker ps -v /:/x",
+            "echo docker run -v /:/host img",
+        ),
+    ),
+)
+
+# Host directories whose read-write mount hands the machine to the container.
+_HOST_ROOTS = frozenset(
+    {"/", "/etc", "/usr", "/bin", "/sbin", "/lib", "/lib64", "/boot", "/root", "/var"}
+)
 
 
-def _literal(word: Word) -> str | None:
-    return word.value if word.literal else None
+def is_runner_name(name: str) -> bool:
+    """Return True for programs that may run a command from their arguments."""
+    return name in NAMES
 
 
-def inner(argv: tuple[Word, ...]) -> tuple[Word, ...] | str | None:
-    """Return what a runner runs: an argv, a shell string (``su -c '…'``), or None."""
-    if not argv or not argv[0].literal:
-        return None
-    name = argv[0].value.rpartition("/")[2]
-    spec = RUNNERS.get(name)
-    if spec is None:
-        return None
-    args = argv[1:]
-    if spec.subcommand:
-        # The tool's own options may come first (``kubectl -n ns exec pod -- …``).
-        rest = parse(CLUSTER[name], args, stop_at=1).operands if name in CLUSTER else args
-        if not rest or rest[0].value != spec.subcommand:
-            return None
-        args = rest[1:]
-    # su, sg and runuser without -u find -c anywhere (they permute); a command given as
-    # operands starts at the first operand after the positionals.
-    parsed = parse(spec.grammar, args)
-    for option, value in parsed.options:
-        if option in spec.payload and value is not None:
-            return None if option in parsed.dynamic else value
-    if spec.needs_payload or (name == "runuser" and not parsed.has("--user")):
-        return None
-    command = parse(spec.grammar, args, stop_at=spec.positionals + 1).operands[spec.positionals :]
-    if name in ("flock", "sg") and command and command[0].value in ("-c", "--command"):
-        return _literal(command[1]) if len(command) > 1 else None
-    return command or None
+def _judge(payload: Payload, scope: Scope) -> Iterator[Hit]:
+    if payload.dynamic:
+        yield Hit("DG304", f"{payload.how}: the command is only known at run time")
+        return
+    for hit in scope.reparse(payload.text):
+        yield Hit(hit.code, f"{payload.how} runs {hit.detail}")
+
+
+def check_payloads(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
+    """Judge the commands awk, sed, vim, git, find, docker, su, kubectl … run for ``cmd``."""
+    for payload in payloads(cmd.argv):
+        roots = sorted({h for _, h in payload.mounts if posixpath.normpath(h) in _HOST_ROOTS})
+        if roots:
+            yield Hit("DG308", f"{name_of(cmd)} mounts the host's {', '.join(roots)} read-write")
+        yield from _judge(payload, scope)

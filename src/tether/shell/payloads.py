@@ -1,0 +1,621 @@
+"""Programs that run a shell command taken from one of their arguments, and what they run.
+
+The one place that knows it: awk's ``system()``, ``print | "cmd"`` and ``"cmd" | getline``;
+sed's ``e`` command and ``s///e``; the shell strings perl, ruby, python, node and php code hands
+to ``system``/``exec``/backticks/``subprocess``/``child_process``; vim/ex ``-c '!cmd'`` and
+``+'!cmd'``; git aliases given as ``-c alias.NAME='!cmd'`` and then invoked (and the
+``core.pager``-like keys git runs through a shell); ``find -exec/-execdir/-ok/-okdir``;
+``docker/podman run``; and the runners the parser does not peel (``su -c``, ``chroot``,
+``docker exec``, ``kubectl exec``…, grammars in ``tether.shell.programs.RUNNERS``).
+
+``payloads(argv)`` returns each as a ``Payload``: shell text for the caller to parse again
+(the danger catalogue does, through ``Scope.reparse``: the same depth and size caps as every
+nested payload), or the mark that it is built at run time and cannot be read. Container
+paths under a bind mount are given as the host paths they are (``-v /:/host`` makes
+``/host/etc`` the host's ``/etc``). Nothing here runs or opens anything.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable, Iterator
+from typing import NamedTuple
+
+from tether.shell.model import Word
+from tether.shell.options import parse
+from tether.shell.programs import RUNNERS
+from tether.shell.tools import CLUSTER, GIT, TOOLS
+from tether.shell.words import command_name, unwrap
+
+
+class Payload(NamedTuple):
+    """A shell command one program runs for another: its text, or that it is unknowable."""
+
+    how: str  # who runs it, for messages: "awk system()", "find -exec", "docker run"
+    text: str = ""  # shell source to parse and judge
+    dynamic: bool = False  # built at run time: nothing can be read before it runs
+    # Bind mounts of a container (container path, host path): its paths act on the host's.
+    mounts: tuple[tuple[str, str], ...] = ()
+
+
+# --- quoting words back into shell text -----------------------------------------------------------
+
+_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%^")
+
+
+def render(words: tuple[Word, ...] | list[Word]) -> str:
+    """Return shell text whose words are ``words``: literals quoted, expansions left live."""
+    out: list[str] = []
+    for w in words:
+        v = w.value
+        if not w.literal:
+            # Kept expandable, so the parser sees it is computed at run time.
+            out.append('"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"')
+        elif v and all(c in _SAFE for c in v):
+            out.append(v)
+        else:
+            out.append("'" + v.replace("'", "'\\''") + "'")
+    return " ".join(out)
+
+
+# --- interpreter code: the strings handed to a shell ----------------------------------------------
+
+_STR = r"""(?:'((?:[^'\\\n]|\\.){0,4096})'|"((?:[^"\\\n]|\\.){0,4096})")"""
+# perl's and ruby's own quoting: q{} qq{} q() qq() q// qq// %q{} %Q{} %x{} and friends.
+_QUOTED = (
+    r"(?:q|qq|%q|%Q|%)\s*(?:\{([^{}\n]{0,4096})\}|\(([^()\n]{0,4096})\)|\[([^\[\]\n]{0,4096})\]"
+    r"|<([^<>\n]{0,4096})>|/([^/\n]{0,4096})/|!([^!\n]{0,4096})!|\|([^|\n]{0,4096})\|)"
+)
+
+
+class _Code(NamedTuple):
+    call: re.Pattern[str]
+    bare: re.Pattern[str]
+    quoted_call: re.Pattern[str]
+    list_call: re.Pattern[str]
+    backtick: re.Pattern[str]
+    qx: re.Pattern[str]
+    dynamic_call: re.Pattern[str]
+    item: re.Pattern[str]
+
+
+# Functions whose string argument is a shell command (os.system, subprocess.run(…, shell=True),
+# child_process.execSync, perl/ruby/php system/exec/popen …).
+_SHELL_FUNCS = (
+    r"(?:os\.system|os\.popen|os\.exec\w*|subprocess\.\w+|commands\.getoutput|check_output"
+    r"|check_call|execSync|\bexec|execFileSync|spawnSync|\bspawn|shell_exec|passthru|\bpopen"
+    r"|IO\.popen|Open3\.\w+|\bsystem|\breadpipe)"
+)
+
+
+@functools.cache
+def _code() -> _Code:
+    # Compiled on first use: most commands hold no interpreter code.
+    return _Code(
+        call=re.compile(_SHELL_FUNCS + r"\s*[({]\s*(?:\[\s*)?" + _STR),
+        # perl and ruby call without parentheses: ``system "rm -rf /"``, ``exec 'x'``.
+        bare=re.compile(r"(?<![\w.$@>])(?:system|exec)[ \t]+" + _STR),
+        quoted_call=re.compile(r"(?<![\w.$@>])(?:system|exec|readpipe)[ \t]*\(?\s*" + _QUOTED),
+        list_call=re.compile(
+            r"(?:subprocess\.\w+|spawnSync|spawn|execFileSync|execFile)\s*\(\s*(\[[^\]]{0,4096}\])"
+        ),
+        backtick=re.compile(r"`([^`\n]{1,4096})`"),
+        qx=re.compile(
+            r"(?:\bqx|%x)\s*(?:\{([^{}\n]{1,4096})\}|\(([^()\n]{1,4096})\)|\[([^\[\]\n]{1,4096})\]"
+            r"|/([^/\n]{1,4096})/|!([^!\n]{1,4096})!|\|([^|\n]{1,4096})\|)"
+        ),
+        dynamic_call=re.compile(
+            r"(?<![\w.$@>])(?:os\.system|system|exec|os\.popen|execSync)\s*\(?\s*"
+            r"(?:\$\w|[A-Za-z_]\w*\s*[,)]|[A-Za-z_]\w*$)"
+        ),
+        item=re.compile(_STR),
+    )
+
+
+def _unescape_code(text: str, double: bool) -> str:
+    """Undo the escapes a double-quoted string of code has (``\\"``, ``\\\\``, ``\\/``)."""
+    if "\\" not in text or not double:
+        return text.replace("\\'", "'") if "\\" in text else text
+    return re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t"}.get(m.group(1), m.group(1)), text)
+
+
+def _first(m: re.Match[str]) -> tuple[str, bool]:
+    for i, g in enumerate(m.groups()):
+        if g is not None:
+            return g, i == 1
+    return "", False
+
+
+def code_payloads(code: str, how: str) -> list[Payload]:
+    """Return the shell commands a program text (python, perl, ruby, node, php) hands a shell."""
+    if not any(
+        k in code
+        for k in (
+            "system",
+            "exec",
+            "popen",
+            "spawn",
+            "`",
+            "subprocess",
+            "qx",
+            "%x",
+            "passthru",
+            "getoutput",
+            "check_",
+            "readpipe",
+            "Open3",
+        )
+    ):
+        return []  # fmt: skip
+    p = _code()
+    out: list[Payload] = []
+    for pattern in (p.call, p.bare):
+        for m in pattern.finditer(code):
+            text, double = _first(m)
+            out.append(Payload(how, _unescape_code(text, double)))
+    for m in p.quoted_call.finditer(code):
+        out.append(Payload(how, _first(m)[0]))
+    for m in p.list_call.finditer(code):
+        argv = [Word(_unescape_code(a or b, bool(b))) for a, b in p.item.findall(m.group(1))]
+        if argv:
+            out.append(Payload(how, render(argv)))
+    for pattern in (p.backtick, p.qx):
+        for m in pattern.finditer(code):
+            out.append(Payload(how, _first(m)[0]))
+    if not out and p.dynamic_call.search(code):
+        out.append(Payload(how, dynamic=True))
+    return out
+
+
+# --- awk ------------------------------------------------------------------------------------------
+
+_AWKS = frozenset({"awk", "gawk", "mawk", "nawk", "busybox-awk"})
+_SHELL_NAMES = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "busybox"})
+
+
+def _awk_tokens(program: str) -> Iterator[tuple[str, str]]:
+    """Yield awk tokens: ("str", value), ("pipe", "|"), ("word", name), ("op", char)."""
+    i, n = 0, len(program)
+    last = "op"
+    while i < n:
+        c = program[i]
+        if c == '"':
+            j, buf = i + 1, []
+            while j < n and program[j] != '"':
+                if program[j] == "\\" and j + 1 < n:
+                    nxt = program[j + 1]
+                    buf.append({"n": "\n", "t": "\t"}.get(nxt, nxt))
+                    j += 2
+                    continue
+                buf.append(program[j])
+                j += 1
+            yield "str", "".join(buf)
+            last, i = "str", j + 1
+        elif c == "/" and last == "op":
+            # A regex literal where an operand is expected (/a|b/ is no pipe).
+            j = i + 1
+            while j < n and program[j] not in "/\n":
+                j += 2 if program[j] == "\\" else 1
+            last, i = "str", j + 1
+        elif c == "#":
+            while i < n and program[i] != "\n":
+                i += 1
+        elif c == "|":
+            if program[i : i + 2] == "||":
+                last, i = "op", i + 2
+                yield "op", "||"
+                continue
+            i += 2 if program[i : i + 2] == "|&" else 1
+            last = "op"
+            yield "pipe", "|"
+        elif c.isalpha() or c == "_":
+            j = i
+            while j < n and (program[j].isalnum() or program[j] == "_"):
+                j += 1
+            word = program[i:j]
+            yield "word", word
+            # After a keyword or function name an operand follows; after a variable, an operator.
+            last = "op" if word in ("print", "printf", "return", "in", "getline") else "word"
+            i = j
+        elif c.isspace():
+            i += 1
+        elif c in ")]$":
+            last, i = "word", i + 1
+            yield "op", c
+        else:
+            last, i = "op", i + 1
+            yield "op", c
+
+
+def awk_payloads(program: str, how: str = "awk") -> list[Payload]:
+    """Return the commands an awk program runs: ``system()``, ``| "cmd"``, ``"cmd" | getline``."""
+    if "system" not in program and "|" not in program:
+        return []
+    tokens = list(_awk_tokens(program))
+    out: list[Payload] = []
+    for k, (kind, value) in enumerate(tokens):
+        after = tokens[k + 1 : k + 4]
+        if kind == "word" and value == "system" and after[:1] == [("op", "(")]:
+            if len(after) == 3 and after[1][0] == "str" and after[2] == ("op", ")"):
+                out.append(Payload(f"{how} system()", after[1][1]))
+            else:
+                out.append(Payload(f"{how} system() of a computed string", dynamic=True))
+        elif kind == "pipe":
+            before = tokens[k - 1] if k else ("op", "")
+            if after[:1] == [("word", "getline")]:
+                if before[0] == "str":
+                    out.append(Payload(f'{how} "cmd" | getline', before[1]))
+                else:
+                    out.append(Payload(f"{how} getline from a computed command", dynamic=True))
+            elif after[:1] and after[0][0] == "str":
+                target = after[0][1]
+                if command_name(target.split(" ", 1)[0]) in _SHELL_NAMES:
+                    # ``print "rm -rf /" | "sh"``: the shell runs what is printed.
+                    if before[0] == "str" and k >= 2 and tokens[k - 2][1] in ("print", "printf"):
+                        out.append(Payload(f'{how} print "cmd" | "sh"', before[1]))
+                    else:
+                        out.append(Payload(f"{how} prints computed text into a shell",
+                                           dynamic=True))  # fmt: skip
+                else:
+                    out.append(Payload(f'{how} print | "cmd"', target))
+            else:
+                out.append(Payload(f"{how} prints into a computed command", dynamic=True))
+    return out
+
+
+def _awk(name: str, args: tuple[Word, ...]) -> list[Payload]:
+    g = TOOLS["gawk"]
+    parsed = parse(g, args)
+    programs = parsed.values("--source")
+    if not parsed.has("--file", "--source", "--exec") and parsed.operands:
+        first = parsed.operands[0]
+        if not first.literal:
+            return (
+                [Payload(f"{name} program built at run time", dynamic=True)]
+                if any(k in first.value for k in ("system", "|"))
+                else []
+            )
+        programs.append(first.value)
+    out: list[Payload] = []
+    for program in programs:
+        out.extend(awk_payloads(program, name))
+    return out
+
+
+# --- sed ------------------------------------------------------------------------------------------
+
+
+def _sed_delimited(script: str, i: int, delim: str) -> tuple[str, int]:
+    """Read up to the unescaped ``delim`` from ``i``; return (text, index after delim)."""
+    buf: list[str] = []
+    n = len(script)
+    while i < n and script[i] != delim and script[i] != "\n":
+        if script[i] == "\\" and i + 1 < n:
+            nxt = script[i + 1]
+            buf.append(nxt if nxt == delim else "\\" + nxt)
+            i += 2
+            continue
+        buf.append(script[i])
+        i += 1
+    return "".join(buf), i + 1
+
+
+def sed_payloads(script: str) -> list[Payload]:
+    """Return the commands a sed script runs: ``e CMD``, ``e`` and ``s/…/…/e`` (GNU sed)."""
+    if "e" not in script:
+        return []
+    out: list[Payload] = []
+    i, n = 0, len(script)
+    while i < n:
+        c = script[i]
+        if c in " \t\n;{}!":
+            i += 1
+            continue
+        if c.isdigit() or c in "$,~+":
+            i += 1
+            continue
+        if c in "/\\":  # an address regex: /re/ or \cREc
+            if c == "\\" and i + 1 < n:
+                i += 1
+            _, i = _sed_delimited(script, i + 1, script[i])
+            while i < n and script[i] in "IM":
+                i += 1
+            continue
+        if c == "#" or c == ":":
+            while i < n and script[i] != "\n":
+                i += 1
+            continue
+        i += 1
+        if c in "aicrRwWbtTvlLqQ":
+            # Text, a file name or a label to the end of the line (b, t, T also end at ;).
+            stops = "\n;}" if c in "btTvlLqQ" else "\n"
+            while i < n and script[i] not in stops:
+                i += 1
+            continue
+        if c == "e":
+            j = i
+            while j < n and script[j] != "\n":
+                j += 1
+            command = script[i:j].strip()
+            out.append(Payload("sed e", command) if command else
+                       Payload("sed e runs the pattern space", dynamic=True))  # fmt: skip
+            i = j
+            continue
+        if c in "sy" and i < n:
+            delim = script[i]
+            _, i = _sed_delimited(script, i + 1, delim)
+            replacement, i = _sed_delimited(script, i, delim)
+            j = i
+            while j < n and script[j] not in ";\n}":
+                j += 1
+            flags = script[i:j]
+            i = j
+            if c == "s" and "e" in flags.split("w", 1)[0]:
+                if "&" in replacement or re.search(r"\\[0-9]", replacement):
+                    out.append(Payload("sed s///e runs the edited line", dynamic=True))
+                else:
+                    text = re.sub(r"\\(.)", lambda m: {"n": "\n"}.get(m.group(1), m.group(1)),
+                                  replacement)  # fmt: skip
+                    out.append(Payload("sed s///e", text))
+            continue
+    return out
+
+
+def _sed(name: str, args: tuple[Word, ...]) -> list[Payload]:
+    parsed = parse(TOOLS["sed"], args)
+    scripts = parsed.values("--expression")
+    if not parsed.has("--expression", "--file") and parsed.operands:
+        first = parsed.operands[0]
+        if first.literal:
+            scripts.append(first.value)
+    out: list[Payload] = []
+    for script in scripts:
+        out.extend(sed_payloads(script))
+    return out
+
+
+# --- vim / ex -------------------------------------------------------------------------------------
+
+_VIMS = frozenset({"vi", "vim", "nvim", "ex", "view", "gvim", "vimdiff", "rvim", "evim", "nex"})
+_VIM_SHELL = re.compile(
+    r"^[\s:]*(?:silent!?\s*|exe(?:cute)?\s*['\"]\s*|[%.$,\d'<>]+\s*|(?:r(?:ead)?|w(?:rite)?)\s*)*!"
+    r"(.*)$",
+    re.S,
+)
+_VIM_SYSTEM = re.compile(r"\b(?:system|systemlist|jobstart|term(?:inal)?)\s*\(\s*" + _STR)
+
+
+def _vim(name: str, args: tuple[Word, ...]) -> list[Payload]:
+    commands: list[Word] = []
+    parsed = parse(TOOLS["vim"], [w for w in args if not w.value.startswith("+")])
+    for w in args:
+        if w.value.startswith("+") and len(w.value) > 1:
+            commands.append(Word(w.value[1:], w.literal))
+    commands.extend(Word(v) for v in parsed.values("-c", "--cmd"))
+    out: list[Payload] = []
+    for w in commands:
+        for piece in w.value.split("|") if not w.value.lstrip(": ").startswith("!") else [w.value]:
+            m = _VIM_SHELL.match(piece)
+            if m:
+                text = m.group(1).strip().rstrip("'\"")
+                if not w.literal:
+                    out.append(Payload(f"{name} -c '!…' built at run time", dynamic=True))
+                elif text:
+                    out.append(Payload(f"{name} -c '!…'", text))
+            for s in _VIM_SYSTEM.finditer(piece):
+                out.append(Payload(f"{name} system()", _first(s)[0]))
+    return out
+
+
+# --- git -c alias.NAME=!cmd NAME ------------------------------------------------------------------
+
+# Keys whose value git runs through the shell (``!``-aliases aside).
+_GIT_SHELL_KEYS = frozenset(
+    {"core.pager", "core.editor", "core.sshcommand", "core.fsmonitor", "sequence.editor",
+     "diff.external", "core.askpass", "credential.helper"}
+)  # fmt: skip
+
+
+def _git(name: str, args: tuple[Word, ...]) -> list[Payload]:
+    parsed = parse(GIT, args)
+    if not parsed.has("-c"):
+        return []
+    sub = parsed.operands[0].value.lower() if parsed.operands else ""
+    rest = parsed.operands[1:]
+    out: list[Payload] = []
+    for setting in parsed.values("-c"):
+        key, eq, value = setting.partition("=")
+        key = key.lower()
+        if key.startswith("alias.") and value.startswith("!") and key[6:] == sub:
+            # git runs ``sh -c 'VALUE "$@"' VALUE ARGS``: the arguments follow the value.
+            out.append(Payload(f"git alias {sub}", f"{value[1:]} {render(rest)}".strip()))
+        elif eq and (key in _GIT_SHELL_KEYS or key.startswith("pager.")) and value:
+            out.append(Payload(f"git -c {key}", value.removeprefix("!")))
+    return out
+
+
+# --- find -exec -----------------------------------------------------------------------------------
+
+_FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+
+
+def _find(name: str, args: tuple[Word, ...]) -> list[Payload]:
+    out: list[Payload] = []
+    i = 0
+    while i < len(args):
+        v = args[i].value
+        i += 1
+        if v not in _FIND_EXEC or not args[i - 1].literal:
+            continue
+        inner: list[Word] = []
+        while i < len(args) and not (args[i].value in (";", "+") and args[i].literal):
+            inner.append(args[i])
+            i += 1
+        if inner:
+            out.append(Payload(f"find {v}", render(inner)))
+    return out
+
+
+# --- containers -----------------------------------------------------------------------------------
+
+_CONTAINERS = frozenset({"docker", "podman", "nerdctl"})
+
+
+def _bind_mounts(values: list[str], mounts: list[str]) -> tuple[tuple[str, str], ...]:
+    """Return (container path, host path) for each writable bind mount given literally."""
+    found: list[tuple[str, str]] = []
+    for spec in values:
+        host, sep, rest = spec.partition(":")
+        target, _, mode = rest.partition(":")
+        if sep and host.startswith(("/", "~")) and target.startswith("/") and "ro" not in mode:
+            found.append((target.rstrip("/") or "/", host))
+    for spec in mounts:
+        fields = dict(f.partition("=")[::2] for f in spec.split(","))
+        host = fields.get("source") or fields.get("src") or ""
+        target = fields.get("target") or fields.get("dst") or fields.get("destination") or ""
+        if fields.get("type", "bind") != "bind" or "readonly" in fields or "ro" in fields:
+            continue
+        if host.startswith(("/", "~")) and target.startswith("/"):
+            found.append((target.rstrip("/") or "/", host))
+    # Longest container path first: the deepest mount decides.
+    return tuple(sorted(found, key=lambda m: -len(m[0])))
+
+
+def host_path(path: str, mounts: tuple[tuple[str, str], ...]) -> str:
+    """Return the host path a container path names (unchanged when no bind mount covers it)."""
+    for target, host in mounts:
+        if target == "/" and target != host:
+            continue  # a mount over the container's own root is not what ``-v /:/`` means here
+        if path == target or path.startswith(target + "/"):
+            tail = path[len(target) :]
+            return (host.rstrip("/") + tail) or "/"
+    return path
+
+
+def _host_paths_in(text: str, mounts: tuple[tuple[str, str], ...]) -> str:
+    """Rewrite the container paths in shell text that start a word to the host's paths."""
+    for target, host in mounts:
+        if target == "/":
+            continue
+        pattern = r"(?<![^\s'\"=:;|&(])" + re.escape(target) + r"(?=[/\s'\";|&)*]|$)"
+        text = re.sub(pattern, functools.partial(_host_root, host.rstrip("/")), text)
+    return text
+
+
+def _host_root(root: str, m: re.Match[str]) -> str:
+    # ``/host/etc`` -> ``/etc``; ``/host`` alone -> ``/``.
+    return root if m.string[m.end() : m.end() + 1] == "/" else root or "/"
+
+
+def _container_run(name: str, args: tuple[Word, ...]) -> list[Payload]:
+    rest = parse(CLUSTER[name], args, stop_at=1).operands
+    if rest and rest[0].value == "container":
+        rest = rest[1:]
+    if not rest or rest[0].value not in ("run", "create"):
+        return []
+    parsed = parse(TOOLS["docker run"], rest[1:])
+    after = parsed.operands
+    mounts = _bind_mounts(parsed.values("--volume"), parsed.values("--mount"))
+    argv = list(after[1:]) if after else []
+    entry = parsed.values("--entrypoint")
+    if entry:
+        argv = [Word(e) for e in entry[-1].split()] + argv
+    if not argv:
+        return [Payload(f"{name} run", mounts=mounts)] if mounts else []
+    words = tuple(
+        Word(host_path(w.value, mounts), w.literal, w.glob) if w.literal and mounts else w
+        for w in argv
+    )
+    if mounts:
+        # ``sh -c 'rm -rf /host/etc'``: the paths inside a shell string are the host's too.
+        peeled = unwrap(tuple(argv))
+        if peeled.payload is not None:
+            return [Payload(f"{name} run", _host_paths_in(peeled.payload, mounts), mounts=mounts)]
+    workdir = parsed.values("--workdir")
+    text = render(words)
+    if workdir and mounts and host_path(workdir[-1], mounts) != workdir[-1]:
+        text = f"cd {render([Word(host_path(workdir[-1], mounts))])} && {text}"
+    return [Payload(f"{name} run", text, mounts=mounts)]
+
+
+# --- runners: su -c, chroot, docker exec, kubectl exec … ------------------------------------------
+
+
+def runner_payload(argv: tuple[Word, ...]) -> Payload | None:
+    """Return what a runner (``su -c``, ``pkexec``, ``chroot``, ``docker exec`` …) runs."""
+    if not argv or not argv[0].literal:
+        return None
+    name = argv[0].value.rpartition("/")[2]
+    spec = RUNNERS.get(name)
+    if spec is None:
+        return None
+    args = argv[1:]
+    if spec.subcommand:
+        # The tool's own options may come first (``kubectl -n ns exec pod -- …``).
+        rest = parse(CLUSTER[name], args, stop_at=1).operands if name in CLUSTER else args
+        if not rest or rest[0].value != spec.subcommand:
+            return None
+        args = rest[1:]
+    # su, sg and runuser without -u find -c anywhere (they permute); a command given as
+    # operands starts at the first operand after the positionals.
+    parsed = parse(spec.grammar, args)
+    for option, value in parsed.options:
+        if option in spec.payload and value is not None:
+            if option in parsed.dynamic:
+                return Payload(f"{name} -c of a run-time string", dynamic=True)
+            return Payload(name, value)
+    if spec.needs_payload or (name == "runuser" and not parsed.has("--user")):
+        return None
+    command = parse(spec.grammar, args, stop_at=spec.positionals + 1).operands[spec.positionals :]
+    if name in ("flock", "sg") and command and command[0].value in ("-c", "--command"):
+        if len(command) < 2:
+            return None
+        if not command[1].literal:
+            return Payload(f"{name} -c of a run-time string", dynamic=True)
+        return Payload(name, command[1].value)
+    return Payload(name, render(command)) if command else None
+
+
+# --- the table ------------------------------------------------------------------------------------
+
+_Extractor = Callable[[str, tuple[Word, ...]], list[Payload]]
+_BY_NAME: dict[str, _Extractor] = {
+    **dict.fromkeys(_AWKS, _awk),
+    "sed": _sed,
+    "gsed": _sed,
+    **dict.fromkeys(_VIMS, _vim),
+    "git": _git,
+    "find": _find,
+    **dict.fromkeys(_CONTAINERS, _container_run),
+}
+NAMES = frozenset(_BY_NAME) | frozenset(RUNNERS)
+
+
+def payloads(argv: tuple[Word, ...]) -> list[Payload]:
+    """Return the shell commands the program of ``argv`` runs from its arguments."""
+    if not argv or not argv[0].literal:
+        return []
+    name = command_name(argv[0].value).rpartition("/")[2].lower()
+    out: list[Payload] = []
+    extractor = _BY_NAME.get(name)
+    if extractor is not None:
+        out.extend(extractor(name, argv[1:]))
+    if name in RUNNERS:
+        found = runner_payload(argv)
+        if found is not None:
+            out.append(found)
+    return out
+
+
+__all__ = [
+    "NAMES",
+    "Payload",
+    "awk_payloads",
+    "code_payloads",
+    "host_path",
+    "payloads",
+    "render",
+    "runner_payload",
+    "sed_payloads",
+]
