@@ -114,7 +114,9 @@ def _decode(cmd: SimpleCommand, data: str) -> str | None:
         compact = "".join(data.split())
         try:
             if name == "base64":
-                raw = binascii.a2b_base64(compact)
+                # base64 -d stops at the first byte outside the alphabet; -i skips them.
+                strict = not parsed.has("--ignore-garbage")
+                raw = binascii.a2b_base64(compact, strict_mode=strict)
             else:
                 import base64  # only here: base32 payloads are rare
 

@@ -78,6 +78,7 @@ class _Code(NamedTuple):
     qx: re.Pattern[str]
     dynamic_call: re.Pattern[str]
     item: re.Pattern[str]
+    more: re.Pattern[str]
 
 
 # Functions whose string argument is a shell command (os.system, subprocess.run(…, shell=True),
@@ -110,6 +111,7 @@ def _code() -> _Code:
             r"(?:\$\w|[A-Za-z_]\w*\s*[,)]|[A-Za-z_]\w*$)"
         ),
         item=re.compile(_STR),
+        more=re.compile(r"\s*,\s*" + _STR),
     )
 
 
@@ -153,7 +155,13 @@ def code_payloads(code: str, how: str) -> list[Payload]:
     for pattern in (p.call, p.bare):
         for m in pattern.finditer(code):
             text, double = _first(m)
-            out.append(Payload(how, _unescape_code(text, double)))
+            words = [Word(_unescape_code(text, double))]
+            # ``system("rm", "-rf", "/")``: a list of words, run without a shell.
+            more = p.more.match(code, m.end())
+            while more is not None and len(words) < 256:
+                words.append(Word(_unescape_code(*_first(more))))
+                more = p.more.match(code, more.end())
+            out.append(Payload(how, words[0].value if len(words) == 1 else render(words)))
     for m in p.quoted_call.finditer(code):
         out.append(Payload(how, _first(m)[0]))
     for m in p.list_call.finditer(code):
