@@ -74,7 +74,7 @@ WRAPPINGS = [
     "kubectl exec pod -- sh -c {q}",
     # Programs that run a shell command from their own arguments (tether.shell.payloads).
     "awk 'BEGIN{{system(\"{c}\")}}'",
-    "gawk 'BEGIN{{print \"{c}\" | \"sh\"}}'",
+    'gawk \'BEGIN{{print "{c}" | "sh"}}\'',
     "awk 'BEGIN{{\"{c}\" | getline x}}'",
     "sed -n '1e {c}' notes.txt",
     "perl -e 'system \"{c}\"'",
@@ -82,7 +82,7 @@ WRAPPINGS = [
     "perl -e 'exec q{{{c}}}'",
     "ruby -e 'system(\"{c}\")'",
     "python3 -c 'import os; os.system(\"{c}\")'",
-    "node -e 'require(\"child_process\").execSync(\"{c}\")'",
+    'node -e \'require("child_process").execSync("{c}")\'',
     "vim -c '!{c}' -c q",
     "nvim +'silent !{c}' +q",
     "git -c 'alias.x=!{c}' x",
@@ -125,9 +125,7 @@ def _fill(template: str, cmd: str) -> str:
 
 
 CASES = [
-    (_fill(template, cmd), level, code)
-    for cmd, level, code in DANGEROUS
-    for template in WRAPPINGS
+    (_fill(template, cmd), level, code) for cmd, level, code in DANGEROUS for template in WRAPPINGS
 ] + [(spelled, level, code) for cmd, level, code in DANGEROUS for spelled in _respell(cmd)]
 
 

@@ -23,8 +23,8 @@ TABLE: list[tuple[str, Danger, str | None]] = [
     # awk: system(), print into a command, a command read with getline
     ("awk 'BEGIN{system(\"rm -rf /\")}'", HARD, "DG101"),
     ("mawk '{ system(\"rm -rf ~\") }' list.txt", HARD, "DG101"),
-    ("awk 'BEGIN{print \"rm -rf /\" | \"sh\"}'", HARD, "DG101"),
-    ("awk 'BEGIN { printf \"rm -rf /\" |& \"bash\" }'", HARD, "DG101"),
+    ('awk \'BEGIN{print "rm -rf /" | "sh"}\'', HARD, "DG101"),
+    ('awk \'BEGIN { printf "rm -rf /" |& "bash" }\'', HARD, "DG101"),
     ("awk 'BEGIN{\"git reset --hard\" | getline x}'", ASK, "DG201"),
     ("gawk -F: -v x=1 'BEGIN{system(\"git push --force origin main\")}'", ASK, "DG202"),
     ("awk -e 'BEGIN{system(\"rm -rf /\")}'", HARD, "DG101"),
@@ -33,7 +33,7 @@ TABLE: list[tuple[str, Danger, str | None]] = [
     ("awk '{print $1}' f", NONE, None),
     ("awk '{print $1 | \"sort -u\"}' f", NONE, None),
     ("awk -F'|' '$1 ~ /a|b/ || $2 {print}' f", NONE, None),
-    ("awk 'BEGIN{print \"hi\" > \"/dev/stderr\"}'", NONE, None),
+    ('awk \'BEGIN{print "hi" > "/dev/stderr"}\'', NONE, None),
     ("awk 'BEGIN{system(\"ls -la\")}'", NONE, None),
     # sed: the e command and the s///e flag (GNU)
     ("sed -n '1e rm -rf /' notes.txt", HARD, "DG101"),
@@ -53,11 +53,11 @@ TABLE: list[tuple[str, Danger, str | None]] = [
     ("perl -e 'system qq{rm -rf /}'", HARD, "DG101"),
     ("perl -e 'qx{rm -rf /}'", HARD, "DG101"),
     ("perl -e 'my $x = qx(git reset --hard)'", ASK, "DG201"),
-    ("perl -we 'system(\"rm\", \"-rf\", \"/\")'", HARD, "DG101"),
+    ('perl -we \'system("rm", "-rf", "/")\'', HARD, "DG101"),
     ("ruby -e '%x{rm -rf /}'", HARD, "DG101"),
-    ("python3 -c 'import subprocess; subprocess.run([\"rm\", \"-rf\", \"/\"])'", HARD, "DG101"),
+    ('python3 -c \'import subprocess; subprocess.run(["rm", "-rf", "/"])\'', HARD, "DG101"),
     ("python3 -Bc 'import os; os.system(\"rm -rf /\")'", HARD, "DG101"),
-    ("node --title x -e 'require(\"child_process\").execSync(\"rm -rf /\")'", HARD, "DG101"),
+    ('node --title x -e \'require("child_process").execSync("rm -rf /")\'', HARD, "DG101"),
     ("perl -ne print f", NONE, None),
     ("perl -pe 's/a/b/e' f", NONE, None),
     ("perl -e 'print qq{rm -rf /}'", NONE, None),
@@ -157,7 +157,7 @@ def test_the_message_names_the_program_that_runs_the_payload() -> None:
 
 def test_nested_carriers_are_peeled_within_the_caps() -> None:
     # Three carriers deep, each hands the next a shell command: still judged.
-    cmd = "find . -exec awk 'BEGIN{system(\"sed -n \\\"1e rm -rf /\\\" f\")}' \\;"
+    cmd = 'find . -exec awk \'BEGIN{system("sed -n \\"1e rm -rf /\\" f")}\' \\;'
     assert assess(parse_command(cmd)).level is HARD
     # Thousands deep: bounded work, no recursion error, an answer in well under the budget.
     deep = "find . " + "-exec find . " * 2000 + "-exec rm -rf / " + "\\; " * 2001
