@@ -205,6 +205,18 @@ def static_output(stages: Sequence[SimpleCommand]) -> str | None:
     return text[:MAX_DECODED]
 
 
+def static_input(stages: Sequence[SimpleCommand]) -> str | None:
+    """Return what the last of ``stages`` hands the next stage, from its nearest static source.
+
+    ``ls | echo cm0= | base64 -d``: echo ignores its input, so the text starts at echo.
+    """
+    for start in range(len(stages) - 1, -1, -1):
+        text = static_output(stages[start:])
+        if text is not None or not is_decoder(stages[start]):
+            return text
+    return None
+
+
 def substitution_output(word: str) -> str | None:
     """Return what ``$(…)``, `` `…` `` or ``<(…)`` prints, when it is a static pipeline."""
     if word.startswith(("$(", "<(")) and word.endswith(")") and not word.startswith("$(("):

@@ -9,7 +9,7 @@ options (every option a flag, GNU permutation) for a program not in the table.
 from __future__ import annotations
 
 from tether.shell.model import Word
-from tether.shell.options import GNU_STANDARD, Grammar, LazyTable, grammar, parse
+from tether.shell.options import GNU_STANDARD, Grammar, LazyTable, Parsed, grammar, parse
 from tether.shell.programs import SHELLS
 
 _BACKUP = "b backup:: S|suffix: t|target-directory: T|no-target-directory v|verbose"
@@ -35,6 +35,76 @@ _RSYNC = (
     "log-file-format: password-file: early-input: list-only bwlimit: stop-after: stop-at: "
     "fsync write-batch: only-write-batch: read-batch: protocol: iconv: checksum-seed: "
     "4|ipv4 6|ipv6 V|version help daemon drop-D no-D confine-root: insecure-links"
+)
+
+# curl 7.88.1 and GNU Wget 1.21.3, read from ``--help all`` / ``--help``: every option, so a
+# value-taking one never hides the output file (``curl --cacert x -o f URL``).
+_CURL = (
+    "abstract-unix-socket: alt-svc: anyauth a|append aws-sigv4: basic cacert: capath: E|cert: "
+    "cert-status cert-type: ciphers: compressed compressed-ssh K|config: connect-timeout: "
+    "connect-to: C|continue-at: b|cookie: c|cookie-jar: create-dirs create-file-mode: crlf "
+    "crlfile: curves: d|data: data-ascii: data-binary: data-raw: data-urlencode: delegation: "
+    "digest q|disable disable-eprt disable-epsv disallow-username-in-url dns-interface: "
+    "dns-ipv4-addr: dns-ipv6-addr: dns-servers: doh-cert-status doh-insecure doh-url: "
+    "D|dump-header: egd-file: engine: etag-compare: etag-save: expect100-timeout: f|fail "
+    "fail-early fail-with-body false-start F|form: form-escape form-string: ftp-account: "
+    "ftp-alternative-to-user: ftp-create-dirs ftp-method: ftp-pasv P|ftp-port: ftp-pret "
+    "ftp-skip-pasv-ip ftp-ssl-ccc ftp-ssl-ccc-mode: ftp-ssl-control G|get g|globoff "
+    "happy-eyeballs-timeout-ms: haproxy-protocol I|head H|header: h|help: hostpubmd5: "
+    "hostpubsha256: hsts: http0.9 0|http1.0 http1.1 http2 http2-prior-knowledge http3 "
+    "http3-only ignore-content-length i|include k|insecure interface: 4|ipv4 6|ipv6 json: "
+    "j|junk-session-cookies keepalive-time: key: key-type: krb: libcurl: limit-rate: "
+    "l|list-only local-port: L|location location-trusted login-options: mail-auth: mail-from: "
+    "mail-rcpt: mail-rcpt-allowfails M|manual max-filesize: max-redirs: m|max-time: metalink "
+    "negotiate n|netrc netrc-file: netrc-optional :|next no-alpn N|no-buffer no-clobber "
+    "no-keepalive no-npn no-progress-meter no-sessionid noproxy: ntlm ntlm-wb oauth2-bearer: "
+    "o|output: output-dir: Z|parallel parallel-immediate parallel-max: pass: path-as-is "
+    "pinnedpubkey: post301 post302 post303 preproxy #|progress-bar proto: proto-default: "
+    "proto-redir: x|proxy proxy-anyauth proxy-basic proxy-cacert: proxy-capath: proxy-cert: "
+    "proxy-cert-type: proxy-ciphers: proxy-crlfile: proxy-digest proxy-header: proxy-insecure "
+    "proxy-key: proxy-key-type: proxy-negotiate proxy-ntlm proxy-pass: proxy-pinnedpubkey: "
+    "proxy-service-name: proxy-ssl-allow-beast proxy-ssl-auto-client-cert "
+    "proxy-tls13-ciphers: proxy-tlsauthtype: proxy-tlspassword: proxy-tlsuser: proxy-tlsv1 "
+    "U|proxy-user: proxy1.0: p|proxytunnel pubkey: Q|quote: random-file: r|range: rate: raw "
+    "e|referer: J|remote-header-name O|remote-name remote-name-all R|remote-time "
+    "remove-on-error X|request: request-target: resolve: retry: retry-all-errors "
+    "retry-connrefused retry-delay: retry-max-time: sasl-authzid: sasl-ir service-name: "
+    "S|show-error s|silent socks4: socks4a: socks5: socks5-basic socks5-gssapi "
+    "socks5-gssapi-nec socks5-gssapi-service: socks5-hostname: Y|speed-limit: y|speed-time: "
+    "ssl ssl-allow-beast ssl-auto-client-cert ssl-no-revoke ssl-reqd ssl-revoke-best-effort "
+    "2|sslv2 3|sslv3 stderr: styled-output suppress-connect-headers tcp-fastopen tcp-nodelay "
+    "t|telnet-option: tftp-blksize: tftp-no-options z|time-cond: tls-max: tls13-ciphers: "
+    "tlsauthtype: tlspassword: tlsuser: 1|tlsv1 tlsv1.0 tlsv1.1 tlsv1.2 tlsv1.3 tr-encoding "
+    "trace: trace-ascii: trace-time unix-socket: T|upload-file: url: url-query: B|use-ascii "
+    "u|user: A|user-agent: v|verbose V|version w|write-out: xattr"
+)
+_WGET = (
+    "V|version h|help b|background e|execute: o|output-file: a|append-output: d|debug q|quiet "
+    "v|verbose report-speed: i|input-file: F|force-html B|base: config: no-config "
+    "rejected-log: t|tries: retry-connrefused retry-on-http-error: O|output-document: "
+    "no-netrc c|continue start-pos: progress: show-progress N|timestamping "
+    "no-if-modified-since no-use-server-timestamps S|server-response spider T|timeout: "
+    "dns-timeout: connect-timeout: read-timeout: w|wait: waitretry: random-wait no-proxy "
+    "Q|quota: bind-address: limit-rate: no-dns-cache restrict-file-names: ignore-case "
+    "4|inet4-only 6|inet6-only prefer-family: user: password: ask-password use-askpass: "
+    "no-iri local-encoding: remote-encoding: unlink xattr x|force-directories "
+    "protocol-directories P|directory-prefix: cut-dirs: http-user: http-password: no-cache "
+    "default-page: E|adjust-extension ignore-length header: compression: max-redirect "
+    "proxy-user: proxy-password: referer: save-headers U|user-agent: no-http-keep-alive "
+    "no-cookies load-cookies: save-cookies: keep-session-cookies post-data: post-file: "
+    "method: body-data: body-file: content-disposition content-on-error auth-no-challenge "
+    "secure-protocol: https-only no-check-certificate certificate: certificate-type: "
+    "private-key: private-key-type: ca-certificate: ca-directory: crl-file: pinnedpubkey: "
+    "ciphers: no-hsts hsts-file ftp-user: ftp-password: no-remove-listing no-glob "
+    "no-passive-ftp preserve-permissions retr-symlinks ftps-implicit ftps-resume-ssl "
+    "ftps-clear-data-connection ftps-fallback-to-ftp warc-file: warc-header: warc-max-size: "
+    "warc-cdx warc-dedup: no-warc-compression no-warc-digests no-warc-keep-log warc-tempdir: "
+    "r|recursive l|level: delete-after k|convert-links convert-file-only backups: "
+    "K|backup-converted m|mirror p|page-requisites strict-comments A|accept: R|reject: "
+    "accept-regex: reject-regex: regex-type: D|domains: exclude-domains: follow-ftp "
+    "follow-tags: ignore-tags: H|span-hosts L|relative I|include-directories: "
+    "trust-server-names X|exclude-directories: no-verbose no-clobber no-directories "
+    "no-host-directories no-parent n:"
 )
 
 TOOLS: LazyTable[Grammar] = LazyTable(
@@ -134,16 +204,43 @@ TOOLS: LazyTable[Grammar] = LazyTable(
         "base32": lambda: TOOLS["base64"]._replace(name="base32"),
         # xxd (vim 9.0) reads an option word by its first letter (``decode.xxd_words``).
         "xxd": lambda: grammar("xxd", "a b C c: d E e g: h i l: n: o: p r R: s: t u v"),
-        # PowerShell reads single-dash names case-insensitively by unique prefix; the danger
-        # catalogue spells them as long options (``-Enc`` -> ``--enc``) to read them here.
-        "powershell": lambda: grammar(
-            "powershell",
-            "e|encodedcommand|ec: c|command: f|file: executionpolicy|ep|ex: noprofile "
-            "noninteractive nologo noexit windowstyle: inputformat: outputformat: sta mta "
-            "version: configurationname: custompipename: workingdirectory: settingsfile: login "
-            "interactive commandwithargs: help",
+        # OpenSSH 9.2: options end at the destination, and ssh reads options again after it
+        # (``ssh host -v ls``) up to the remote command.
+        "ssh": lambda: grammar(
+            "ssh",
+            "4 6 A a C f G g K k M N n q s T t V v X x Y y B: b: c: D: E: e: F: I: i: J: L: l: "
+            "m: O: o: p: Q: R: S: W: w:",
+            abbreviate=False,
+            permute=False,
         ),
-        "pwsh": lambda: TOOLS["powershell"]._replace(name="pwsh"),
+        # netcat: the union of OpenBSD nc, traditional nc and nmap's ncat (-e/-c run programs).
+        "nc": lambda: grammar(
+            "nc",
+            "4 6 b C D d F h I: i|idle-timeout: k|keep-open l|listen M m|max-conns: N n|nodns "
+            "O: P: p|source-port: q: R r S s|source: T: t|telnet U|unixsock u|udp V: v|verbose "
+            "W: w|wait: X: x|hex-dump: Z z e|exec: c|sh-exec: lua-exec: g: G: o|output: "
+            "append-output send-only recv-only no-shutdown allow: allowfile: deny: denyfile: "
+            "broker chat proxy: proxy-type: proxy-auth: proxy-dns: ssl ssl-cert: ssl-key: "
+            "ssl-verify ssl-trustfile: ssl-ciphers: ssl-servername: ssl-alpn: vsock sctp "
+            "delay: crlf version help",
+        ),
+        # GNU parallel 20221122 (Getopt::Long: bundling, require_order, unique prefixes).
+        "parallel": lambda: grammar(
+            "parallel",
+            "j|P|jobs: S|sshlogin: sshloginfile|slf: results|res: a|arg-file: joblog: I: "
+            "replace:: d|delimiter: E: eof:: n|max-args: N: L|max-lines: l:: s|max-chars: "
+            "C|colsep: delay: timeout: retries: memfree: load: nice: tmpdir: workdir|wd: "
+            "basefile|bf: transferfile|tf: return: env: tagstring|tag-string: header: halt: "
+            "termseq: limit: sshdelay: block|bs: recstart: recend: id: ssh: X m k|keep-order "
+            "q|quote pipe pipepart dry-run|dryrun v|verbose t tag bar eta progress "
+            "line-buffer|lb group u|ungroup shuf 0|null xargs r|no-run-if-empty plus "
+            "M|controlmaster semaphore fg bg citation will-cite g|grep e|extract h|help "
+            "V|version",
+            permute=False,
+        ),
+        # curl 7.88 takes a unique prefix of a long option; wget (getopt_long) too.
+        "curl": lambda: grammar("curl", _CURL),
+        "wget": lambda: grammar("wget", _WGET),
         # CPython 3.11: -c and -m end the options (the rest is sys.argv); long names whole.
         "python3": lambda: grammar(
             "python3",
@@ -224,6 +321,50 @@ def code_grammar(name: str) -> Grammar:
     if name in ("nodejs", "deno"):
         return INTERPRETERS["node"]
     return INTERPRETERS.get(name) or tool_grammar(name)
+
+
+# Tools whose long options are single-dash words (``openssl enc -d -base64``, PowerShell's
+# ``-EncodedCommand``): ``single_dash`` spells those as ``--name`` so the engine reads them.
+SINGLE_DASH: LazyTable[Grammar] = LazyTable(
+    {
+        # PowerShell reads single-dash names case-insensitively by unique prefix; the danger
+        # catalogue spells them as long options (``-Enc`` -> ``--enc``) to read them here.
+        "powershell": lambda: grammar(
+            "powershell",
+            "e|encodedcommand|ec: c|command: f|file: executionpolicy|ep|ex: noprofile "
+            "noninteractive nologo noexit windowstyle: inputformat: outputformat: sta mta "
+            "version: configurationname: custompipename: workingdirectory: settingsfile: login "
+            "interactive commandwithargs: help",
+        ),
+        "pwsh": lambda: SINGLE_DASH["powershell"]._replace(name="pwsh"),
+        # openssl 3.0 ``enc`` / ``base64`` (and the cipher subcommands).
+        "openssl": lambda: grammar(
+            "openssl",
+            "d e a A base64 in: out: pass: k: K: iv: md: S: salt nosalt p P z none engine: "
+            "kfile: v debug nopad bufsize: list ciphers iter: pbkdf2 saltlen: provider: "
+            "provider-path: propquery: rand: writerand: decrypt",
+            abbreviate=False,
+            permute=True,
+        ),
+    }
+)
+
+
+def single_dash(name: str, args: tuple[Word, ...]) -> Parsed:
+    """Parse the arguments of a single-dash tool (``-enc`` is PowerShell's ``--enc``).
+
+    PowerShell matches names case-insensitively; a one-letter word stays a short option.
+    """
+    g = SINGLE_DASH[name]
+    ci = name in ("powershell", "pwsh")
+    words = []
+    for w in args:
+        v = w.value.lower() if ci else w.value
+        long = w.literal and v[:1] == "-" and v[1:2] != "-" and len(v) > 2
+        if long and g.resolve("-" + v.partition("=")[0]) is not None:
+            w = Word("-" + v)
+        words.append(w)
+    return parse(g, tuple(words))
 
 
 # Container and cluster CLIs (cobra/pflag: names spelt whole). Their own options before the
@@ -353,8 +494,10 @@ __all__ = [
     "GIT",
     "GIT_SUBCOMMANDS",
     "INTERPRETERS",
+    "SINGLE_DASH",
     "TOOLS",
     "code_grammar",
+    "single_dash",
     "subcommand_words",
     "tool_grammar",
 ]

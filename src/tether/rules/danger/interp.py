@@ -15,6 +15,7 @@ from typing import NamedTuple
 
 from tether.rules.danger._base import Hit, Scope, is_python, name_of
 from tether.rules.danger.paths import HARDLINE_PLACES, Place, place
+from tether.shell.decode import produced, static_input
 from tether.shell.model import SimpleCommand, Word
 from tether.shell.options import parse
 from tether.shell.payloads import code_payloads
@@ -178,6 +179,10 @@ def check_interpreter(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     for code in interpreter_code(cmd):
         yield from scan(code, cmd, scope, f"{name} code")
     if cmd.stage > 0 and is_interpreter(name) and _reads_stdin(cmd):
+        decoded = static_input(scope.upstream(cmd)[::-1])
+        if decoded is not None:
+            yield from scan(decoded, cmd, scope, f"{name} code from stdin")
+            return
         for up in scope.upstream(cmd):
             if name_of(up) in ("echo", "printf", "cat"):
                 for text in _literal_output(up):
@@ -185,15 +190,21 @@ def check_interpreter(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
 
 
 def _reads_stdin(cmd: SimpleCommand) -> bool:
-    operands = [w for w in cmd.args if not w.value.startswith("-")]
-    return not operands or operands[0].value == "-"
+    """Return True when an interpreter reads its program from stdin (no code, no script)."""
+    if interpreter_words(cmd):
+        return False
+    parsed = parse(code_grammar(name_of(cmd)), cmd.args)
+    if parsed.has("-m"):
+        return False  # python -m MODULE
+    return not parsed.operands or parsed.operands[0].value == "-"
 
 
 def _literal_output(cmd: SimpleCommand) -> list[str]:
     """Return text a command prints that we can see: echo/printf literals, cat of a heredoc."""
     name = name_of(cmd)
-    if name in ("echo", "printf") and all(w.literal for w in cmd.args):
-        return [" ".join(w.value for w in cmd.args if not w.value.startswith("-"))]
+    if name in ("echo", "printf"):
+        text = produced(cmd)  # echo's -n/-e and printf's format, read as they print
+        return [text] if text is not None else []
     if name == "cat":
         return [r.body for r in cmd.redirects if r.body] + [
             r.target.value for r in cmd.redirects if r.op == "<<<" and r.target is not None

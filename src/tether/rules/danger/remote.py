@@ -13,15 +13,14 @@ from tether.rules.danger.interp import (
     literal_output,
 )
 from tether.shell.decode import (
-    is_decoder,
     produced,
-    static_output,
+    static_input,
     substitution_output,
     xxd_words,
 )
 from tether.shell.model import SimpleCommand, Word
 from tether.shell.options import parse
-from tether.shell.tools import code_grammar, tool_grammar
+from tether.shell.tools import code_grammar, single_dash
 
 RULES = (
     Rule(
@@ -202,8 +201,7 @@ def _decoding(cmd: SimpleCommand) -> bool:
     if name == "xxd":
         return options_of("xxd", xxd_words(cmd.args)).has("-r")
     if name == "openssl":
-        # openssl's options are single-dash words (``openssl enc -d -base64``).
-        return any(w.value in ("-d", "-decode") for w in cmd.args)
+        return single_dash("openssl", cmd.args).has("-d", "--decrypt")
     if name == "uudecode":
         return True
     # Any character mapping (tr, rev) feeding a shell is an obfuscation.
@@ -220,13 +218,7 @@ def _stdin_stages(cmd: SimpleCommand, scope: Scope) -> list[SimpleCommand] | Non
 
 def _decoded_into(cmd: SimpleCommand, scope: Scope, name: str) -> Iterator[Hit] | None:
     """Judge the decoded text a shell reads, or return None when it is not static."""
-    stages = _stdin_stages(cmd, scope) or []
-    text = None
-    # The nearest stages that make static text: a producer, then only decoders.
-    for start in range(len(stages) - 1, -1, -1):
-        text = static_output(stages[start:])
-        if text is not None or not is_decoder(stages[start]):
-            break
+    text = static_input(_stdin_stages(cmd, scope) or [])
     if text is None:
         return None
     return (
@@ -245,7 +237,12 @@ def check_runner(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
                 yield Hit("DG301", f"{up_name} output piped into {name}")
                 break
             if up_name in DECODERS and _decoding(up):
-                decoded = _decoded_into(cmd, scope, name) if name in SHELLS else None
+                if name in SHELLS:
+                    decoded = _decoded_into(cmd, scope, name)
+                elif static_input(_stdin_stages(cmd, scope) or []) is not None:
+                    decoded = iter(())  # static code: interp.check_interpreter scans it
+                else:
+                    decoded = None
                 if decoded is None:
                     yield Hit("DG303", f"{up_name} decoded data piped into {name}")
                 else:
@@ -274,17 +271,7 @@ def check_runner(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
 
 def _encoded_command(cmd: SimpleCommand) -> bool:
     """Return True for powershell's -EncodedCommand in any of its spellings (-e, -ec, -enc …)."""
-    # PowerShell reads single-dash parameter names case-insensitively, by unique prefix:
-    # spelt as getopt long options, the engine reads them with the same rule.
-    g = tool_grammar("powershell")
-    words = [
-        Word("-" + w.value.lower())
-        if w.literal and w.value[:1] == "-" and g.resolve("-" + w.value.lower()) is not None
-        else w
-        for w in cmd.args
-    ]
-    parsed = options_of("powershell", words)
-    return parsed.maybe("--encodedcommand")
+    return single_dash("powershell", cmd.args).maybe("--encodedcommand")
 
 
 def _fed_substitution(cmd: SimpleCommand, scope: Scope, name: str) -> Iterator[Hit]:
@@ -404,38 +391,21 @@ def _produced_files(cmd: SimpleCommand) -> list[str]:
     """Return files a fetcher or decoder writes (``-o F``, ``-O``, ``> F``)."""
     name = name_of(cmd)
     out: list[str] = []
-    fetcher = name in FETCHERS
-    if not (fetcher or _decoding(cmd)):
-        return out
-    vals = [w.value for w in cmd.args]
-    for i, v in enumerate(vals):
-        if (
-            v in ("-o", "--output", "-O", "--output-document")
-            and i + 1 < len(vals)
-            and not (name == "curl" and v == "-O")
-        ):
-            out.append(vals[i + 1])
-        elif v.startswith("--output=") or v.startswith("--output-document="):
-            out.append(v.split("=", 1)[1])
-        elif (
-            name == "curl"
-            and v.startswith("-")
-            and not v.startswith("--")
-            and v.endswith("o")
-            and i + 1 < len(vals)
-        ):
-            out.append(vals[i + 1])
-    if fetcher:
-        urls = [v for v in vals if "://" in v]
+    if name in ("curl", "wget"):
+        parsed = options_of(name, cmd.args)
+        out += parsed.values("--output", "--output-document")
+        urls = [w.value for w in parsed.operands if "://" in w.value]
+        # curl -O names the file after the URL; wget does unless -O says otherwise.
         if urls and (
-            (name == "wget" and not any(v in ("-O", "-qO-", "-O-") for v in vals))
-            or ("-O" in vals and name == "curl")
-            or any(
-                v.startswith("-") and not v.startswith("--") and "O" in v and name == "curl"
-                for v in vals
-            )
+            parsed.has("--remote-name", "--remote-name-all")
+            if name == "curl"
+            else not parsed.has("--output-document")
         ):
             out.append(urls[-1].rstrip("/").rpartition("/")[2].split("?")[0])
+    elif name in ("base64", "base32") and _decoding(cmd):
+        out += options_of(name, cmd.args).values("--output")  # macOS base64 -o FILE
+    elif name not in FETCHERS and not _decoding(cmd):
+        return out
     for r in cmd.redirects:
         if r.op in (">", ">>", ">|") and r.target is not None and r.fd in (None, 1):
             out.append(r.target.value)
@@ -456,7 +426,7 @@ def check_download_run(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
             return
         targets = [w.value for w in parsed.operands[:1]]
     elif name == "chmod":
-        targets = [w.value for w in cmd.args[1:]]
+        targets = [w.value for w in options_of("chmod", cmd.args).operands[1:]]  # after MODE
     elif cmd.argv and cmd.argv[0].literal and "/" in cmd.argv[0].value:
         targets = [cmd.argv[0].value]
     if not targets:
