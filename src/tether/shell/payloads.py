@@ -37,6 +37,9 @@ class Payload(NamedTuple):
     dynamic: bool = False  # built at run time: nothing can be read before it runs
     # Bind mounts of a container (container path, host path): its paths act on the host's.
     mounts: tuple[tuple[str, str], ...] = ()
+    # Or the words of a command run without a shell (``find -exec``, ``docker exec``): judged
+    # as they are, with no second parse (``render(argv)`` is the same command as text).
+    argv: tuple[Word, ...] = ()
 
 
 # --- quoting words back into shell text -----------------------------------------------------------
@@ -76,9 +79,10 @@ class _Code(NamedTuple):
     list_call: re.Pattern[str]
     backtick: re.Pattern[str]
     qx: re.Pattern[str]
-    dynamic_call: re.Pattern[str]
     item: re.Pattern[str]
     more: re.Pattern[str]
+    argv_call: re.Pattern[str]
+    piped_open: re.Pattern[str]
 
 
 # Functions whose string argument is a shell command (os.system, subprocess.run(…, shell=True),
@@ -106,12 +110,20 @@ def _code() -> _Code:
             r"(?:\bqx|%x)\s*(?:\{([^{}\n]{1,4096})\}|\(([^()\n]{1,4096})\)|\[([^\[\]\n]{1,4096})\]"
             r"|/([^/\n]{1,4096})/|!([^!\n]{1,4096})!|\|([^|\n]{1,4096})\|)"
         ),
-        dynamic_call=re.compile(
-            r"(?<![\w.$@>])(?:os\.system|system|exec|os\.popen|execSync)\s*\(?\s*"
-            r"(?:\$\w|[A-Za-z_]\w*\s*[,)]|[A-Za-z_]\w*$)"
-        ),
         item=re.compile(_STR),
         more=re.compile(r"\s*,\s*" + _STR),
+        # node's spawn("sh", ["-c", "…"]) and execFile(file, [args]): a program and its words.
+        argv_call=re.compile(
+            r"(?:spawnSync|spawn|execFileSync|execFile)\s*\(\s*"
+            + _STR
+            + r"\s*,\s*(\[[^\]]{0,4096}\])"
+        ),
+        # perl's open(FH, "cmd |") / open(FH, "| cmd") / open(FH, "-|", "cmd"): a piped open.
+        piped_open=re.compile(
+            r"\bopen\s*\(?\s*(?:my\s+)?[$\w]+\s*,\s*(?:['\"][-+]?\|-?['\"]\s*,\s*"
+            + _STR
+            + r"|['\"]\s*\|([^'\"\n]{1,4096})['\"]|['\"]([^'\"\n|]{1,4096})\|\s*['\"])"
+        ),
     )
 
 
@@ -129,27 +141,15 @@ def _first(m: re.Match[str]) -> tuple[str, bool]:
     return "", False
 
 
+# A program text without any of these hands nothing to a shell.
+_CODE_WORDS = ("system", "exec", "popen", "spawn", "`", "subprocess", "qx", "%x", "passthru",
+               "getoutput", "check_", "readpipe", "Open3", "open")  # fmt: skip
+
+
 def code_payloads(code: str, how: str) -> list[Payload]:
     """Return the shell commands a program text (python, perl, ruby, node, php) hands a shell."""
-    if not any(
-        k in code
-        for k in (
-            "system",
-            "exec",
-            "popen",
-            "spawn",
-            "`",
-            "subprocess",
-            "qx",
-            "%x",
-            "passthru",
-            "getoutput",
-            "check_",
-            "readpipe",
-            "Open3",
-        )
-    ):
-        return []  # fmt: skip
+    if not any(k in code for k in _CODE_WORDS):
+        return []  # most code hands nothing to a shell
     p = _code()
     out: list[Payload] = []
     for pattern in (p.call, p.bare):
@@ -164,6 +164,12 @@ def code_payloads(code: str, how: str) -> list[Payload]:
             out.append(Payload(how, words[0].value if len(words) == 1 else render(words)))
     for m in p.quoted_call.finditer(code):
         out.append(Payload(how, _first(m)[0]))
+    for m in p.argv_call.finditer(code):
+        head, double = _first(m)
+        items = [Word(_unescape_code(a or b, bool(b))) for a, b in p.item.findall(m.group(3))]
+        out.append(Payload(how, render([Word(_unescape_code(head, double)), *items])))
+    for m in p.piped_open.finditer(code):
+        out.append(Payload(how, _first(m)[0].strip()))
     for m in p.list_call.finditer(code):
         argv = [Word(_unescape_code(a or b, bool(b))) for a, b in p.item.findall(m.group(1))]
         if argv:
@@ -171,8 +177,6 @@ def code_payloads(code: str, how: str) -> list[Payload]:
     for pattern in (p.backtick, p.qx):
         for m in pattern.finditer(code):
             out.append(Payload(how, _first(m)[0]))
-    if not out and p.dynamic_call.search(code):
-        out.append(Payload(how, dynamic=True))
     return out
 
 
@@ -294,19 +298,19 @@ def _awk(name: str, args: tuple[Word, ...]) -> list[Payload]:
 # --- sed ------------------------------------------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=64)
+def _delimited(delim: str) -> re.Pattern[str]:
+    return re.compile(r"(?:[^" + re.escape(delim) + r"\\\n]|\\.)*")
+
+
 def _sed_delimited(script: str, i: int, delim: str) -> tuple[str, int]:
     """Read up to the unescaped ``delim`` from ``i``; return (text, index after delim)."""
-    buf: list[str] = []
-    n = len(script)
-    while i < n and script[i] != delim and script[i] != "\n":
-        if script[i] == "\\" and i + 1 < n:
-            nxt = script[i + 1]
-            buf.append(nxt if nxt == delim else "\\" + nxt)
-            i += 2
-            continue
-        buf.append(script[i])
-        i += 1
-    return "".join(buf), i + 1
+    m = _delimited(delim).match(script, i)
+    text = m.group() if m is not None else ""
+    end = m.end() if m is not None else i
+    if "\\" in text:  # ``\/`` is the delimiter itself; other escapes stay for the regex
+        text = re.sub(r"\\(.)", lambda e: e.group(1) if e.group(1) == delim else e.group(), text)
+    return text, end + 1
 
 
 def sed_payloads(script: str) -> list[Payload]:
@@ -370,8 +374,18 @@ def sed_payloads(script: str) -> list[Payload]:
     return out
 
 
+# An ``e`` that is the e command or an s flag is followed by a blank, ``;``, ``}``, another
+# flag or the end: a word without such an ``e`` has nothing to run (``file.txt``, ``1,20p``).
+_SED_E = re.compile(r"e(?:[\s;}gpIiMmw\d]|$)")
+
+
 def _sed(name: str, args: tuple[Word, ...]) -> list[Payload]:
+    words = "\n".join(w.value for w in args if w.value != "-e")
+    if "e" not in words or _SED_E.search(words) is None:
+        return []  # no word holds an ``e`` where a command or a flag stands (most sed commands)
     parsed = parse(TOOLS["sed"], args)
+    if parsed.has("--sandbox"):
+        return []  # --sandbox refuses e, r and w
     scripts = parsed.values("--expression")
     if not parsed.has("--expression", "--file") and parsed.operands:
         first = parsed.operands[0]
@@ -426,6 +440,8 @@ _GIT_SHELL_KEYS = frozenset(
 
 
 def _git(name: str, args: tuple[Word, ...]) -> list[Payload]:
+    if not any(w.value == "-c" for w in args):
+        return []  # most git commands: git reads -c only as a word of its own
     parsed = parse(GIT, args)
     if not parsed.has("-c"):
         return []
@@ -461,7 +477,7 @@ def _find(name: str, args: tuple[Word, ...]) -> list[Payload]:
             inner.append(args[i])
             i += 1
         if inner:
-            out.append(Payload(f"find {v}", render(inner)))
+            out.append(Payload(f"find {v}", argv=tuple(inner)))
     return out
 
 
@@ -517,6 +533,8 @@ def _host_root(root: str, m: re.Match[str]) -> str:
 
 
 def _container_run(name: str, args: tuple[Word, ...]) -> list[Payload]:
+    if not any(w.value in ("run", "create") for w in args):
+        return []
     rest = parse(CLUSTER[name], args, stop_at=1).operands
     if rest and rest[0].value == "container":
         rest = rest[1:]
@@ -541,10 +559,11 @@ def _container_run(name: str, args: tuple[Word, ...]) -> list[Payload]:
         if peeled.payload is not None:
             return [Payload(f"{name} run", _host_paths_in(peeled.payload, mounts), mounts=mounts)]
     workdir = parsed.values("--workdir")
-    text = render(words)
     if workdir and mounts and host_path(workdir[-1], mounts) != workdir[-1]:
-        text = f"cd {render([Word(host_path(workdir[-1], mounts))])} && {text}"
-    return [Payload(f"{name} run", text, mounts=mounts)]
+        # The container starts in a host directory: judged after a ``cd`` there.
+        text = f"cd {render([Word(host_path(workdir[-1], mounts))])} && {render(words)}"
+        return [Payload(f"{name} run", text, mounts=mounts)]
+    return [Payload(f"{name} run", mounts=mounts, argv=words)]
 
 
 # --- runners: su -c, chroot, docker exec, kubectl exec … ------------------------------------------
@@ -582,7 +601,7 @@ def runner_payload(argv: tuple[Word, ...]) -> Payload | None:
         if not command[1].literal:
             return Payload(f"{name} -c of a run-time string", dynamic=True)
         return Payload(name, command[1].value)
-    return Payload(name, render(command)) if command else None
+    return Payload(name, argv=tuple(command)) if command else None
 
 
 # --- the table ------------------------------------------------------------------------------------
@@ -600,11 +619,14 @@ _BY_NAME: dict[str, _Extractor] = {
 NAMES = frozenset(_BY_NAME) | frozenset(RUNNERS)
 
 
-def payloads(argv: tuple[Word, ...]) -> list[Payload]:
-    """Return the shell commands the program of ``argv`` runs from its arguments."""
+def payloads(argv: tuple[Word, ...], name: str = "") -> list[Payload]:
+    """Return the shell commands the program of ``argv`` runs from its arguments.
+
+    ``name`` is the program's name when the caller knows it (lower case, no directory).
+    """
     if not argv or not argv[0].literal:
         return []
-    name = command_name(argv[0].value).rpartition("/")[2].lower()
+    name = name or command_name(argv[0].value).rpartition("/")[2].lower()
     out: list[Payload] = []
     extractor = _BY_NAME.get(name)
     if extractor is not None:

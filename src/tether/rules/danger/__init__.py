@@ -73,6 +73,7 @@ _BY_NAME = _merge(
     infra.CHECKS,
     cloud.CHECKS,
     secrets.CHECKS,
+    runners.CHECKS,  # awk system(), sed e, vim -c '!…', find -exec, docker run, su -c …
     *self_protection.TABLES,
 )
 # Checks that are not tied to one command name, grouped by what makes them relevant, so the
@@ -260,9 +261,6 @@ def _judge(cmd: SimpleCommand, scope: Scope) -> list[Hit]:
         hits.extend(check(cmd, scope))
     for check in generic:
         hits.extend(check(cmd, scope))
-    if runners.is_runner_name(name):
-        # awk system(), sed e, vim -c '!…', find -exec, docker run, su -c, kubectl exec …
-        hits.extend(runners.check_payloads(cmd, scope))
     return hits
 
 

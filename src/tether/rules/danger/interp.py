@@ -79,23 +79,36 @@ _CODE_OPTIONS = {
 _JS_CODE = ("--eval", "--print")
 
 
+# The letters those options are spelt with (clustered too: ``-Bc``, ``-ne``): a command with
+# no option word holding one has no inline code, and skips the parse.
+_CODE_LETTERS = {"perl": "eE", "ruby": "e", "php": "rBRFE", "osascript": "e", "python": "c"}
+_JS_LETTERS = "ep"
+
+
 def interpreter_words(cmd: SimpleCommand) -> list[Word]:
     """Return the words holding inline code an interpreter runs (``-c``, ``-e``, ``eval CODE``)."""
     name = name_of(cmd)
     if not is_interpreter(name):
         return []
-    parsed = parse(code_grammar(name), cmd.args)
-    if is_python(name):
-        wanted: tuple[str, ...] = ("-c",)
-    else:
-        wanted = _CODE_OPTIONS.get(name, _JS_CODE)
+    python = is_python(name)
+    letters = _CODE_LETTERS["python"] if python else _CODE_LETTERS.get(name, _JS_LETTERS)
+    args = cmd.args
+    if name != "deno" and not any(
+        w.value[:1] == "-" and any(ch in w.value for ch in letters) for w in args
+    ):
+        return []
+    parsed = parse(code_grammar(name), args)
+    wanted = ("-c",) if python else _CODE_OPTIONS.get(name, _JS_CODE)
     # An option word is always literal; its value is a run-time string only when it came as
     # a separate word that expands (``python3 -c "$(curl …)"``).
-    found = [
-        Word(value, option not in parsed.dynamic)
-        for option, value in parsed.options
-        if option in wanted and value is not None
-    ]
+    found: list[Word] = []
+    for option, value in parsed.options:
+        if python and option == "-m":
+            break  # -m MODULE ends python's options: a later -c is the module's
+        if option in wanted and value is not None:
+            found.append(Word(value, option not in parsed.dynamic))
+            if python:
+                break  # -c CODE ends them too
     if name == "deno" and parsed.operands[:1] and parsed.operands[0].value == "eval":
         found.extend(parsed.operands[1:2])
     return found

@@ -276,6 +276,8 @@ def _encoded_command(cmd: SimpleCommand) -> bool:
 
 def _fed_substitution(cmd: SimpleCommand, scope: Scope, name: str) -> Iterator[Hit]:
     """Flag an interpreter whose code or script is a download (``python3 -c "$(curl …)"``)."""
+    if all(w.literal for w in cmd.args):
+        return
     words = [w for w in interpreter_words(cmd) if not w.literal]
     parsed = parse(code_grammar(name), cmd.args)
     if parsed.operands and not parsed.operands[0].literal and not words:

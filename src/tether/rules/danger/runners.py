@@ -14,8 +14,9 @@ from collections.abc import Iterator
 
 from tether.rules.base import Rule, Tier
 from tether.rules.danger._base import Hit, Scope, name_of
-from tether.shell.model import SimpleCommand
-from tether.shell.payloads import NAMES, Payload, payloads
+from tether.shell.model import CommandModel, SimpleCommand, Word
+from tether.shell.payloads import NAMES, Payload, payloads, render
+from tether.shell.words import unwrap
 
 RULES = (
     Rule(
@@ -51,23 +52,45 @@ _HOST_ROOTS = frozenset(
 )
 
 
-def is_runner_name(name: str) -> bool:
-    """Return True for programs that may run a command from their arguments."""
-    return name in NAMES
-
-
-def _judge(payload: Payload, scope: Scope) -> Iterator[Hit]:
+def _judge(payload: Payload, scope: Scope, cmd: SimpleCommand) -> Iterator[Hit]:
     if payload.dynamic:
         yield Hit("DG304", f"{payload.how}: the command is only known at run time")
         return
-    for hit in scope.reparse(payload.text):
+    hits = _judge_argv(payload.argv, scope, cmd) if payload.argv else scope.reparse(payload.text)
+    for hit in hits:
         yield Hit(hit.code, f"{payload.how} runs {hit.detail}")
+
+
+def _judge_argv(argv: tuple[Word, ...], scope: Scope, cmd: SimpleCommand) -> list[Hit]:
+    """Judge a command given as words, one nesting level down (the caps of ``reparse``)."""
+    peeled = unwrap(argv)  # the parser's own peeling: sudo, env, ``sh -c '…'`` …
+    if peeled.payload is not None:
+        return scope.reparse(peeled.payload)
+    if not peeled.argv or not scope.take(" ".join(w.value for w in peeled.argv)):
+        return []
+    inner = SimpleCommand(
+        peeled.argv,
+        assignments=cmd.assignments,
+        wrappers=cmd.wrappers + peeled.wrappers,
+        shell_depth=cmd.shell_depth + 1,
+    )
+    child = Scope(
+        CommandModel(source=render(peeled.argv), commands=(inner,)),
+        scope.depth + 1,
+        scope.budget,
+        reparser=scope.reparser,
+        judge_fn=scope.judge_fn,
+    )
+    return child.judge(inner)
 
 
 def check_payloads(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     """Judge the commands awk, sed, vim, git, find, docker, su, kubectl … run for ``cmd``."""
-    for payload in payloads(cmd.argv):
+    for payload in payloads(cmd.argv, name_of(cmd)):
         roots = sorted({h for _, h in payload.mounts if posixpath.normpath(h) in _HOST_ROOTS})
         if roots:
             yield Hit("DG308", f"{name_of(cmd)} mounts the host's {', '.join(roots)} read-write")
-        yield from _judge(payload, scope)
+        yield from _judge(payload, scope, cmd)
+
+
+CHECKS = dict.fromkeys(NAMES, check_payloads)
