@@ -10,7 +10,8 @@ to ``system``/``exec``/backticks/``subprocess``/``child_process``; vim/ex ``-c '
 
 ``payloads(argv)`` returns each as a ``Payload``: shell text for the caller to parse again
 (the danger catalogue does, through ``Scope.reparse``: the same depth and size caps as every
-nested payload), or the mark that it is built at run time and cannot be read. Container
+nested payload), the words of a command run without a shell (judged one nesting level down,
+under the same caps), or the mark that it is built at run time and cannot be read. Container
 paths under a bind mount are given as the host paths they are (``-v /:/host`` makes
 ``/host/etc`` the host's ``/etc``). Nothing here runs or opens anything.
 """
@@ -30,7 +31,7 @@ from tether.shell.words import command_name, unwrap
 
 
 class Payload(NamedTuple):
-    """A shell command one program runs for another: its text, or that it is unknowable."""
+    """A command one program runs for another: its text or its words, or that it is unknowable."""
 
     how: str  # who runs it, for messages: "awk system()", "find -exec", "docker run"
     text: str = ""  # shell source to parse and judge
@@ -280,18 +281,18 @@ def _awk(name: str, args: tuple[Word, ...]) -> list[Payload]:
     g = TOOLS["gawk"]
     parsed = parse(g, args)
     programs = parsed.values("--source")
+    literal = True
     if not parsed.has("--file", "--source", "--exec") and parsed.operands:
         first = parsed.operands[0]
-        if not first.literal:
-            return (
-                [Payload(f"{name} program built at run time", dynamic=True)]
-                if any(k in first.value for k in ("system", "|"))
-                else []
-            )
+        literal = first.literal
         programs.append(first.value)
     out: list[Payload] = []
     for program in programs:
-        out.extend(awk_payloads(program, name))
+        for found in awk_payloads(program, name):
+            if not literal and any(c in found.text for c in "$`"):
+                # ``awk "BEGIN{system(\"rm $DIR\")}"``: the shell expands part of the command.
+                found = Payload(f"{found.how} of a string the shell expands", dynamic=True)
+            out.append(found)
     return out
 
 
