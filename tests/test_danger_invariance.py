@@ -30,6 +30,7 @@ DANGEROUS: list[tuple[str, Danger, str]] = [
     ("chmod -R 777 .", Danger.ASK, "DG406"),
     ("terraform destroy -auto-approve", Danger.ASK, "DG502"),
     ("crontab -r", Danger.ASK, "DG411"),
+    ("docker run -v /:/host alpine true", Danger.ASK, "DG308"),
 ]
 
 WRAPPINGS = [
