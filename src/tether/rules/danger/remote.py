@@ -272,6 +272,7 @@ def check_runner(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
                         yield Hit(hit.code, f"{name} runs piped text `{text[:60]}`: {hit.detail}")
     if name in SHELLS or name in ("source", ".", "eval"):
         yield from _dynamic_script(cmd, scope, name)
+        yield from _here_string_script(cmd, scope, name)
         for r in cmd.redirects:
             if (
                 r.op == "<"
@@ -341,6 +342,20 @@ def _dynamic_script(cmd: SimpleCommand, scope: Scope, name: str) -> Iterator[Hit
         yield _fetch_or_eval(scope, f"{name} -c of a run-time string")
     elif first.startswith(("<(", "$(", "`")) or name in ("source", "."):
         yield _fetch_or_eval(scope, f"{name} {first[:40]}")
+
+
+def _here_string_script(cmd: SimpleCommand, scope: Scope, name: str) -> Iterator[Hit]:
+    """Judge a shell's script given as a here-string built at run time (``sh <<< "$(…)"``)."""
+    if name not in SHELLS or not _runs_stdin(cmd):
+        return
+    for r in cmd.redirects:
+        if r.op != "<<<" or r.target is None or r.target.literal:
+            continue  # a literal here-string is parsed as the shell's script already
+        decoded = _decoded_words((r.target,), scope)
+        if decoded is not None:
+            yield from _judge_decoded(decoded, scope, name)
+        else:
+            yield _fetch_or_eval(scope, f"{name} runs a here-string built at run time")
 
 
 def _decoded_words(words: tuple[Word, ...], scope: Scope) -> str | None:
