@@ -605,6 +605,36 @@ def runner_payload(argv: tuple[Word, ...]) -> Payload | None:
     return Payload(name, argv=tuple(command)) if command else None
 
 
+# --- ssh -o ProxyCommand, rsync -e, busybox APPLET --------------------------------------------
+
+# ssh_config keys whose value is a command ssh runs on this machine through the user's shell.
+_SSH_COMMANDS = frozenset({"proxycommand", "localcommand", "knownhostscommand"})
+
+
+def _ssh(name: str, args: tuple[Word, ...]) -> list[Payload]:
+    if not any("ommand" in w.value.lower() for w in args):
+        return []
+    out: list[Payload] = []
+    for setting in parse(TOOLS["ssh"], args).values("-o"):
+        key, _, value = setting.replace("=", " ", 1).partition(" ")
+        value = value.strip()
+        if key.lower() in _SSH_COMMANDS and value and value.lower() != "none":
+            out.append(Payload(f"ssh -o {key}", value))
+    return out
+
+
+def _rsync(name: str, args: tuple[Word, ...]) -> list[Payload]:
+    if not any(w.value[:1] == "-" and ("e" in w.value or "rsh" in w.value) for w in args):
+        return []
+    # rsync runs its -e/--rsh program to reach the other side (split into words like a shell).
+    return [Payload("rsync -e", v) for v in parse(TOOLS["rsync"], args).values("--rsh")]
+
+
+def _busybox(name: str, args: tuple[Word, ...]) -> list[Payload]:
+    # ``busybox APPLET …`` is APPLET: judged as that command (``busybox sh -c '…'``).
+    return [Payload("busybox", argv=args)] if args and args[0].literal else []
+
+
 # --- the table ------------------------------------------------------------------------------------
 
 _Extractor = Callable[[str, tuple[Word, ...]], list[Payload]]
@@ -616,6 +646,9 @@ _BY_NAME: dict[str, _Extractor] = {
     "git": _git,
     "find": _find,
     **dict.fromkeys(_CONTAINERS, _container_run),
+    "ssh": _ssh,
+    "rsync": _rsync,
+    "busybox": _busybox,
 }
 NAMES = frozenset(_BY_NAME) | frozenset(RUNNERS)
 
