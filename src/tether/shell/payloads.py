@@ -630,6 +630,30 @@ def _rsync(name: str, args: tuple[Word, ...]) -> list[Payload]:
     return [Payload("rsync -e", v) for v in parse(TOOLS["rsync"], args).values("--rsh")]
 
 
+_TAR_RUNS = ("--to-command", "--use-compress-program", "--rsh-command", "--info-script")
+
+
+def _tar(name: str, args: tuple[Word, ...]) -> list[Payload]:
+    if not any(
+        w.value[:1] == "-"
+        and (
+            "-t" in w.value
+            or "-c" in w.value
+            or "I" in w.value
+            or "-r" in w.value
+            or "F" in w.value
+        )
+        for w in args
+    ):
+        return []  # fmt: skip
+    parsed = parse(TOOLS["tar"], args)
+    out = [Payload(f"tar {o}", v) for o, v in parsed.options if o in _TAR_RUNS and v]
+    for action in parsed.values("--checkpoint-action"):
+        if action.startswith("exec="):
+            out.append(Payload("tar --checkpoint-action=exec", action[5:]))
+    return out
+
+
 def _busybox(name: str, args: tuple[Word, ...]) -> list[Payload]:
     # ``busybox APPLET …`` is APPLET: judged as that command (``busybox sh -c '…'``).
     return [Payload("busybox", argv=args)] if args and args[0].literal else []
@@ -649,6 +673,8 @@ _BY_NAME: dict[str, _Extractor] = {
     "ssh": _ssh,
     "rsync": _rsync,
     "busybox": _busybox,
+    "tar": _tar,
+    "gtar": _tar,
 }
 NAMES = frozenset(_BY_NAME) | frozenset(RUNNERS)
 

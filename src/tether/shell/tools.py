@@ -107,6 +107,39 @@ _WGET = (
     "no-host-directories no-parent n:"
 )
 
+# GNU tar 1.34, from ``tar --help``: the options that run a command are --to-command,
+# --checkpoint-action=exec=, -I/--use-compress-program, --rsh-command and -F.
+_TAR = (
+    "A|catenate|concatenate c|create delete d|diff|compare r|append test-label t|list "
+    "u|update x|extract|get check-device g|listed-incremental: G|incremental hole-detection: "
+    "ignore-failed-read level: no-check-device no-seek n|seek occurrence:: sparse-version: "
+    "S|sparse add-file: C|directory: exclude: exclude-backups exclude-caches "
+    "exclude-caches-all exclude-ignore: exclude-ignore-recursive: exclude-tag: "
+    "exclude-tag-under: exclude-vcs exclude-vcs-ignores no-null no-recursion no-unquote "
+    "no-verbatim-files-from null verbatim-files-from recursion T|files-from: unquote "
+    "X|exclude-from: anchored ignore-case no-anchored no-ignore-case no-wildcards "
+    "no-wildcards-match-slash wildcards wildcards-match-slash keep-directory-symlink "
+    "keep-newer-files k|keep-old-files no-overwrite-dir one-top-level:: overwrite "
+    "overwrite-dir recursive-unlink remove-files skip-old-files U|unlink-first W|verify "
+    "no-ignore-command-error O|to-stdout to-command: atime-preserve:: clamp-mtime "
+    "delay-directory-restore group: group-map: mode: mtime: m|touch "
+    "no-delay-directory-restore no-same-owner no-same-permissions numeric-owner owner: "
+    "owner-map: p|preserve-permissions|same-permissions same-owner sort: "
+    "s|preserve-order|same-order acls no-acls no-selinux no-xattrs selinux xattrs "
+    "xattrs-exclude: xattrs-include: force-local f|file: F|info-script|new-volume-script: "
+    "L|tape-length: M|multi-volume rmt-command: rsh-command: volno-file: b|blocking-factor: "
+    "B|read-full-records i|ignore-zeros record-size: H|format: old-archive|portability posix "
+    "V|label: a|auto-compress I|use-compress-program: j|bzip2 J|xz lzip lzma lzop "
+    "no-auto-compress zstd z|gzip|gunzip|ungzip Z|compress|uncompress backup:: "
+    "hard-dereference h|dereference K|starting-file: newer-mtime: N|newer|after-date: "
+    "one-file-system P|absolute-names suffix: strip-components: transform|xform: checkpoint:: "
+    "checkpoint-action: full-time index-file: l|check-links no-quote-chars: quote-chars: "
+    "quoting-style: R|block-number show-defaults show-omitted-dirs show-snapshot-field-ranges "
+    "show-transformed-names|show-stored-names totals:: utc v|verbose warning: "
+    "w|interactive|confirmation restrict usage version exclude-caches-under exclude-tag-all: "
+    "ignore-command-error pax-option:"
+)
+
 TOOLS: LazyTable[Grammar] = LazyTable(
     {
         "rm": lambda: grammar(
@@ -241,6 +274,7 @@ TOOLS: LazyTable[Grammar] = LazyTable(
         # curl 7.88 takes a unique prefix of a long option; wget (getopt_long) too.
         "curl": lambda: grammar("curl", _CURL),
         "wget": lambda: grammar("wget", _WGET),
+        "tar": lambda: grammar("tar", _TAR + " ?|help"),
         # CPython 3.11: -c and -m end the options (the rest is sys.argv); long names whole.
         "python3": lambda: grammar(
             "python3",
