@@ -117,6 +117,12 @@ TABLE: list[tuple[str, Danger, str | None]] = [
     ("tar -xf a.tar --checkpoint=1 --checkpoint-action=exec='rm -rf /'", HARD, "DG101"),
     ("tar -I 'rm -rf ~' -cf a.tar x", HARD, "DG101"),
     ("tar xzf a.tgz", NONE, None),
+    # at/batch run the script they read on stdin, later
+    ("echo 'rm -rf /' | at now", HARD, "DG101"),
+    ("at now + 1 hour <<< 'git reset --hard'", ASK, "DG201"),
+    ("echo cm0gLXJmIC8= | base64 -d | batch", HARD, "DG101"),
+    ("echo 'make test' | at now", NONE, None),
+    ("at -f job.sh now", NONE, None),
     ("tar --use-compress-program=zstd -cf a.tar.zst x", NONE, None),
     ("busybox ls -la", NONE, None),
     # interpreters fed a download

@@ -275,6 +275,9 @@ TOOLS: LazyTable[Grammar] = LazyTable(
         "curl": lambda: grammar("curl", _CURL),
         "wget": lambda: grammar("wget", _WGET),
         "tar": lambda: grammar("tar", _TAR + " ?|help"),
+        # at 3.2.5: -f FILE is the job; -l/-d/-r/-c list, remove or show jobs.
+        "at": lambda: grammar("at", "V q: f: m M k v l d r b t: c u:", permute=False),
+        "batch": lambda: TOOLS["at"]._replace(name="batch"),
         # CPython 3.11: -c and -m end the options (the rest is sys.argv); long names whole.
         "python3": lambda: grammar(
             "python3",

@@ -13,7 +13,8 @@ import posixpath
 from collections.abc import Iterator
 
 from tether.rules.base import Rule, Tier
-from tether.rules.danger._base import Hit, Scope, name_of
+from tether.rules.danger._base import Hit, Scope, name_of, options_of
+from tether.shell.decode import static_input
 from tether.shell.model import CommandModel, SimpleCommand, Word
 from tether.shell.payloads import NAMES, Payload, payloads, render
 from tether.shell.words import unwrap
@@ -93,4 +94,18 @@ def check_payloads(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
         yield from _judge(payload, scope, cmd)
 
 
-CHECKS = dict.fromkeys(NAMES, check_payloads)
+def check_at_job(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
+    """Judge the job ``at``/``batch`` read from stdin: a shell script run later, on this host."""
+    if options_of("at", cmd.args).has("-f", "-l", "-d", "-r", "-c", "-V"):
+        return  # a job file, or listing / removing / showing jobs: nothing read from stdin
+    texts = [r.body for r in cmd.redirects if r.op in ("<<", "<<-") and r.body]
+    texts += [r.target.value for r in cmd.redirects if r.op == "<<<" and r.target is not None]
+    if cmd.stage > 0:
+        piped = static_input(scope.upstream(cmd)[::-1])
+        texts += [piped] if piped is not None else []
+    for text in texts:
+        for hit in scope.reparse(text):
+            yield Hit(hit.code, f"{name_of(cmd)} job runs {hit.detail}")
+
+
+CHECKS = {**dict.fromkeys(NAMES, check_payloads), "at": check_at_job, "batch": check_at_job}
