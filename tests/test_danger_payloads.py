@@ -117,6 +117,16 @@ TABLE: list[tuple[str, Danger, str | None]] = [
     ("tar -xf a.tar --checkpoint=1 --checkpoint-action=exec='rm -rf /'", HARD, "DG101"),
     ("tar -I 'rm -rf ~' -cf a.tar x", HARD, "DG101"),
     ("tar xzf a.tgz", NONE, None),
+    # tmux: the commands it starts and the keys it types into a shell
+    ("tmux new-session -d 'rm -rf /'", HARD, "DG101"),
+    ("tmux new -d -s w rm -rf /", HARD, "DG101"),
+    ("tmux send-keys -t w 'rm -rf /' Enter", HARD, "DG101"),
+    ("tmux new -d -s w \\; send-keys 'git reset --hard' C-m", ASK, "DG201"),
+    ("tmux run-shell 'rm -rf ~'", HARD, "DG101"),
+    ("tmux send-keys -t w 'rm -rf /'", NONE, None),  # typed, never entered
+    ("tmux new -d -s w 'npm run dev'", NONE, None),
+    ("tmux send-keys -t w 'make test' Enter", NONE, None),
+    ('tmux new -d "$CMD"', ASK, "DG304"),
     # at/batch run the script they read on stdin, later
     ("echo 'rm -rf /' | at now", HARD, "DG101"),
     ("at now + 1 hour <<< 'git reset --hard'", ASK, "DG201"),

@@ -26,7 +26,7 @@ from typing import NamedTuple
 from tether.shell.model import Word
 from tether.shell.options import parse
 from tether.shell.programs import RUNNERS
-from tether.shell.tools import CLUSTER, GIT, TOOLS
+from tether.shell.tools import CLUSTER, GIT, TMUX, TMUX_ALIASES, TMUX_COMMANDS, TOOLS
 from tether.shell.words import command_name, unwrap
 
 
@@ -654,6 +654,42 @@ def _tar(name: str, args: tuple[Word, ...]) -> list[Payload]:
     return out
 
 
+_ENTER = frozenset({"Enter", "C-m", "KPEnter", "C-j"})
+
+
+def _tmux(name: str, args: tuple[Word, ...]) -> list[Payload]:
+    parsed = parse(TMUX, args)
+    out = [Payload("tmux -c", v) for v in parsed.values("-c")]
+    commands: list[list[Word]] = [[]]
+    for w in parsed.operands:  # ``tmux new -d 'a' \; send-keys …``: commands split at ``;``
+        if w.literal and w.value == ";":
+            commands.append([])
+        else:
+            commands[-1].append(w)
+    for words in commands:
+        if not words:
+            continue
+        sub = TMUX_ALIASES.get(words[0].value, words[0].value)
+        g = TMUX_COMMANDS.get(sub)
+        if g is None:
+            continue
+        rest = parse(g, words[1:]).operands
+        how = f"tmux {sub}"
+        if sub == "send-keys":
+            # Keys typed into the pane's shell: what comes before Enter runs there.
+            typed = [w for w in rest if w.value not in _ENTER]
+            if typed and len(typed) < len(rest):
+                out.append(Payload(how, " ".join(w.value for w in typed)))
+        elif sub == "if-shell":
+            out.extend(Payload(how, w.value) for w in rest[:1])
+        elif len(rest) == 1:
+            out.append(Payload(how, rest[0].value) if rest[0].literal else
+                       Payload(f"{how} of a run-time string", dynamic=True))  # fmt: skip
+        elif rest:
+            out.append(Payload(how, argv=tuple(rest)))
+    return out
+
+
 def _busybox(name: str, args: tuple[Word, ...]) -> list[Payload]:
     # ``busybox APPLET …`` is APPLET: judged as that command (``busybox sh -c '…'``).
     return [Payload("busybox", argv=args)] if args and args[0].literal else []
@@ -674,6 +710,7 @@ _BY_NAME: dict[str, _Extractor] = {
     "rsync": _rsync,
     "busybox": _busybox,
     "tar": _tar,
+    "tmux": _tmux,
     "gtar": _tar,
 }
 NAMES = frozenset(_BY_NAME) | frozenset(RUNNERS)

@@ -404,6 +404,47 @@ def single_dash(name: str, args: tuple[Word, ...]) -> Parsed:
     return parse(g, tuple(words))
 
 
+# tmux 3.3a (``tmux list-commands``): its own options, then commands split at ``;`` words.
+# The commands that run a shell command (their last operands) or type keys into a pane.
+TMUX = grammar("tmux", "2 C D l N u v V c: f: L: S: T:", abbreviate=False, permute=False)
+TMUX_COMMANDS: LazyTable[Grammar] = LazyTable(
+    {
+        "new-session": lambda: grammar(
+            "tmux new-session", "A d D E P X c: e: F: f: n: s: t: x: y:", permute=False
+        ),
+        "new-window": lambda: grammar(
+            "tmux new-window", "a b d k P S c: e: F: n: t:", permute=False
+        ),
+        "split-window": lambda: grammar(
+            "tmux split-window", "b d e f h I P v Z c: e: F: l: t:", permute=False
+        ),
+        "respawn-pane": lambda: grammar("tmux respawn-pane", "k c: e: t:", permute=False),
+        "respawn-window": lambda: grammar("tmux respawn-window", "k c: e: t:", permute=False),
+        "run-shell": lambda: grammar("tmux run-shell", "b C d: t:", permute=False),
+        "display-popup": lambda: grammar(
+            "tmux display-popup",
+            "B C E b: c: d: e: h: s: S: t: T: w: x: y:",
+            permute=False,
+        ),
+        "if-shell": lambda: grammar("tmux if-shell", "b F t:", permute=False),
+        "pipe-pane": lambda: grammar("tmux pipe-pane", "I O o t:", permute=False),
+        "send-keys": lambda: grammar("tmux send-keys", "F H l M R X N: t:", permute=False),
+    }
+)
+TMUX_ALIASES = {
+    "new": "new-session",
+    "neww": "new-window",
+    "splitw": "split-window",
+    "respawnp": "respawn-pane",
+    "respawnw": "respawn-window",
+    "run": "run-shell",
+    "popup": "display-popup",
+    "if": "if-shell",
+    "pipep": "pipe-pane",
+    "send": "send-keys",
+}
+
+
 # Container and cluster CLIs (cobra/pflag: names spelt whole). Their own options before the
 # subcommand, some with values (``kubectl -n NS delete …``, ``docker -H HOST system prune``).
 _KUBE = (
@@ -532,6 +573,9 @@ __all__ = [
     "GIT_SUBCOMMANDS",
     "INTERPRETERS",
     "SINGLE_DASH",
+    "TMUX",
+    "TMUX_ALIASES",
+    "TMUX_COMMANDS",
     "TOOLS",
     "code_grammar",
     "single_dash",
