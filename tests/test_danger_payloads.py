@@ -127,6 +127,10 @@ TABLE: list[tuple[str, Danger, str | None]] = [
     ("tmux new -d -s w 'npm run dev'", NONE, None),
     ("tmux send-keys -t w 'make test' Enter", NONE, None),
     ('tmux new -d "$CMD"', ASK, "DG304"),
+    ("screen -dmS w sh -c 'rm -rf /'", HARD, "DG101"),
+    ("screen -S w -X stuff 'rm -rf /\\n'", HARD, "DG101"),
+    ("screen -S w -X stuff 'rm -rf /'", NONE, None),
+    ("screen -dmS w npm run dev", NONE, None),
     # at/batch run the script they read on stdin, later
     ("echo 'rm -rf /' | at now", HARD, "DG101"),
     ("at now + 1 hour <<< 'git reset --hard'", ASK, "DG201"),

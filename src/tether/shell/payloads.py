@@ -27,7 +27,7 @@ from tether.shell.model import Word
 from tether.shell.options import parse
 from tether.shell.programs import RUNNERS
 from tether.shell.tools import CLUSTER, GIT, TMUX, TMUX_ALIASES, TMUX_COMMANDS, TOOLS
-from tether.shell.words import command_name, unwrap
+from tether.shell.words import command_name, decode_ansi_c, unwrap
 
 
 class Payload(NamedTuple):
@@ -690,6 +690,19 @@ def _tmux(name: str, args: tuple[Word, ...]) -> list[Payload]:
     return out
 
 
+def _screen(name: str, args: tuple[Word, ...]) -> list[Payload]:
+    parsed = parse(TOOLS["screen"], args)
+    if parsed.has("-X"):
+        # ``screen -S s -X stuff 'rm -rf /\n'``: text typed into the session's shell.
+        rest = [w.value for w in parsed.operands]
+        if parsed.values("-X")[-1:] == ["stuff"] and rest:
+            typed = decode_ansi_c(rest[0].replace("^M", "\n"))
+            if "\n" in typed or "\r" in typed:
+                return [Payload("screen -X stuff", typed)]
+        return []
+    return [Payload("screen", argv=parsed.operands)] if parsed.operands else []
+
+
 def _busybox(name: str, args: tuple[Word, ...]) -> list[Payload]:
     # ``busybox APPLET …`` is APPLET: judged as that command (``busybox sh -c '…'``).
     return [Payload("busybox", argv=args)] if args and args[0].literal else []
@@ -711,6 +724,7 @@ _BY_NAME: dict[str, _Extractor] = {
     "busybox": _busybox,
     "tar": _tar,
     "tmux": _tmux,
+    "screen": _screen,
     "gtar": _tar,
 }
 NAMES = frozenset(_BY_NAME) | frozenset(RUNNERS)

@@ -278,6 +278,14 @@ TOOLS: LazyTable[Grammar] = LazyTable(
         # at 3.2.5: -f FILE is the job; -l/-d/-r/-c list, remove or show jobs.
         "at": lambda: grammar("at", "V q: f: m M k v l d r b t: c u:", permute=False),
         "batch": lambda: TOOLS["at"]._replace(name="batch"),
+        # GNU screen 4.9: options end at the command it starts; -X sends a command to a session.
+        "screen": lambda: grammar(
+            "screen",
+            "a A c: d D e: f F h: i l L m O p: q Q r R s: S: t: T: U v V x X: Logfile: wipe ls "
+            "list",
+            abbreviate=False,
+            permute=False,
+        ),
         # CPython 3.11: -c and -m end the options (the rest is sys.argv); long names whole.
         "python3": lambda: grammar(
             "python3",
