@@ -131,6 +131,14 @@ TABLE: list[tuple[str, Danger, str | None]] = [
     ("screen -S w -X stuff 'rm -rf /\\n'", HARD, "DG101"),
     ("screen -S w -X stuff 'rm -rf /'", NONE, None),
     ("screen -dmS w npm run dev", NONE, None),
+    # environment variables whose value a program runs
+    ("GIT_SSH_COMMAND='rm -rf /' git fetch", HARD, "DG101"),
+    ("env GIT_SSH_COMMAND='rm -rf /' git fetch", HARD, "DG101"),
+    ("sudo PAGER='rm -rf ~' man ls", HARD, "DG101"),
+    ("EDITOR='git reset --hard' crontab -e", ASK, "DG201"),
+    ("GIT_SSH_COMMAND='ssh -i ~/.ssh/k' git fetch", NONE, None),
+    ("EDITOR=vim git commit", NONE, None),
+    ('EDITOR="$EDITOR" git commit', NONE, None),
     # at/batch run the script they read on stdin, later
     ("echo 'rm -rf /' | at now", HARD, "DG101"),
     ("at now + 1 hour <<< 'git reset --hard'", ASK, "DG201"),

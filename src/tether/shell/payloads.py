@@ -708,6 +708,31 @@ def _busybox(name: str, args: tuple[Word, ...]) -> list[Payload]:
     return [Payload("busybox", argv=args)] if args and args[0].literal else []
 
 
+# --- environment variables whose value is a command ---------------------------------------------
+
+# Programs run these through a shell (git, man, less, crontab -e, ssh …): ``GIT_SSH_COMMAND='…'
+# git fetch`` runs the value. BASH_ENV/ENV name a file, judged elsewhere.
+ENV_COMMANDS = frozenset(
+    {"GIT_SSH_COMMAND", "GIT_SSH", "GIT_PAGER", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR",
+     "GIT_ASKPASS", "GIT_EXTERNAL_DIFF", "GIT_PROXY_COMMAND", "EDITOR", "VISUAL", "PAGER",
+     "MANPAGER", "SYSTEMD_PAGER", "LESSOPEN", "LESSCLOSE", "SSH_ASKPASS", "SUDO_ASKPASS",
+     "PROMPT_COMMAND", "RSYNC_RSH", "CVS_RSH", "BROWSER"}
+)  # fmt: skip
+
+
+def env_payloads(assignments: list[tuple[str, Word]]) -> list[Payload]:
+    """Return the commands held by ``NAME=value`` assignments programs run (``GIT_SSH_COMMAND``)."""
+    out: list[Payload] = []
+    for key, value in assignments:
+        if key not in ENV_COMMANDS or not value.value.strip():
+            continue
+        if value.literal:
+            out.append(Payload(f"{key}=…", value.value.lstrip("|")))  # LESSOPEN='|cmd %s'
+        else:
+            out.append(Payload(f"{key} built at run time", dynamic=True))
+    return out
+
+
 # --- the table ------------------------------------------------------------------------------------
 
 _Extractor = Callable[[str, tuple[Word, ...]], list[Payload]]
@@ -750,10 +775,12 @@ def payloads(argv: tuple[Word, ...], name: str = "") -> list[Payload]:
 
 
 __all__ = [
+    "ENV_COMMANDS",
     "NAMES",
     "Payload",
     "awk_payloads",
     "code_payloads",
+    "env_payloads",
     "host_path",
     "payloads",
     "render",

@@ -144,6 +144,8 @@ def _generic_table(
         checks += (privilege.check_sudo,)
     if (wrapped or assigned) and name not in self_protection.ENV_NAMES:
         checks += (self_protection.check_env_override,)  # TETHER_X=1 cmd, env TETHER_X=1 cmd
+    if wrapped or assigned:
+        checks += (runners.check_env_commands,)  # GIT_SSH_COMMAND='…' git fetch, PAGER='…' man
     return checks, self_protection.ungated(checks, name)
 
 

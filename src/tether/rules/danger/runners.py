@@ -16,7 +16,7 @@ from tether.rules.base import Rule, Tier
 from tether.rules.danger._base import Hit, Scope, name_of, options_of
 from tether.shell.decode import static_input
 from tether.shell.model import CommandModel, SimpleCommand, Word
-from tether.shell.payloads import NAMES, Payload, payloads, render
+from tether.shell.payloads import ENV_COMMANDS, NAMES, Payload, env_payloads, payloads, render
 from tether.shell.words import unwrap
 
 RULES = (
@@ -91,6 +91,23 @@ def check_payloads(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
         roots = sorted({h for _, h in payload.mounts if posixpath.normpath(h) in _HOST_ROOTS})
         if roots:
             yield Hit("DG308", f"{name_of(cmd)} mounts the host's {', '.join(roots)} read-write")
+        yield from _judge(payload, scope, cmd)
+
+
+def check_env_commands(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
+    """Judge commands given in the environment (``GIT_SSH_COMMAND='…' git fetch``)."""
+    pairs = [(a.name, a.value) for a in cmd.assignments]
+    for wrapper in cmd.wrappers:
+        if wrapper.name in ("env", "sudo"):
+            for w in wrapper.args:
+                key, eq, value = w.value.partition("=")
+                if eq and key in ENV_COMMANDS:
+                    pairs.append((key, Word(value, w.literal)))
+    if not any(key in ENV_COMMANDS for key, _ in pairs):
+        return
+    for payload in env_payloads(pairs):
+        if payload.dynamic:
+            continue  # ``EDITOR="$EDITOR"``-like settings are everyday; only literals are read
         yield from _judge(payload, scope, cmd)
 
 
