@@ -484,7 +484,7 @@ def _find(name: str, args: tuple[Word, ...]) -> list[Payload]:
 
 # --- containers -----------------------------------------------------------------------------------
 
-_CONTAINERS = frozenset({"docker", "podman", "nerdctl"})
+_CONTAINERS = frozenset({"docker", "podman", "nerdctl", "docker-compose", "kubectl", "oc"})
 
 
 def _bind_mounts(values: list[str], mounts: list[str]) -> tuple[tuple[str, str], ...]:
@@ -533,7 +533,48 @@ def _host_root(root: str, m: re.Match[str]) -> str:
     return root if m.string[m.end() : m.end() + 1] == "/" else root or "/"
 
 
+def _compose(args: tuple[Word, ...]) -> list[Payload]:
+    """Return what ``docker compose run|exec SERVICE CMD…`` runs in the service's container."""
+    rest = parse(CLUSTER["docker compose"], args, stop_at=1).operands
+    if not rest or rest[0].value not in ("run", "exec"):
+        return []
+    sub = rest[0].value
+    parsed = parse(CLUSTER[f"docker compose {sub}"], rest[1:])
+    argv = list(parsed.operands[1:])
+    entry = parsed.values("--entrypoint")
+    if entry:
+        argv = [Word(e) for e in entry[-1].split()] + argv
+    mounts = _bind_mounts(parsed.values("--volume"), [])
+    if not argv:
+        return [Payload(f"docker compose {sub}", mounts=mounts)] if mounts else []
+    return [Payload(f"docker compose {sub}", mounts=mounts, argv=_on_host(argv, mounts))]
+
+
+def _on_host(argv: list[Word], mounts: tuple[tuple[str, str], ...]) -> tuple[Word, ...]:
+    """Return ``argv`` with container paths under a bind mount spelt as the host's paths."""
+    return tuple(
+        Word(host_path(w.value, mounts), w.literal, w.glob) if w.literal and mounts else w
+        for w in argv
+    )
+
+
+def _kubectl_run(args: tuple[Word, ...]) -> list[Payload]:
+    """Return what ``kubectl run NAME --image=I -- CMD…`` runs in the new pod."""
+    rest = parse(CLUSTER["kubectl"], args, stop_at=1).operands
+    if not rest or rest[0].value != "run":
+        return []
+    parsed = parse(CLUSTER["kubectl run"], rest[1:])
+    command = rest[1:][parsed.stop :] if parsed.dashdash else ()
+    return [Payload("kubectl run", argv=tuple(command))] if command else []
+
+
 def _container_run(name: str, args: tuple[Word, ...]) -> list[Payload]:
+    if name in ("kubectl", "oc"):
+        return _kubectl_run(args) if any(w.value == "run" for w in args) else []
+    if name == "docker-compose" or any(w.value == "compose" for w in args[:8]):
+        rest = args if name == "docker-compose" else parse(CLUSTER[name], args, stop_at=1).operands
+        if name == "docker-compose" or (rest and rest[0].value == "compose"):
+            return _compose(rest if name == "docker-compose" else rest[1:])
     if not any(w.value in ("run", "create") for w in args):
         return []
     rest = parse(CLUSTER[name], args, stop_at=1).operands
@@ -550,10 +591,7 @@ def _container_run(name: str, args: tuple[Word, ...]) -> list[Payload]:
         argv = [Word(e) for e in entry[-1].split()] + argv
     if not argv:
         return [Payload(f"{name} run", mounts=mounts)] if mounts else []
-    words = tuple(
-        Word(host_path(w.value, mounts), w.literal, w.glob) if w.literal and mounts else w
-        for w in argv
-    )
+    words = _on_host(argv, mounts)
     if mounts:
         # ``sh -c 'rm -rf /host/etc'``: the paths inside a shell string are the host's too.
         peeled = unwrap(tuple(argv))

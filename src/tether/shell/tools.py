@@ -477,6 +477,41 @@ CLUSTER: LazyTable[Grammar] = LazyTable(
         "kubectl": lambda: grammar("kubectl", _KUBE, abbreviate=False),
         "oc": lambda: CLUSTER["kubectl"]._replace(name="oc"),
         "kubecolor": lambda: CLUSTER["kubectl"]._replace(name="kubecolor"),
+        # docker compose v2 (and docker-compose): global options, then run/exec SERVICE CMD…
+        "docker compose": lambda: grammar(
+            "docker compose",
+            "f|file: p|project-name: profile: env-file: project-directory: ansi: progress: "
+            "parallel: compatibility dry-run all-resources h|help",
+            abbreviate=False,
+            permute=False,
+        ),
+        "docker compose run": lambda: grammar(
+            "docker compose run",
+            "d|detach entrypoint: e|env: l|label: name: no-deps p|publish: pull: quiet-pull rm "
+            "remove-orphans service-ports use-aliases u|user: v|volume: w|workdir: T|no-TTY "
+            "i|interactive t|tty build cap-add: cap-drop: P|service-ports-all env-from-file: "
+            "h|help",
+            abbreviate=False,
+            permute=False,
+        ),
+        "docker compose exec": lambda: grammar(
+            "docker compose exec",
+            "d|detach privileged u|user: T|no-TTY index: e|env: w|workdir: i|interactive t|tty "
+            "dry-run h|help",
+            abbreviate=False,
+            permute=False,
+        ),
+        # kubectl run NAME --image=IMG … -- COMMAND ARGS (pflag: interspersed, names whole).
+        "kubectl run": lambda: grammar(
+            "kubectl run",
+            "image: command restart: rm i|stdin t|tty attach env: labels|l: port: expose "
+            "overrides: dry-run: image-pull-policy: privileged annotations: field-manager: "
+            "pod-running-timeout: q|quiet save-config override-type: o|output: template: "
+            "show-managed-fields allow-missing-template-keys cascade: grace-period: force "
+            "timeout: wait leave-stdin-open filename|f: kustomize|k: recursive|R "
+            "n|namespace: context: kubeconfig: cluster: user: s|server: token: h|help",
+            abbreviate=False,
+        ),
         "helm": lambda: grammar(
             "helm",
             "burst-limit: debug kube-apiserver: kube-as-group: kube-as-user: kube-ca-file: "
