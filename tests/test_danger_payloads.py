@@ -7,6 +7,7 @@ payload only known at run time asks; a benign look-alike (awk printing, ``sed s/
 
 from __future__ import annotations
 
+import base64
 import time
 
 import pytest
@@ -267,3 +268,14 @@ def test_payloads_reads_options_with_the_engine() -> None:
         words = ["docker", "run", spelt] + ([] if "/" in spelt else ["/:/h"]) + ["i", "ls", "/h"]
         found = payloads(tuple(Word(w) for w in words))
         assert found and found[0].mounts == (("/h", "/"),), (spelt, found)
+
+
+@pytest.mark.parametrize("repeat", [5_000, 12_000])
+def test_decoded_text_past_the_caps_asks_instead_of_passing(repeat: int) -> None:
+    # The dangerous part sits past the parser's command cap (5,000) or the decoded-size cap
+    # (64 KiB): it was never read, so the verdict asks; it must not come back clean.
+    text = "true; " * repeat + "rm -rf /"
+    encoded = base64.b64encode(text.encode()).decode()
+    for command in (f"echo {encoded} | base64 -d | sh", f'sh -c "$(echo {encoded} | base64 -d)"'):
+        v = assess(parse_command(command))
+        assert v.level is not NONE, (len(command), v)

@@ -202,7 +202,7 @@ def static_output(stages: Sequence[SimpleCommand]) -> str | None:
         text = _decode(decoder, text)
         if text is None:
             return None
-    return text[:MAX_DECODED]
+    return text if len(text) <= MAX_DECODED else None  # too big to call static
 
 
 def static_input(stages: Sequence[SimpleCommand]) -> str | None:

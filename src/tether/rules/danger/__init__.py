@@ -270,7 +270,11 @@ def _reparse(text: str, depth: int, budget: Budget) -> list[Hit]:
     from tether.shell import parse_command
 
     model = parse_command(text)
-    return _hits(model, depth, budget)
+    hits = _hits(model, depth, budget)
+    if model.unprovable is not None:
+        # Past a parser cap, part of the payload was never seen: it cannot be checked.
+        hits.append(Hit("DG304", f"a nested command could not be analysed: {model.unprovable}"))
+    return hits
 
 
 def _hits(model: CommandModel, depth: int = 0, budget: Budget | None = None) -> list[Hit]:

@@ -5,7 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from tether.rules.base import Rule, Tier
-from tether.rules.danger._base import Hit, Scope, is_python, name_of, options_of
+from tether.rules.danger._base import (
+    MAX_REPARSE_DEPTH,
+    Hit,
+    Scope,
+    is_python,
+    name_of,
+    options_of,
+)
 from tether.rules.danger.interp import (
     INTERPRETERS,
     interpreter_words,
@@ -238,10 +245,7 @@ def _decoded_into(cmd: SimpleCommand, scope: Scope, name: str) -> Iterator[Hit] 
     text = static_input(_stdin_stages(cmd, scope) or [])
     if text is None:
         return None
-    return (
-        Hit(h.code, f"{name} runs decoded text `{text.strip()[:60]}`: {h.detail}")
-        for h in scope.reparse(text)
-    )
+    return _judge_decoded(text, scope, name)
 
 
 def check_runner(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
@@ -373,6 +377,10 @@ def _decoded_words(words: tuple[Word, ...], scope: Scope) -> str | None:
 
 
 def _judge_decoded(text: str, scope: Scope, name: str) -> Iterator[Hit]:
+    if scope.depth >= MAX_REPARSE_DEPTH or len(text) > scope.budget.chars:
+        # Decoded, but past what one assessment parses again: it stays unread, so it asks.
+        yield Hit("DG303", f"{name} runs decoded text too large or too deep to judge")
+        return
     for hit in scope.reparse(text):
         yield Hit(hit.code, f"{name} runs decoded text `{text.strip()[:60]}`: {hit.detail}")
 
