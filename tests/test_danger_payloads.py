@@ -8,6 +8,7 @@ payload only known at run time asks; a benign look-alike (awk printing, ``sed s/
 from __future__ import annotations
 
 import base64
+import shlex
 import time
 
 import pytest
@@ -279,3 +280,12 @@ def test_decoded_text_past_the_caps_asks_instead_of_passing(repeat: int) -> None
     for command in (f"echo {encoded} | base64 -d | sh", f'sh -c "$(echo {encoded} | base64 -d)"'):
         v = assess(parse_command(command))
         assert v.level is not NONE, (len(command), v)
+
+
+def test_nesting_past_the_reparse_depth_asks() -> None:
+    # Each ssh (or awk) level is parsed again; one level past the cap is not read, so it asks.
+    command = "rm -rf /"
+    for _ in range(6):
+        command = "ssh h " + shlex.quote(command)
+    v = assess(parse_command(command))
+    assert v.level is ASK and "DG304" in v.codes, v
