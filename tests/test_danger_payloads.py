@@ -90,6 +90,9 @@ TABLE: list[tuple[str, Danger, str | None]] = [
     ("find . -execdir bash -c 'git reset --hard' \\;", ASK, "DG201"),
     ("find . -ok sh -c 'rm -rf ~' \\;", HARD, "DG101"),
     ("find . -name x -exec chmod -R 777 / \\;", ASK, "DG406"),
+    ("find / -exec sh -c 'rm -rf {}' \\;", HARD, "DG101"),  # the first match is / itself
+    ("find ~ -name x -exec sh -c 'rm -rf \"{}\"' \\;", HARD, "DG101"),
+    ("find . -name '*.pyc' -exec sh -c 'rm -rf {}' \\;", NONE, None),
     ("find . -exec grep -n x {} \\;", NONE, None),
     ("find . -name '*.py' -exec sh -c 'wc -l \"$1\"' _ {} \\;", NONE, None),
     ("echo x | xargs sh -c 'rm -rf /'", HARD, "DG101"),

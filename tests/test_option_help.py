@@ -32,6 +32,7 @@ _NOT_OPTIONS = {
 _USAGE_EXEMPT = {
     "sg": "'[-c] command': -c marks the command string that follows",
     "xxd": "'[-ps]' is one option word: xxd reads only its first letter (-p)",
+    "find": "'[-Olevel]' is -O with its level attached",
 }
 # Tools whose options are open-ended by design (every ``--name=value`` is accepted).
 _OPEN = {"valgrind": "tool options are --name=value pairs, read as flags"}

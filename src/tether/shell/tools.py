@@ -286,6 +286,10 @@ TOOLS: LazyTable[Grammar] = LazyTable(
             abbreviate=False,
             permute=False,
         ),
+        # findutils 4.9: options before the starting points (the expression is not getopt).
+        "find": lambda: grammar(
+            "find", "H L P D: O:: help version", abbreviate=False, permute=False
+        ),
         # CPython 3.11: -c and -m end the options (the rest is sys.argv); long names whole.
         "python3": lambda: grammar(
             "python3",

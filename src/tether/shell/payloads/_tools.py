@@ -48,7 +48,13 @@ _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 def from_find(name: str, args: tuple[Word, ...]) -> list[Payload]:
     """Return the commands ``find -exec/-execdir/-ok/-okdir`` run."""
     out: list[Payload] = []
-    i = 0
+    parsed = parse(TOOLS["find"], args)  # -H -L -P -D … -O…, then the starting points
+    starts = [w for w in args[parsed.stop :] if w.value[:1] not in ("-", "(", "!")][:1]
+    # The first match is the starting point itself: ``find / -exec sh -c 'rm -rf {}' \;``
+    # runs ``rm -rf /`` first. Only a root, a home or a top-level directory is put in for {}
+    # (a workspace path is what every cleanup names: its matches are judged by deletion rules).
+    first = starts[0] if starts and starts[0].literal and _top_level(starts[0].value) else None
+    i = parsed.stop
     while i < len(args):
         v = args[i].value
         i += 1
@@ -56,11 +62,21 @@ def from_find(name: str, args: tuple[Word, ...]) -> list[Payload]:
             continue
         inner: list[Word] = []
         while i < len(args) and not (args[i].value in (";", "+") and args[i].literal):
-            inner.append(args[i])
+            w = args[i]
+            if first is not None and w.literal and "{}" in w.value:
+                w = Word(w.value.replace("{}", first.value))
+            inner.append(w)
             i += 1
         if inner:
             out.append(Payload(f"find {v}", argv=tuple(inner)))
     return out
+
+
+def _top_level(path: str) -> bool:
+    """Return True for ``/``, ``~``, ``~/`` or a directory right under the root (``/etc``)."""
+    if path in ("~", "~/", "/"):
+        return True
+    return path.startswith("/") and "/" not in path.strip("/") and ".." not in path
 
 
 # --- ssh -o ProxyCommand, rsync -e, busybox APPLET --------------------------------------------
