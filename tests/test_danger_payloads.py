@@ -18,6 +18,7 @@ from tether.rules.danger import assess
 from tether.shell import parse_command
 from tether.shell.model import Word
 from tether.shell.payloads import awk_payloads, host_path, payloads, render, sed_payloads
+from tether.shell.payloads._languages import sed_may_run
 
 HARD, ASK, NONE = Danger.HARDLINE, Danger.ASK, Danger.NONE
 
@@ -292,3 +293,17 @@ def test_nesting_past_the_reparse_depth_asks() -> None:
         command = "ssh h " + shlex.quote(command)
     v = assess(parse_command(command))
     assert v.level is ASK and "DG304" in v.codes, v
+
+
+def test_the_sed_prefilter_never_skips_a_script_that_runs_something() -> None:
+    # sed_may_run lets a script skip the full read; every script that runs something must pass.
+    addresses = ["", "1", "$", "/x/", "\\%x%", "1,3", "0~2", "/a/I,/b/"]
+    commands = ["e rm -rf /", "erm -rf /", "e", "s/a/b/e", "s|a|b|ge", "sxaxbxe", "s/a/b/ew/tmp/o",
+                "s/a/b/pe;p", "s/a/b/e}", "s/a/b/3e"]  # fmt: skip
+    for address in addresses:
+        for command in commands:
+            for sep in ("", " ", "!", "{"):
+                script = f"p;{address}{sep}{command}"
+                if sed_payloads(script):
+                    assert sed_may_run(script), script
+                    assert sed_may_run(f"-n\n{script}\nfile.txt"), script

@@ -328,15 +328,35 @@ def sed_payloads(script: str) -> list[Payload]:
     return out
 
 
-# An ``e`` that is the e command or an s flag is followed by a blank, ``;``, ``}``, another
-# flag or the end: a word without such an ``e`` has nothing to run (``file.txt``, ``1,20p``).
-_SED_E = re.compile(r"e(?:[\s;}gpIiMmw\d]|$)")
+_SED_CUSTOM_ADDRESS_E = re.compile(r"\\(.)(?:(?!\1).)*\1[IM]*\s*e")
+_SED_COMMAND_BEFORE = frozenset("0123456789$/,;{}!\n~+ \t")
+_SED_FLAGS = frozenset("gpIiMm0123456789")
+
+
+def sed_may_run(text: str) -> bool:
+    """Return True when an ``e`` in ``text`` may be sed's e command or the s///e flag.
+
+    A superset, so a script without one runs nothing and skips the full read: an ``e`` at a
+    command position (after an address or a separator, or a ``\\cREGEXc`` address), or a run
+    of s flags holding e that ends at a blank, ``;``, ``}``, ``#``, ``w FILE`` or the end.
+    """
+    i = text.find("e")
+    while i >= 0:
+        if i == 0 or text[i - 1] in _SED_COMMAND_BEFORE:
+            return True
+        j = i + 1
+        while j < len(text) and text[j] in _SED_FLAGS:
+            j += 1
+        if j == len(text) or text[j] in "w \t\n;}#":
+            return True
+        i = text.find("e", i + 1)
+    return "\\" in text and _SED_CUSTOM_ADDRESS_E.search(text) is not None
 
 
 def from_sed(name: str, args: tuple[Word, ...]) -> list[Payload]:
     """Return what the sed scripts given on the command line run."""
     words = "\n".join(w.value for w in args if w.value != "-e")
-    if "e" not in words or _SED_E.search(words) is None:
+    if not sed_may_run(words):
         return []  # no word holds an ``e`` where a command or a flag stands (most sed commands)
     parsed = parse(TOOLS["sed"], args)
     if parsed.has("--sandbox"):

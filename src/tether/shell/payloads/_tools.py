@@ -47,6 +47,8 @@ _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 
 def from_find(name: str, args: tuple[Word, ...]) -> list[Payload]:
     """Return the commands ``find -exec/-execdir/-ok/-okdir`` run."""
+    if not any(w.value in _FIND_EXEC for w in args):
+        return []
     out: list[Payload] = []
     parsed = parse(TOOLS["find"], args)  # -H -L -P -D … -O…, then the starting points
     starts = [w for w in args[parsed.stop :] if w.value[:1] not in ("-", "(", "!")][:1]
