@@ -290,6 +290,18 @@ TOOLS: LazyTable[Grammar] = LazyTable(
         "find": lambda: grammar(
             "find", "H L P D: O:: help version", abbreviate=False, permute=False
         ),
+        # Other fetchers' output options (aria2c 1.36 man page; HTTPie 3 / xh: -o FILE, -d).
+        "aria2c": lambda: grammar(
+            "aria2c",
+            "o|out: d|dir: i|input-file: x|max-connection-per-server: s|split: "
+            "k|min-split-size: j|max-concurrent-downloads: c|continue q|quiet l|log: "
+            "Z|force-sequential h|help:: v|version",
+        ),
+        "http": lambda: grammar(
+            "http", "o|output: d|download c|continue b|body h|headers v|verbose q|quiet"
+        ),
+        "https": lambda: TOOLS["http"]._replace(name="https"),
+        "xh": lambda: TOOLS["http"]._replace(name="xh"),
         # CPython 3.11: -c and -m end the options (the rest is sys.argv); long names whole.
         "python3": lambda: grammar(
             "python3",

@@ -444,6 +444,12 @@ def _produced_files(cmd: SimpleCommand) -> list[str]:
             else not parsed.has("--output-document")
         ):
             out.append(urls[-1].rstrip("/").rpartition("/")[2].split("?")[0])
+    elif name in ("aria2c", "http", "https", "xh"):
+        parsed = options_of(name, cmd.args)
+        out += parsed.values("--out", "--output")
+        urls = [w.value for w in parsed.operands if "://" in w.value]
+        if urls and (name == "aria2c" or parsed.has("--download")) and not out:
+            out.append(urls[-1].rstrip("/").rpartition("/")[2].split("?")[0])
     elif name in ("base64", "base32") and _decoding(cmd):
         out += options_of(name, cmd.args).values("--output")  # macOS base64 -o FILE
     elif name not in FETCHERS and not _decoding(cmd):
