@@ -1,9 +1,9 @@
 """Real latency each host adds per tool call with Tether's hooks: the real CLIs, a fake model.
 
 Each pinned host version (tests/e2e, installed by ``.ci/run``) runs the same session of ``--calls``
-distinct harmless shell calls against the e2e suite's fake model, three ways: with no hooks, with
-Tether's command hooks (``tether install HOST``), and for Claude Code with the HTTP hooks
-(``tether install claude-code --http``) posting to a running ``tether serve``. A session's wall
+distinct harmless shell calls against the e2e suite's fake model, two ways: with no hooks and
+with Tether's command hooks (``tether install HOST``; the HTTP install for Claude Code is
+retired, see ``bench_stalled_sidecar.py``). A session's wall
 time divided by its calls gives the time per call; the difference to no hooks is what Tether
 adds (a PreToolUse and a PostToolUse per call, plus the turn's UserPromptSubmit spread over the
 calls). Rounds alternate the variants so they see the same machine load; the table shows
@@ -19,9 +19,7 @@ import json
 import os
 import platform
 import shutil
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -29,40 +27,18 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "e2e"))
 
-from harness import TETHER, Host, binary
+from harness import Host, binary
 from honours import host_versions
-
-
-def free_port() -> int:
-    """Return a free loopback port."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def session(host: str, version: str, variant: str, calls: int) -> float:
     """Return the wall seconds of one session of ``calls`` shell calls under ``variant``."""
     root = Path(tempfile.mkdtemp(prefix="tether-bench-hosts-"))
-    serve: subprocess.Popen[bytes] | None = None
     try:
         h = Host(host, version, root)
         commands = [f"echo bench-{n}" for n in range(calls)]
-        install: tuple[str, ...] | None = ()
-        if variant == "none":
-            install = None
-        elif variant == "http":
-            port = free_port()
-            serve = subprocess.Popen(
-                [str(TETHER), "serve", "--port", str(port)],
-                env=h.env,
-                cwd=h.project,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-            )
-            _wait(port)
-            install = ("--http", "--url", f"http://127.0.0.1:{port}")
-        if install is not None:
-            h.tether("install", host, *install)  # outside the timed part
+        if variant == "command":
+            h.tether("install", host)  # outside the timed part
         start = time.perf_counter()
         run = h.run(commands, install=None)
         took = time.perf_counter() - start
@@ -70,21 +46,7 @@ def session(host: str, version: str, variant: str, calls: int) -> float:
             raise SystemExit(f"{host} {version} {variant}: {run.script.calls} of {calls} calls ran")
         return took
     finally:
-        if serve is not None:
-            serve.terminate()
-            serve.wait()
         shutil.rmtree(root, ignore_errors=True)
-
-
-def _wait(port: int) -> None:
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return
-        except OSError:
-            time.sleep(0.1)
-    raise SystemExit(f"tether serve did not listen on {port}")
 
 
 def main() -> None:
@@ -100,7 +62,7 @@ def main() -> None:
             continue
         if not binary(host, version).is_file():
             raise SystemExit(f"{binary(host, version)} is missing: run .ci/run first")
-        variants = ["none", "command"] + (["http"] if host == "claude-code" else [])
+        variants = ["none", "command"]
         times: dict[str, list[float]] = {v: [] for v in variants}
         for _ in range(args.rounds):
             for variant in variants:

@@ -331,3 +331,137 @@ def test_the_daemon_reads_an_edited_config_on_the_next_event(box: Sandbox) -> No
     assert edit.returncode == 0, edit.stderr
     assert decision(box.run(payload("ls -la", 2))) == "deny"
     assert box.status()["served"] == 2
+
+
+NOBODY = 65534
+
+
+def _as_nobody(box: Sandbox, request: bytes) -> subprocess.CompletedProcess[str]:
+    """Send ``request`` to the daemon from a process of uid nobody that can pass the folder.
+
+    ``CAP_DAC_OVERRIDE`` gets it through the 0700 folder and the 0600 socket, as root or a
+    compromised privileged process would; only the daemon's check of the peer's uid is left.
+    """
+    script = (
+        "import sys; sys.path.insert(0, sys.argv[1]); import hook; "
+        "print(repr(hook.ask(sys.argv[2], bytes.fromhex(sys.argv[3]), 20)))"
+    )
+    caps = "+dac_override,+dac_read_search"
+    return subprocess.run(
+        ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
+         f"--inh-caps={caps}", f"--ambient-caps={caps}",
+         sys.executable, "-I", "-S", "-c", script, str(HOOK.parent), box.socket(),
+         request.hex()],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+
+
+def test_a_caller_of_another_uid_is_refused_never_answered(box: Sandbox) -> None:
+    """Needs root (setpriv to uid nobody with capabilities), as the e2e and verify suites do."""
+    assert os.getuid() == 0, "run as root: this test starts a process of uid nobody"
+    assert decision(box.run(payload("ls"))) == "allow"
+    box.wait_for_daemon()
+    fields = [b"claude-code", str(box.project).encode()]
+    for request in (
+        wire.request("hook", fields, payload("ls", 1, session="intruder").encode()),
+        wire.request("status", [], b""),
+        wire.request("stop", [], b""),
+    ):
+        proc = _as_nobody(box, request)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout.startswith("(2, b'', b'tether daemon: refused a connection from uid "
+                                      f"{NOBODY}"), proc.stdout  # fmt: skip
+        assert "answers uid 0 only" in proc.stdout
+    info = box.wait_for_daemon()  # still running: the stop was refused too
+    assert info["refused"] == 3 and info["served"] == 0, info  # the first: in-process
+    sessions = subprocess.run(
+        [str(TETHER), "session", "list", "--json"],
+        capture_output=True, text=True, env=box.env, timeout=60,
+    )  # fmt: skip
+    assert "intruder" not in sessions.stdout
+
+
+def test_connections_beyond_the_cap_are_answered_by_their_client(box: Sandbox) -> None:
+    box.env["TETHER_DAEMON_MAX_CONNECTIONS"] = "2"
+    assert decision(box.run(payload("ls"))) == "allow"
+    box.wait_for_daemon()
+    held = []
+    try:
+        while len(held) < 2:  # two callers that never finish their request hold both slots
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            sock.connect(box.socket())
+            sock.settimeout(0.5)
+            try:  # turned away (the last status call's slot not yet free): a reply, then EOF
+                sock.recv(64)
+            except TimeoutError:
+                held.append(sock)  # no answer: it holds a slot
+            else:
+                sock.close()
+        assert box.status() is None  # a third connection is handed back at once
+        proc = box.run(DANGER)  # the hook answers it itself: still a deny, never an allow
+        assert decision(proc) == "deny"
+    finally:
+        for sock in held:
+            sock.close()
+    info = box.wait_for_daemon()  # the slots are free again
+    assert info["busy"] >= 2, info
+    shown = subprocess.run(
+        [str(TETHER), "daemon", "status"], capture_output=True, text=True, env=box.env, timeout=60
+    )
+    assert f"{info['busy']} over the connection cap answered by their hook" in shown.stdout
+    assert decision(box.run(payload("ls", 2))) == "allow"
+    assert box.wait_for_daemon()["served"] == 1
+
+
+def test_a_daemon_that_hangs_up_mid_request_gets_the_event_answered_in_process(
+    box: Sandbox,
+) -> None:
+    """Writing to a closed socket is a broken pipe, not SIGPIPE (which the hook makes a block)."""
+    path = box.socket()
+    Path(path).parent.mkdir(mode=0o700)
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(path)
+    server.listen(8)
+
+    def hang_up() -> None:
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            conn.close()  # a daemon killed the moment it accepted
+
+    threading.Thread(target=hang_up, daemon=True).start()
+    try:
+        big = payload("rm -rf / # " + "x" * 4_000_000)  # more than a socket buffer holds
+        proc = box.run(big)
+        assert decision(proc) == "deny", proc.stderr  # the runner's own deny, exit 0
+    finally:
+        server.close()
+
+
+def test_a_burst_beyond_the_cap_is_denied_every_time(box: Sandbox) -> None:
+    box.env["TETHER_DAEMON_MAX_CONNECTIONS"] = "1"
+    assert decision(box.run(payload("ls"))) == "allow"
+    box.wait_for_daemon()
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-I", "-S", str(HOOK), "claude-code"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=box.env,
+            cwd=box.project,
+        )
+        for _ in range(8)
+    ]
+    for n, proc in enumerate(procs):
+        assert proc.stdin is not None
+        proc.stdin.write(payload("rm -rf /", n + 1, session=f"burst-{n}"))
+        proc.stdin.close()
+    for proc in procs:
+        assert proc.stdout is not None and proc.stderr is not None
+        out, err = proc.stdout.read(), proc.stderr.read()
+        done = subprocess.CompletedProcess(proc.args, proc.wait(timeout=120), out, err)
+        assert decision(done) == "deny", err

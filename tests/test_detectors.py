@@ -9,6 +9,7 @@ import pytest
 from tether.errors import ConfigError
 from tether.loops import detectors as d
 from tether.loops import progress
+from tether.loops.records import AgentRounds, SigRecord, ToolStreak
 from tether.loops.settings import DEFAULT_SETTINGS, LoopSettings, from_config
 from tether.loops.state import new_record
 from tether.model import Action
@@ -18,10 +19,10 @@ HARD = DEFAULT_SETTINGS.with_(hard_stop=True)
 A, W, B, H = Action.ALLOW, Action.WARN, Action.BLOCK, Action.HALT
 
 
-def rec(kind: str, **values: Any) -> dict[str, Any]:
+def rec(kind: str, **values: Any) -> SigRecord:
     r = new_record("Bash", kind, "Bash x")
     r.update(values)
-    return r
+    return SigRecord(r)
 
 
 def act(f: Any) -> Action:
@@ -88,7 +89,7 @@ SAME_TOOL = [
 @pytest.mark.parametrize(("tool", "count", "hard", "expected"), SAME_TOOL)
 def test_same_tool_failure(tool: str, count: int, hard: bool, expected: Action) -> None:
     s = HARD if hard else WARN_ONLY
-    assert act(d.same_tool_failure(tool, [count, "c1"], s)) == expected
+    assert act(d.same_tool_failure(tool, ToolStreak([count, "c1"]), s)) == expected
 
 
 def w(*legs: str, kind: str = "read", status: str = "ok") -> list[list[Any]]:
@@ -165,14 +166,15 @@ def test_warnings_off_silences_warnings_but_not_blocks() -> None:
 
 def test_progress_warns_once_at_15_and_halts_at_25() -> None:
     s = DEFAULT_SETTINGS.with_(progress_enabled=True)
-    agent = [0, False]
+    row: list[Any] = [0, False]
+    agent = AgentRounds(row)
     actions = [act(progress.record_round(agent, False, s)) for _ in range(25)]
     assert actions[:14] == [A] * 14
     assert actions[14] == W
     assert actions[15:24] == [A] * 9
     assert actions[24] == H
     assert progress.record_round(agent, True, s) is None
-    assert agent == [0, False]
+    assert row == [0, False]
 
 
 @pytest.mark.parametrize(

@@ -179,26 +179,32 @@ def test_hand_written_local_and_toml_entries_are_found(
     assert "inline [hooks]" in codex and str(toml) in codex
 
 
-def test_http_install_is_checked_and_its_fallback_probed(
+def test_old_http_entries_are_a_warning_and_their_fallback_is_probed(
     sandbox: tuple[dict[str, str], Path],
 ) -> None:
+    """What the retired ``install --http`` left behind: doctor says to reinstall."""
+    from tether.hosts import settings
+    from tether.serve.install import fallback_command
+
     env, project = sandbox
-    proc = tether(
-        "install",
-        "claude-code",
-        "--project",
-        "--http",
-        "--url",
-        "http://127.0.0.1:9",
-        env=env,
-        cwd=project,
-    )
-    assert proc.returncode == 0, proc.stderr
+    command = f"{TETHER} hook claude-code"
+    hooks: dict[str, Any] = {}
+    for event, matcher in settings.install_events("claude-code").items():
+        http = {"type": "http", "url": "http://127.0.0.1:9/hook/claude-code", "timeout": 30}
+        fallback = settings.handler(
+            "claude-code", event, fallback_command("http://127.0.0.1:9", command)
+        )
+        group: dict[str, Any] = {} if matcher is None else {"matcher": matcher}
+        hooks[event] = [{**group, "hooks": [http, fallback]}]
+    path = project / ".claude" / "settings.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps({"hooks": hooks}))
     code, checks = doctor(env, project)
     claude = by_area(checks, "claude-code")
+    old = [c for c in claude if "retired" in c["message"]]
+    assert len(old) == 1 and old[0]["status"] == "warn", claude
+    assert "tether install claude-code" in old[0]["fix"]
     messages = " ".join(c["message"] for c in claude)
-    assert "HTTP hooks (tether serve) installed" in messages
-    assert any(c["status"] == "warn" and "does not answer" in c["message"] for c in claude)
     assert "`rm -rf /` is denied" in messages and "not installed" not in messages
     assert code == 0
 

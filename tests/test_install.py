@@ -303,42 +303,6 @@ def test_a_symlinked_settings_file_is_written_through(dirs: tuple[Path, Path]) -
     assert data["model"] == "opus" and "PreToolUse" in data["hooks"]
 
 
-def test_http_install_switches_back_and_uninstalls_cleanly(dirs: tuple[Path, Path]) -> None:
-    project, home = dirs
-    path = project / FILES["claude-code"]
-    path.parent.mkdir(parents=True)
-    path.write_text(json.dumps(FOREIGN["claude-code"]))
-    url = "http://127.0.0.1:9"  # nothing listens: the installer says so and installs anyway
-    proc = cli(
-        "install",
-        "claude-code",
-        "--project",
-        "--http",
-        "--url",
-        url,
-        "--json",
-        cwd=project,
-        home=home,
-    )
-    assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout)["http"] == {"url": f"{url}/hook/claude-code", "service": "down"}
-    text = path.read_text()
-    assert f"{url}/hook/claude-code" in text and "|| exec" in text
-
-    back = cli("install", "claude-code", "--project", cwd=project, home=home)
-    assert back.returncode == 0, back.stderr
-    text = path.read_text()
-    assert "/hook/claude-code" not in text and "|| exec" not in text
-    assert is_tether_command(
-        json.loads(text)["hooks"]["PreToolUse"][-1]["hooks"][0]["command"], "claude-code"
-    )
-
-    cli("install", "claude-code", "--project", "--http", "--url", url, cwd=project, home=home)
-    gone = cli("uninstall", "claude-code", "--project", cwd=project, home=home)
-    assert gone.returncode == 0, gone.stderr
-    assert json.loads(path.read_text()) == FOREIGN["claude-code"]
-
-
 @pytest.mark.parametrize(
     "args", [("install", "codex", "--http"), ("uninstall", "claude-code", "--url", "http://x")]
 )

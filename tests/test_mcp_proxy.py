@@ -431,3 +431,12 @@ def test_a_real_npm_mcp_server_works_through_the_proxy(tmp_path: Path) -> None:
     assert reads[5].is_error and "TL201" in text(reads[5])  # the hard stop: refused
     assert not out["wrote"].is_error
     assert (work / "out.txt").read_text(encoding="utf-8") == "written"
+
+
+def test_an_untrusted_project_file_is_told_once_on_stderr(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".tether.yaml").write_text("approvals:\n  mode: 'off'\n  allow: ['*']\n")
+    proc = _raw_proxy(tmp_path, [sys.executable, str(UPSTREAM)], lines=[INIT], wait=3)
+    told = [line for line in proc.stderr.splitlines() if "tether trust" in line]
+    assert len(told) == 1, proc.stderr
+    assert told[0].startswith("tether mcp-proxy: ") and "approvals.mode" in told[0]

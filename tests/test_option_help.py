@@ -18,7 +18,7 @@ import pytest
 
 from tether.shell.options import FLAG, REQUIRED, Grammar
 from tether.shell.programs import RUNNERS, SHELLS, WRAPPERS
-from tether.shell.tools import CLUSTER, GIT, GIT_SUBCOMMANDS, TOOLS
+from tether.shell.tools import CLUSTER, GIT, GIT_SUBCOMMANDS, MACHINE, TOOLS
 
 _LONG = re.compile(r"(?<![\w-])--[a-z0-9][A-Za-z0-9-]*[A-Za-z0-9]")
 _FLAGS = re.compile(r"\[-([A-Za-z0-9]+)\]")
@@ -27,12 +27,14 @@ _VALUED = re.compile(r"\[-([A-Za-z0-9]) [a-z_]+\]")
 _NOT_OPTIONS = {
     "rsync": {"--no-OPTION"},  # any option negated; read as an unknown flag
     "flock": {"--command"},  # read after the lock file by flock itself, not by getopt
+    "gdisk": {"--help"},  # gdisk has no --help: it names the device it could not open
 }
 # Usage lines whose brackets are not getopt options.
 _USAGE_EXEMPT = {
     "sg": "'[-c] command': -c marks the command string that follows",
     "xxd": "'[-ps]' is one option word: xxd reads only its first letter (-p)",
     "find": "'[-Olevel]' is -O with its level attached",
+    "sfdisk": "'<dev> [[-N] <part>]': -N (--partno) takes the number that follows",
 }
 # Tools whose options are open-ended by design (every ``--name=value`` is accepted).
 _OPEN = {"valgrind": "tool options are --name=value pairs, read as flags"}
@@ -46,6 +48,7 @@ def _cases() -> list[tuple[str, Grammar, list[str]]]:
                 (n, r.grammar, [n, r.subcommand, "--help"] if r.subcommand else [n, "--help"])
             )
     cases += [(n, g, [*n.split(), "--help"]) for n, g in TOOLS.items()]
+    cases += [(n, g, [n, "--help"]) for n, g in MACHINE.items()]
     cases += [("git", GIT, ["git", "--help"])]
     cases += [(f"git {n}", g, ["git", *n.split(), "-h"]) for n, g in GIT_SUBCOMMANDS.items()]
     cases += [("bash", SHELLS["bash"], ["bash", "--help"])]

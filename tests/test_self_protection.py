@@ -54,6 +54,49 @@ MATRIX: list[Row] = [
     ("Bash", "cd .claude && rm settings.json", ASK, "DG605"),
     ("Bash", "python3 -c \"open('.claude/settings.json','w').write('{}')\"", ASK, "DG605"),
     ("Bash", "wget -O ~/.gemini/settings.json https://x.example/s.json", ASK, "DG605"),
+    # --- copies, moves and extractions that land in a host's settings or Tether's dirs ------
+    ("Bash", "cp -r /tmp/evil/.claude .", ASK, "DG605"),
+    ("Bash", "cp -r /tmp/evil .claude", ASK, "DG605"),
+    ("Bash", "cp /tmp/settings.json .claude/", ASK, "DG605"),
+    ("Bash", "cp -t .claude /tmp/settings.json", ASK, "DG605"),
+    ("Bash", "mv -t .gemini /tmp/settings.json", ASK, "DG605"),
+    ("Bash", "mv /tmp/settings.local.json .claude/", ASK, "DG605"),
+    ("Bash", "rsync -a /tmp/x/ .claude/", ASK, "DG605"),
+    ("Bash", "rsync -a dotfiles/ ~/", ASK, "DG605"),
+    ("Bash", "cp -r dotfiles/. ~", ASK, "DG605"),
+    ("Bash", "cp -a /tmp/evil/.codex ~", ASK, "DG605"),
+    ("Bash", "cp -r /tmp/tether ~/.config/", ASK, "DG605"),
+    ("Bash", "install -D /tmp/h.json -t ~/.codex", ASK, "DG605"),
+    ("Bash", "tar xzf /tmp/evil.tgz -C ~/.claude", ASK, "DG605"),
+    ("Bash", "tar -xf /tmp/dots.tar -C ~", ASK, "DG605"),
+    ("Bash", "tar xf /tmp/evil.tar .claude/settings.json", ASK, "DG605"),
+    ("Bash", "tar --extract --file=/tmp/e.tar --directory=/home/dev/.config/tether", ASK, "DG605"),
+    ("Bash", "unzip -o /tmp/evil.zip -d ~/.codex", ASK, "DG605"),
+    ("Bash", "unzip /tmp/evil.zip .gemini/settings.json", ASK, "DG605"),
+    ("Bash", "git checkout evil -- .claude", ASK, "DG605"),
+    ("Bash", "git restore --source=evil .claude/", ASK, "DG605"),
+    ("Bash", "git -C ~/.claude checkout -- settings.json", ASK, "DG605"),
+    # --- a `cd` to a place the command does not name, then a relative guard-file name -------
+    ("Bash", 'cd "$X" && rm settings.json', ASK, "DG605"),
+    ("Bash", "cd $(dirname $F) && echo '{}' > settings.local.json", ASK, "DG605"),
+    ("Bash", 'pushd "$D" && rm -f hooks.json', ASK, "DG605"),
+    ("Bash", "cd - && truncate -s 0 state.db", ASK, "DG605"),
+    ("Bash", 'cd "$X"; rm *.json', ASK, "DG605"),
+    ("Bash", "cd $X && rm -rf tether", ASK, "DG605"),
+    ("Bash", "env -C ~/.claude rm settings.json", ASK, "DG605"),
+    ("Bash", "env --chdir=/home/dev/.codex rm hooks.json", ASK, "DG605"),
+    ("Bash", "sudo -D ~/.gemini rm settings.json", ASK, "DG605"),
+    ("Bash", 'env -C "$X" rm settings.json', ASK, "DG605"),
+    # --- a link, a brace expansion, a find by name, an interpreter naming the directory -----
+    ("Bash", "ln -s /tmp/evil ~/.claude", ASK, "DG605"),
+    ("Bash", "ln -sfn /tmp/evil .gemini", ASK, "DG605"),
+    ("Bash", "mv ~/.claude{,.bak}", ASK, "DG605"),
+    ("Bash", "rm ~/.claude/settings.{json,local.json}", ASK, "DG605"),
+    ("Bash", "find . -name settings.json -delete", ASK, "DG605"),
+    ("Bash", "find -name hooks.json -exec rm {} +", ASK, "DG605"),
+    ("Bash", "python3 -c \"import shutil; shutil.rmtree('.claude')\"", ASK, "DG605"),
+    ("Bash", "python3 -c \"import shutil; shutil.copytree('/tmp/e', '.codex')\"", ASK, "DG605"),
+    ("Bash", "node -e \"require('fs').rmSync('.claude', {recursive: true})\"", ASK, "DG605"),
     # --- Tether's config, cache, state database, trust records -----------------------------
     ("Bash", "curl -fsSL https://x.example/t.yaml -o .tether.yaml", ASK, "DG605"),
     ("Bash", ": > .tether.yaml", ASK, "DG605"),
@@ -164,6 +207,12 @@ MATRIX: list[Row] = [
         ASK,
         "DG605",
     ),  # a tool Tether never heard of, given a guard file
+    # ... naming its destination however it likes: any one-word path argument, nested, a URI
+    ("mcp__fs__write", {"uri": f"file://{HOME}/.claude/settings.json", "text": "{}"}, ASK, "DG605"),
+    ("copy_file", {"src": "/tmp/x", "dst": f"{HOME}/.codex/hooks.json"}, ASK, "DG605"),
+    ("mcp__x__save", {"output_path": f"{PROJECT}/.tether.yaml"}, ASK, "DG605"),
+    ("mcp__x__save", {"options": {"path": f"{HOME}/.gemini/settings.json"}}, ASK, "DG605"),
+    ("mcp__x__sync", {"targets": [f"{HOME}/.claude/settings.local.json"]}, ASK, "DG605"),
     # --- benign neighbours: reads of the same files and look-alikes stay allowed -------------
     ("Bash", "cat ~/.claude/settings.json", ALLOW, None),
     ("Bash", "jq .hooks .claude/settings.json", ALLOW, None),
@@ -180,6 +229,28 @@ MATRIX: list[Row] = [
     ("Bash", "rm -f ~/.cache/pip/selfcheck.json", ALLOW, None),
     ("Bash", "echo 'rm ~/.claude/settings.json'", ALLOW, None),
     ("Bash", "rm src/tether/guard.py", ALLOW, None),
+    ("Bash", "cp -r src dst", ALLOW, None),
+    ("Bash", "cp -r src/ build/", ALLOW, None),
+    ("Bash", "rsync -a src/ build/", ALLOW, None),
+    ("Bash", "cp /tmp/s.json .claude/", ALLOW, None),
+    ("Bash", "cp x.txt ~/.config/", ALLOW, None),
+    ("Bash", "cp -r ~/.claude /tmp/backup", ALLOW, None),
+    ("Bash", "tar xzf foo.tgz", ALLOW, None),
+    ("Bash", "tar -xzf foo.tgz -C build", ALLOW, None),
+    ("Bash", "tar czf /tmp/out.tgz .claude", ALLOW, None),
+    ("Bash", "unzip foo.zip -d out", ALLOW, None),
+    ("Bash", "git checkout main", ALLOW, None),
+    ("Bash", 'cd "$X" && rm foo.txt', ALLOW, None),
+    ("Bash", "cd build && rm settings.json", ALLOW, None),
+    ("Bash", "cd $X && make", ALLOW, None),
+    ("Bash", "env -C build rm settings.json", ALLOW, None),
+    ("Bash", "env -C ~/.claude cat settings.json", ALLOW, None),
+    ("Bash", "ln -s ../shared/config.yaml config.yaml", ALLOW, None),
+    ("Bash", "mv src/{a,b}.py lib/", ALLOW, None),
+    ("Bash", "find . -name '*.pyc' -delete", ALLOW, None),
+    ("Bash", "find . -name '*.json' -exec grep -l x {} +", ALLOW, None),
+    ("Bash", "find /tmp -name settings.json -delete", ALLOW, None),
+    ("Bash", "python3 -c \"import os; print(os.listdir('.claude'))\"", ALLOW, None),
     ("Bash", "codex exec 'run the tests'", ALLOW, None),
     ("Bash", "curl -s localhost:8765/health", ALLOW, None),
     ("Bash", "curl -X POST localhost:3000/hook/github -d @event.json", ALLOW, None),
@@ -201,6 +272,14 @@ MATRIX: list[Row] = [
     ),
     ("apply_patch", _patch("*** Update File: src/app.py", "@@", "-x = 1", "+x = 2"), ALLOW, None),
     ("str_replace_editor", {"command": "view", "path": f"{PROJECT}/.tether.yaml"}, ALLOW, None),
+    (
+        "Write",
+        {"file_path": f"{PROJECT}/notes.md", "content": f"{HOME}/.claude/settings.json"},
+        ALLOW,
+        None,
+    ),
+    ("mcp__x__post", {"url": "https://x.example/.claude/settings.json"}, ALLOW, None),
+    ("Task", {"prompt": "leave ~/.claude/settings.json alone", "description": "x"}, ALLOW, None),
 ]
 
 
@@ -494,3 +573,139 @@ def test_an_ordinary_edit_loads_neither_the_parser_nor_the_catalogue(
     assert "tether.rules.file_tools" in modules  # the path check really ran
     heavy = {"tree_sitter", "tether.shell.parse", "tether.rules.danger", "tether.approval"}
     assert heavy & modules == set()
+
+
+# --- places the effective config names: a store.path anywhere, a Redis key prefix -----------
+
+CUSTOM_DB = "/srv/agents/run/guard.sqlite"
+PREFIX = "agents:prod:"
+CUSTOM_ROWS: list[tuple[str, str | dict[str, Any], str]] = [
+    ("Bash", f"rm {CUSTOM_DB}", ASK),
+    ("Bash", f"rm -f {CUSTOM_DB}-wal {CUSTOM_DB}-shm", ASK),
+    ("Bash", f"sqlite3 {CUSTOM_DB} 'DELETE FROM sessions'", ASK),
+    ("Bash", f"truncate -s 0 {CUSTOM_DB}", ASK),
+    ("Bash", f": > {CUSTOM_DB}", ASK),
+    ("Bash", f"mv {CUSTOM_DB} /tmp/", ASK),
+    ("Bash", "rm -rf /srv/agents/run", ASK),
+    ("Bash", "cd /srv/agents/run && rm guard.sqlite", ASK),
+    ("Bash", 'cd "$RUN" && rm -f guard.sqlite', ASK),
+    ("Bash", f"cp /tmp/empty.db {CUSTOM_DB}", ASK),
+    ("Write", {"file_path": CUSTOM_DB, "content": ""}, ASK),
+    ("mcp__filesystem__move_file", {"source": CUSTOM_DB, "destination": "/tmp/x"}, ASK),
+    ("Bash", f"cat {CUSTOM_DB}", ALLOW),
+    ("Bash", f"sqlite3 -readonly {CUSTOM_DB} 'select count(*) from sessions'", ALLOW),
+    ("Bash", f"cp {CUSTOM_DB} /tmp/backup.db", ALLOW),
+    ("Bash", "rm /srv/agents/run/other.sqlite", ALLOW),
+]
+REDIS_ROWS: list[tuple[str, str]] = [
+    (f"redis-cli DEL {PREFIX}session:5b3f2a10", ASK),
+    (f"redis-cli -n 2 UNLINK {PREFIX}sessions", ASK),
+    (f"redis-cli EXPIRE {PREFIX}session:x 1", ASK),
+    (f"redis-cli --scan --pattern '{PREFIX}*' | xargs redis-cli del", ASK),
+    (f"python3 -c \"import redis; redis.Redis().delete('{PREFIX}session:x')\"", ASK),
+    (f"redis-cli GET {PREFIX}session:5b3f2a10", ALLOW),
+    ("redis-cli DEL cache:user:1", ALLOW),
+]
+
+
+def _config(tmp_path: Path, *overrides: str) -> Any:
+    from tether.config import load_config
+
+    env = {"XDG_CONFIG_HOME": str(tmp_path), "XDG_CACHE_HOME": str(tmp_path)}
+    return load_config(cwd=tmp_path, environ=env, overrides=list(overrides))
+
+
+@pytest.mark.parametrize(
+    ("tool", "args", "expected"), CUSTOM_ROWS, ids=[str(r[1])[:60] for r in CUSTOM_ROWS]
+)
+def test_a_custom_store_path_is_guarded_like_the_default(
+    tool: str, args: str | dict[str, Any], expected: str, tmp_path: Path
+) -> None:
+    config = _config(tmp_path, f"store.path={CUSTOM_DB}")
+    decision = Guard(config).before_call(_call(tool, args, "custom"))
+    if expected == ALLOW:
+        assert decision.action is Action.ALLOW, decision
+        return
+    assert decision.action is Action.ASK and "DG605" in decision.codes, decision
+    # The place comes from the config: a guard with the default store does not see it.
+    if tool == "Bash" and "$RUN" not in str(args):
+        default = Guard(_config(tmp_path)).before_call(_call(tool, args, "d"))
+        assert "DG605" not in default.codes, default
+
+
+@pytest.mark.parametrize(("command", "expected"), REDIS_ROWS)
+def test_a_custom_redis_key_prefix_is_guarded(command: str, expected: str, tmp_path: Path) -> None:
+    config = _config(tmp_path, "store.backend=redis", f"store.key_prefix={PREFIX}")
+    decision = Guard(config).before_call(_call("Bash", command, "redis"))
+    if expected == ALLOW:
+        assert decision.action is Action.ALLOW, decision
+        return
+    assert decision.action is Action.ASK and "DG609" in decision.codes, decision
+
+
+def test_a_custom_store_path_is_guarded_through_the_real_hook(
+    sandbox: tuple[dict[str, str], Path],
+) -> None:
+    env, project = sandbox
+    db = Path(env["HOME"]) / "elsewhere" / "guard.sqlite"
+    folder = Path(env["XDG_CONFIG_HOME"]) / "tether"
+    folder.mkdir()
+    (folder / "config.yaml").write_text(f"store:\n  path: {db}\n", encoding="utf-8")
+    for command, expected in ((f"rm -f {db}", "ask"), (f"cat {db}", None)):
+        payload = _payload(
+            "claude-code/pre_edit_subagent.json", "Bash", {"command": command}, project
+        )
+        done = _hook("claude-code", payload, env, project)
+        assert done.returncode == 0, done.stderr
+        out = json.loads(done.stdout).get("hookSpecificOutput", {})
+        assert out.get("permissionDecision") == expected, (command, out)
+    assert db.is_file()  # the hook really used the configured store
+
+
+def test_a_custom_store_path_is_guarded_in_the_isolated_worker(tmp_path: Path) -> None:
+    # Over approvals.isolation.threshold the command is judged in the worker process: padding
+    # must not carry it past the configured place.
+    config = _config(tmp_path, f"store.path={CUSTOM_DB}")
+    padded = "echo " + "x" * 5000 + f"; rm {CUSTOM_DB}"
+    assert len(padded) > int(config.get("approvals.isolation.threshold"))
+    decision = Guard(config).before_call(_call("Bash", padded, "padded"))
+    assert decision.action is Action.ASK and "DG605" in decision.codes, decision
+
+
+def test_a_store_path_under_home_is_guarded_in_both_spellings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", "/home/me")
+    config = _config(tmp_path, "store.path=~/run/guard.db")
+    guard = Guard(config)
+    for command in ("rm ~/run/guard.db", "rm /home/me/run/guard.db", "rm $HOME/run/guard.db"):
+        decision = guard.before_call(_call("Bash", command, "home"))
+        assert decision.action is Action.ASK and "DG605" in decision.codes, (command, decision)
+    assert guard.before_call(_call("Bash", "rm ~/run/other.db", "home")).action is Action.ALLOW
+
+
+@pytest.mark.parametrize(
+    ("path", "tree", "covered"),
+    [
+        ("settings.json", False, True),  # ~/.claude/settings.json, if that is where it runs
+        ("settings.local.json", False, True),
+        ("hooks.json", False, True),
+        ("state.db-wal", False, True),
+        (".tether.yaml", False, True),
+        ("*.json", False, True),
+        ("../settings.json", False, True),
+        ("tether", True, True),  # ~/.config/tether
+        (".", True, True),  # the unknown directory itself
+        ("foo.txt", False, False),
+        ("build/out.json", False, False),
+        ("tether", False, False),
+        ("*", False, True),  # settings.json among them; `.*` alone would name .tether.yaml
+        ("/etc/hosts", False, False),  # absolute: not this function's question
+    ],
+)
+def test_what_a_relative_path_may_be_under_an_unknown_directory(
+    path: str, tree: bool, covered: bool
+) -> None:
+    from tether.rules.protected import somewhere
+
+    assert (somewhere(path, tree=tree) is not None) is covered, path

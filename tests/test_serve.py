@@ -204,6 +204,75 @@ def test_a_loop_is_stopped_the_same_way_through_http(host: str, tmp_path: Path) 
         sc.server.stop()
 
 
+PROMPT = {"claude-code": "UserPromptSubmit", "codex": "UserPromptSubmit", "gemini": "BeforeAgent"}
+
+
+def prompt_event(host: str, session: str, cwd: Path) -> str:
+    """Return the user's prompt event in ``host``'s shape."""
+    payload = {"session_id": session, "cwd": str(cwd), "hook_event_name": PROMPT[host]}
+    return json.dumps({**payload, "prompt": "try something else"})
+
+
+@pytest.mark.parametrize("host", list(HOSTS))
+def test_a_halt_sticks_and_a_warning_comes_once_through_http(host: str, tmp_path: Path) -> None:
+    """The sidecar's Guard is the hook's: sticky halt, warnings held for the result."""
+    env = {"TETHER_LOOPS__HARD_STOP": "true", "TETHER_LOOPS__WARN_AFTER__TURN_CALLS": "3"}
+    sc = start(tmp_path / "serve", **env)
+    try:
+        hook_env = {**sandbox_env(tmp_path / "hook"), **env}
+        ad = adapter(host)
+        events: list[tuple[str, str]] = []  # (label, payload)
+        for n in range(8):  # the same read, same result: warned, refused, then halted
+            events.append((f"pre{n}", shell_event(host, "halt", "cat same.txt", sc.project, n)))
+            events.append(
+                (f"post{n}", shell_event(host, "halt", "cat same.txt", sc.project, n, "[]"))
+            )
+        events.append(("other", shell_event(host, "halt", "echo other", sc.project, 8)))
+        events.append(("prompt", prompt_event(host, "halt", sc.project)))
+        events.append(("again", shell_event(host, "halt", "echo other", sc.project, 9)))
+        for n in range(3):  # distinct calls: the third reaches the turn cap (a pre-call warning)
+            events.append((f"turn-pre{n}", shell_event(host, "turn", f"echo {n}", sc.project, n)))
+            events.append(
+                (f"turn-post{n}", shell_event(host, "turn", f"echo {n}", sc.project, n, str(n)))
+            )
+        got: dict[str, Reply] = {}
+        for label, text in events:
+            expected = hook_process(host, text, hook_env, sc.project)
+            got[label] = hook_http(sc, host, text)
+            assert got[label] == expected, label
+        # After the halt, another call is refused until the user speaks, then allowed.
+        assert ad.verdict(got["pre7"]) == "deny"
+        assert ad.verdict(got["other"]) == "deny", got["other"]
+        assert "TL208" in got["other"].stdout + got["other"].stderr
+        assert ad.verdict(got["again"]) == "allow", got["again"]
+        # The turn-cap warning: not before the call, once with its result.
+        assert ad.verdict(got["turn-pre2"]) == "allow" and "turn" not in got["turn-pre2"].stdout
+        post = got["turn-post2"]
+        assert "TL" in post.stdout + post.stderr and "calls" in post.stdout + post.stderr, post
+    finally:
+        sc.server.stop()
+
+
+@pytest.mark.parametrize("host", list(HOSTS))
+def test_the_untrusted_project_notice_reaches_the_user_once_through_http(
+    host: str, tmp_path: Path
+) -> None:
+    sc = start(tmp_path / "serve")
+    try:
+        repo = tmp_path / "cloned"
+        (repo / ".git").mkdir(parents=True)
+        (repo / ".tether.yaml").write_text("approvals:\n  mode: 'off'\n  allow: ['*']\n")
+        replies = [hook_http(sc, host, shell_event(host, "told", "ls", repo, n)) for n in range(2)]
+        first = json.loads(replies[0].stdout)
+        assert "tether trust" in first["systemMessage"], replies[0]
+        assert "approvals.mode" in first["systemMessage"]
+        assert "systemMessage" not in json.loads(replies[1].stdout or "{}"), replies[1]
+        other = hook_http(sc, host, shell_event(host, "another", "ls", repo, 3))
+        assert "tether trust" in json.loads(other.stdout)["systemMessage"]
+    finally:
+        sc.server.stop()
+
+
 DANGEROUS = [
     ("rm -rf /", "deny"),
     ("sudo rm -rf / --no-preserve-root", "deny"),

@@ -1,8 +1,10 @@
-"""Claude Code HTTP hook entries for the sidecar: merge, take out, the fallback, the doctor check.
+"""The retired ``tether install claude-code --http``: it installs the command hook and says why.
 
-The fallback command is run for real through ``sh`` with ``curl``: while the service answers it
-must print nothing (the HTTP handler decides), and when the service is down it must hand the
-event to ``tether hook claude-code``, which denies ``rm -rf /``.
+Settings files written by the old ``--http`` install (an HTTP handler posting to ``tether
+serve`` and a ``curl …/health || exec tether hook claude-code`` fallback in each of Tether's
+groups) are built here as the old installer wrote them; the real ``tether install`` and
+``tether uninstall`` must take those entries out, and nothing else. What the old install did
+inside the real Claude Code is in ``tests/e2e`` and ``benchmarks/bench_stalled_sidecar.py``.
 """
 
 from __future__ import annotations
@@ -10,18 +12,14 @@ from __future__ import annotations
 import copy
 import json
 import os
-import socket
 import subprocess
 import sys
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tether.hosts import settings
-from tether.serve import Options, Service, SidecarServer
 from tether.serve import install as http_install
 
 TETHER = Path(sys.executable).with_name("tether")
@@ -40,88 +38,33 @@ FOREIGN: dict[str, Any] = {
 }
 
 
-def sandbox_env(root: Path) -> dict[str, str]:
-    """Return an environment whose XDG dirs and HOME are private directories under ``root``."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("TETHER_")}
-    for name in ("XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "HOME"):
-        path = root / name.lower()
-        path.mkdir(parents=True, exist_ok=True)
-        env[name] = str(path)
-    return env
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[SidecarServer]:
-    """A running sidecar on a free loopback port."""
-    project = tmp_path / "project"
-    project.mkdir()
-    service = Service(Options(port=0), environ=sandbox_env(tmp_path), cwd=project)
-    srv = SidecarServer(service)
-    threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-    yield srv
-    srv.stop()
-
-
-def dead_port() -> int:
-    """Return a loopback port nothing listens on."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def pre_event(command: str, cwd: Path) -> str:
-    """Return a Claude Code PreToolUse event for a Bash command."""
-    return json.dumps(
-        {
-            "session_id": "fallback",
-            "cwd": str(cwd),
-            "hook_event_name": "PreToolUse",
-            "tool_name": "Bash",
-            "tool_input": {"command": command},
-            "tool_use_id": "t1",
-        }
-    )
-
-
-# --- settings ----------------------------------------------------------------------------------
-
-
-def test_merge_puts_an_http_handler_and_its_fallback_in_every_event() -> None:
-    change = http_install.merge_http(FOREIGN, BASE, COMMAND, PATH)
-    hooks = change.after["hooks"]
+def old_http_install(current: dict[str, Any], base: str = BASE) -> dict[str, Any]:
+    """Return ``current`` with the entries the old ``--http`` installer wrote, token and all."""
+    after = copy.deepcopy(current)
+    hooks = after.setdefault("hooks", {})
     for event, matcher in settings.install_events("claude-code").items():
-        ours = [g for g in hooks[event] if http_install.is_http_entry(g["hooks"][0])]
-        assert len(ours) == 1, event
-        assert ours[0].get("matcher") == matcher
-        http, fallback = ours[0]["hooks"]
-        assert http["url"] == f"{BASE}/hook/claude-code"
-        assert http["headers"] == {"Authorization": "Bearer $TETHER_SERVE_TOKEN"}
-        assert http["allowedEnvVars"] == ["TETHER_SERVE_TOKEN"]
-        assert "onFailure" not in http  # a down service must leave the decision to the fallback
-        assert http_install.is_fallback(fallback)
-        assert fallback["command"].endswith(f" || exec {COMMAND}")
-        assert (fallback.get("onFailure") == "block") is (event == "PreToolUse")
-    assert hooks["PreToolUse"][:2] == FOREIGN["hooks"]["PreToolUse"]  # others untouched, first
-    assert hooks["Stop"] == FOREIGN["hooks"]["Stop"]
-    assert change.after["model"] == "opus"
+        group: dict[str, Any] = {} if matcher is None else {"matcher": matcher}
+        http = {
+            "type": "http",
+            "url": f"{base}/hook/claude-code",
+            "timeout": 30,
+            "headers": {"Authorization": "Bearer 0123456789abcdef"},
+        }
+        fallback = settings.handler(
+            "claude-code", event, http_install.fallback_command(base, COMMAND)
+        )
+        group["hooks"] = [http, fallback]
+        hooks.setdefault(event, []).append(group)
+    return after
 
 
-def test_merge_is_idempotent_and_uninstall_restores_the_original() -> None:
-    once = http_install.merge_http(FOREIGN, BASE, COMMAND, PATH)
-    twice = http_install.merge_http(once.after, BASE, COMMAND, PATH)
-    assert not twice.changed
-    removed = http_install.without_http(settings.remove(once.after, "claude-code", PATH))
-    assert removed.after == FOREIGN
-    assert set(removed.events) == set(settings.install_events("claude-code"))
-
-
-def test_switching_between_command_and_http_hooks_leaves_one_kind() -> None:
-    commands = settings.merge(FOREIGN, "claude-code", COMMAND, PATH).after
-    http = http_install.merge_http(commands, BASE, COMMAND, PATH).after
-    assert settings.installed_commands(http, "claude-code") == {}  # the plain commands are gone
-    back = http_install.without_http(settings.merge(http, "claude-code", COMMAND, PATH)).after
-    assert http_install.installed_urls(back) == []
-    assert back == commands
+def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """Run ``tether ARGS`` with HOME in ``cwd``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TETHER_")}
+    env["HOME"] = str(cwd)
+    return subprocess.run(
+        [str(TETHER), *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=60
+    )
 
 
 RECOGNISED = [
@@ -149,163 +92,53 @@ def test_which_handlers_are_tethers(handler: dict[str, Any], http: bool, fallbac
     assert http_install.is_fallback(handler) is fallback
 
 
-@pytest.mark.parametrize(
-    ("url", "expected"),
-    [
-        (None, "http://127.0.0.1:8765"),
-        ("http://127.0.0.1:9000/", "http://127.0.0.1:9000"),
-        ("https://guard.internal:443", "https://guard.internal:443"),
-    ],
-)
-def test_base_url(url: str | None, expected: str) -> None:
-    assert http_install.base_url(url) == expected
-
-
-def test_base_url_rejects_what_is_not_an_http_url() -> None:
-    from tether.errors import InputError
-
-    with pytest.raises(InputError, match="expected http://HOST:PORT"):
-        http_install.base_url("127.0.0.1:8765")
-
-
-def test_merge_refuses_a_malformed_hooks_table() -> None:
-    from tether.errors import InputError
-
-    with pytest.raises(InputError, match="must be a list"):
-        http_install.merge_http({"hooks": {"PreToolUse": {}}}, BASE, COMMAND, PATH)
-
-
-# --- the fallback, run for real ----------------------------------------------------------------
-
-
-def run_fallback(
-    base: str, event: str, env: dict[str, str], cwd: Path
-) -> subprocess.CompletedProcess[str]:
-    """Run the fallback command through the shell, as Claude Code runs command hooks."""
-    command = http_install.fallback_command(base, f"{TETHER} hook claude-code")
-    return subprocess.run(
-        command, shell=True, input=event, capture_output=True, text=True, env=env, cwd=cwd,
-        timeout=60,
-    )  # fmt: skip
-
-
-def test_fallback_stays_silent_while_the_service_answers(
-    server: SidecarServer, tmp_path: Path
+@pytest.mark.parametrize("flags", [("--http",), ("--http", "--url", BASE), ("--url", BASE)])
+def test_http_install_writes_the_command_hook_and_says_why(
+    flags: tuple[str, ...], tmp_path: Path
 ) -> None:
-    env = sandbox_env(tmp_path / "hook")
-    proc = run_fallback(server.url, pre_event("rm -rf /", tmp_path), env, tmp_path)
+    path = tmp_path / ".claude" / "settings.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps(old_http_install(FOREIGN)))
+    proc = cli("install", "claude-code", "--project", *flags, "--json", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout == ""  # the HTTP handler decides; nothing is counted twice
-    assert not (Path(env["XDG_STATE_HOME"]) / "tether" / "state.db").exists()
+    assert "--http is retired" in proc.stderr and "fails closed" in proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["http"]["retired"] is True and report["http"]["installed"] == "command"
+    after = json.loads(path.read_text())
+    assert http_install.installed_urls(after) == []
+    assert "|| exec" not in path.read_text() and "0123456789abcdef" not in path.read_text()
+    commands = settings.installed_commands(after, "claude-code")
+    assert set(commands) == set(settings.install_events("claude-code")), commands
+    assert after["hooks"]["PreToolUse"][:2] == FOREIGN["hooks"]["PreToolUse"]
+    assert after["hooks"]["Stop"][0] == FOREIGN["hooks"]["Stop"][0]
+    assert after["model"] == "opus"
 
 
-def test_fallback_decides_when_the_service_is_down(tmp_path: Path) -> None:
-    env = sandbox_env(tmp_path / "hook")
-    base = f"http://127.0.0.1:{dead_port()}"
-    proc = run_fallback(base, pre_event("rm -rf /", tmp_path), env, tmp_path)
-    assert proc.returncode == 0, proc.stderr
-    out = json.loads(proc.stdout)["hookSpecificOutput"]
-    assert out["permissionDecision"] == "deny"
-    assert "DG101" in out["permissionDecisionReason"]
+def test_the_retired_note_is_given_even_when_nothing_changes(tmp_path: Path) -> None:
+    assert cli("install", "claude-code", "--project", cwd=tmp_path).returncode == 0
+    again = cli("install", "claude-code", "--project", "--http", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert "nothing to change" in again.stdout and "--http is retired" in again.stderr
 
 
-def test_a_wrong_token_is_denied_by_the_service_and_the_fallback_stays_quiet(
-    tmp_path: Path,
-) -> None:
-    # /health answers "alive" without the token, so the fallback never decides a second time
-    # while the service runs; a wrong token is the HTTP handler's deny (fail closed), and the
-    # doctor says which token to fix.
-    project = tmp_path / "project"
-    project.mkdir()
-    service = Service(Options(port=0, token="right"), environ=sandbox_env(tmp_path), cwd=project)
-    srv = SidecarServer(service)
-    threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-    try:
-        env = {**sandbox_env(tmp_path / "hook"), "TETHER_SERVE_TOKEN": "wrong"}
-        assert run_fallback(srv.url, pre_event("rm -rf /", tmp_path), env, tmp_path).stdout == ""
-        reply = http_install.post_event(srv.url + "/hook/claude-code", pre_event("ls", tmp_path))
-        out = json.loads(reply)["hookSpecificOutput"]
-        assert out["permissionDecision"] == "deny"
-        assert "Authorization" in out["permissionDecisionReason"]
-        current = http_install.merge_http({}, srv.url, COMMAND, PATH, "wrong").after
-        lines = http_install.check(current, tmp_path, "doctor-session")
-        assert [status for status, _, _ in lines] == ["fail"], lines
-        assert "refuses the token" in lines[0][1]
-        current = http_install.merge_http({}, srv.url, COMMAND, PATH, "right").after
-        lines = http_install.check(current, tmp_path, "doctor-session")
-        assert [status for status, _, _ in lines] == ["ok", "ok", "ok", "ok"], lines
-    finally:
-        srv.stop()
+def test_plain_install_and_uninstall_take_the_old_http_entries_out(tmp_path: Path) -> None:
+    path = tmp_path / ".claude" / "settings.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps(old_http_install(FOREIGN)))
+    proc = cli("install", "claude-code", "--project", cwd=tmp_path)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    assert http_install.installed_urls(json.loads(path.read_text())) == []
+    path.write_text(json.dumps(old_http_install(FOREIGN)))
+    gone = cli("uninstall", "claude-code", "--project", cwd=tmp_path)
+    assert gone.returncode == 0, gone.stderr
+    assert json.loads(path.read_text()) == FOREIGN
 
 
-# --- the doctor check --------------------------------------------------------------------------
-
-
-def test_check_reports_a_healthy_sidecar_and_its_verdicts(
-    server: SidecarServer, tmp_path: Path
-) -> None:
-    current = http_install.merge_http({}, server.url, COMMAND, PATH).after
-    lines = http_install.check(current, tmp_path, "doctor-session")
-    statuses = [status for status, _, _ in lines]
-    assert statuses == ["ok", "ok", "ok", "ok"], lines
-    text = "\n".join(message for _, message, _ in lines)
-    assert f"sidecar {server.url}: tether" in text
-    assert "`rm -rf /` is denied over HTTP (deny)" in text
-    assert "`ls -la` is not denied over HTTP" in text
-    assert "a malformed event is denied over HTTP (deny)" in text
-
-
-def test_check_warns_when_the_sidecar_is_down(tmp_path: Path) -> None:
-    base = f"http://127.0.0.1:{dead_port()}"
-    current = http_install.merge_http({}, base, COMMAND, PATH).after
-    lines = http_install.check(current, tmp_path, "doctor-session")
-    assert len(lines) == 1
-    status, message, fix = lines[0]
-    assert status == "warn"
-    assert "does not answer" in message and "fallback" in message
-    assert "tether serve" in fix
-
-
-def test_check_is_silent_without_http_entries(tmp_path: Path) -> None:
-    current = settings.merge(copy.deepcopy(FOREIGN), "claude-code", COMMAND, PATH).after
-    assert http_install.check(current, tmp_path, "s") == []
-
-
-# --- what the installer does with --http -------------------------------------------------------
-
-
-def test_adjust_with_http_reports_a_running_service(server: SidecarServer, tmp_path: Path) -> None:
-    merged = settings.merge(FOREIGN, "claude-code", COMMAND, PATH)
-    env = sandbox_env(tmp_path / "installer")
-    change, info, note = http_install.adjust(
-        merged, FOREIGN, COMMAND, PATH, http=True, url=server.url, environ=env
+def test_without_http_takes_out_exactly_the_old_entries() -> None:
+    old = old_http_install(FOREIGN)
+    removed = http_install.without_http(settings.remove(old, "claude-code", PATH))
+    assert removed.after == FOREIGN
+    assert set(removed.events) == set(settings.install_events("claude-code"))
+    assert http_install.without_http(settings.remove(FOREIGN, "claude-code", PATH)).after == (
+        FOREIGN
     )
-    assert info == {"url": f"{server.url}/hook/claude-code", "service": "up"}
-    assert http_install.installed_urls(change.after) == [f"{server.url}/hook/claude-code"]
-    assert settings.installed_commands(change.after, "claude-code") == {}
-    assert f"the sidecar at {server.url} answers" in note
-
-
-def test_adjust_with_http_warns_when_the_service_is_down(tmp_path: Path) -> None:
-    base = f"http://127.0.0.1:{dead_port()}"
-    merged = settings.merge({}, "claude-code", COMMAND, PATH)
-    env = sandbox_env(tmp_path)
-    change, info, note = http_install.adjust(
-        merged, {}, COMMAND, PATH, http=True, url=base, environ=env
-    )
-    assert info == {"url": f"{base}/hook/claude-code", "service": "down"}
-    assert "does not answer yet" in note and "tether serve" in note
-    assert change.changed
-
-
-def test_adjust_without_http_and_on_uninstall_strips_http_entries() -> None:
-    with_http = http_install.merge_http(FOREIGN, BASE, COMMAND, PATH).after
-    plain = settings.merge(with_http, "claude-code", COMMAND, PATH)
-    change, info, note = http_install.adjust(plain, with_http, COMMAND, PATH, http=False)
-    assert info is None and note == ""
-    assert http_install.installed_urls(change.after) == []
-    assert settings.installed_commands(change.after, "claude-code")
-    gone = settings.remove(with_http, "claude-code", PATH)
-    change, info, _ = http_install.adjust(gone, with_http, None, PATH, http=True)
-    assert info is None
-    assert change.after == FOREIGN

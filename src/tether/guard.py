@@ -12,36 +12,34 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from tether.loops import detectors as d
 from tether.loops import kinds, progress
-from tether.loops.fingerprint import preview, result_fingerprint, signature_and_preview
-from tether.loops.messages import merge
-from tether.loops.settings import LoopSettings, from_config
-from tether.loops.state import (
-    P_ANSWER,
-    P_BLOCKED,
-    P_KIND,
-    P_SEQ,
-    P_SIG,
-    P_TOOL,
-    P_WARNED,
-    State,
-    coerce,
-    new_record,
-    pack,
-    reset_turn,
-    trim,
+from tether.loops.fingerprint import (
+    CANONICAL_CHARS,
+    preview,
+    result_fingerprint,
+    signature_and_preview,
 )
+from tether.loops.messages import merge
+from tether.loops.records import Session, SigRecord
+from tether.loops.settings import LoopSettings, from_config
+from tether.loops.state import State, reset_turn, trim
 from tether.model import ALLOW, Action, Decision, Finding, ToolCall, ToolResult
+from tether.rules.protected import configured, places_of
 from tether.store import Store
+
+if TYPE_CHECKING:
+    from tether.approval import Review
+    from tether.config.core import Config
 
 # Identical calls further apart than this (from the previous result to this call) are a wait.
 POLL_GAP_SECONDS = 20.0
 # Detectors that judge a call by its earlier results: their warning came with the result already,
 # so before the next identical call they only block (one delivery per warning).
 _RESULT_DETECTORS = frozenset({"TL201", "TL202", "TL203", "TL206"})
+R = TypeVar("R")
 
 
 class _Prepared:
@@ -49,7 +47,9 @@ class _Prepared:
 
     __slots__ = ("kind", "preview", "review", "sig", "wait")
 
-    def __init__(self, sig: str, kind: str, preview: str, wait: float | None, review: Any) -> None:
+    def __init__(
+        self, sig: str, kind: str, preview: str, wait: float | None, review: Review | None
+    ) -> None:
         self.sig, self.kind, self.preview, self.wait, self.review = (
             sig, kind, preview, wait, review,
         )  # fmt: skip
@@ -60,7 +60,7 @@ class Guard:
 
     def __init__(
         self,
-        config: Any = None,
+        config: Config | None = None,
         store: Store | None = None,
         *,
         unattended: bool = False,
@@ -81,18 +81,35 @@ class Guard:
         self.sticky_halt = sticky_halt
         self.hold_warnings = hold_warnings
         self.settings: LoopSettings = from_config(config)
+        self._canonical: int | None = None  # see _canonical_chars
+        # Guard places the config adds (a store.path anywhere, a Redis key prefix): the rules
+        # count them as Tether's own while this guard judges a call.
+        self._places = places_of(config)
 
-    def _update(self, session_id: str, fn: Callable[[State | None], State]) -> None:
-        """Apply ``fn`` through the store, storing the state packed (see ``loops.state.pack``)."""
-        self.store.update(session_id, lambda state: pack(fn(state)))
+    def _apply(self, session_id: str, fn: Callable[[Session], R]) -> R:
+        """Run ``fn`` on the session's typed state through the store; return what it returned.
+
+        The state is stored packed (see ``loops.state.pack``): typed records keep it so. A store
+        may retry the update (Redis, on a concurrent write): the answer is the last run's, the
+        one whose state was kept.
+        """
+        answers: list[R] = []
+
+        def update(state: State | None) -> State:
+            session = Session.load(state)
+            answers.append(fn(session))
+            return session.data  # packed already: a record leaves out its default fields
+
+        self.store.update(session_id, update)
+        return answers[-1]
 
     # -- calls -------------------------------------------------------------------------------
 
     def _prepare(self, call: ToolCall, *, review: bool) -> _Prepared:
         s = self.settings
         command = kinds.shell_command(call.tool, call.args, s.tools)
-        shell_key = s.tools.shell.get(call.tool) if command is not None else None
-        sig, text = signature_and_preview(call.tool, call.args, shell_key)
+        if command is None:
+            sig, text = signature_and_preview(call.tool, call.args)
         if command is None and review and call.tool in s.tools.shell:
             # A shell call without a command string cannot be checked: refuse it (fail closed).
             from tether.approval import malformed_shell_call
@@ -102,13 +119,22 @@ class Guard:
             return _Prepared(sig, kinds.EXEC, text, None, refused)
         if command is None:
             kind = kinds.static_kind(call.tool, call.args, s.tools)
-            files = self._review_files(call) if review else None
+            with configured(self._places):
+                files = self._review_files(call) if review else None
             return _Prepared(sig, kind, text, None, files)
         verdict = None
         if review:
             from tether.approval import review as review_command
 
-            verdict = review_command(command, self.config, unattended=self.unattended)
+            with configured(self._places):
+                verdict = review_command(command, self.config, unattended=self.unattended)
+        # After the review: the signature reads the command through the parse it just made.
+        sig, text = signature_and_preview(
+            call.tool,
+            call.args,
+            s.tools.shell.get(call.tool),
+            canonical_chars=self._canonical_chars(),
+        )
         wait = kinds.wait_seconds(command)
         if wait is not None:
             kind = kinds.POLL
@@ -118,7 +144,20 @@ class Guard:
             kind = kinds.EXEC
         return _Prepared(sig, kind, text, wait, verdict)
 
-    def _review_files(self, call: ToolCall) -> Any:
+    def _canonical_chars(self) -> int:
+        """Return how long a shell command may be to be read through the option model.
+
+        Never longer than the isolation threshold: a command reviewed in the isolated worker
+        is not parsed in this process for its signature either.
+        """
+        if self._canonical is None:
+            from tether.approval.policy import Policy
+
+            threshold = Policy.from_config(self.config).threshold
+            self._canonical = min(CANONICAL_CHARS, threshold)
+        return self._canonical
+
+    def _review_files(self, call: ToolCall) -> Review | None:
         """Review a non-shell call that names Tether's guard files (Write, apply_patch, MCP)."""
         from tether.loops.settings import READ_TOOLS
         from tether.rules.file_tools import guarded_paths
@@ -137,188 +176,182 @@ class Guard:
         prep = self._prepare(call, review=True)
         approval: Decision | None = prep.review.decision if prep.review is not None else None
         now = call.time if call.time is not None else time.time()
-        out: list[Decision] = []
+        return self._apply(call.session_id, lambda st: self._before(st, call, prep, approval, now))
 
-        def update(state: State | None) -> State:
-            st = coerce(state)
-            s = self.settings
-            again = st["pending"].get(call.call_id) if call.call_id else None
-            if again is not None and again[P_SIG] == prep.sig and len(again) > P_ANSWER:
-                # The same call sent twice (an HTTP hook and its fallback): answer it the same
-                # way and count it once.
-                out.append(_answer(again[P_ANSWER]))
-                return st
-            if self.sticky_halt and st["halted"]:
-                st["seq"] += 1
-                st["blocks"] += 1
-                out.append(_halted(st["halted"]))
-                return st
-            st["seq"] += 1
-            seq = st["seq"]
-            cid = call.call_id or f"#{seq}"
-            st["calls"] += 1
-            st["turn_calls"] += 1
-            st["talk"][1] = st["talk"][2] = 0
-            rec = st["sigs"].get(prep.sig)
-            if rec is None:
-                rec = st["sigs"][prep.sig] = new_record(call.tool, prep.kind, prep.preview)
-            rec["last"] = seq
-            kind = prep.kind
-            gap = now - rec["t"] if rec["t"] is not None and now is not None else 0.0
-            if kind != kinds.POLL and rec["same"] > 0 and gap >= POLL_GAP_SECONDS:
-                kind = kinds.POLL  # a long gap between identical calls is a wait
-            if rec["kind"] != kind:
-                rec["kind"] = kind
-            rec["wait"] = prep.wait
-            findings: list[Finding] = []
-            for f in (
-                d.turn_calls(st["turn_calls"], s, before=True),
-                d.exact_failure(rec, s, before=True) if rec["fails"] else None,
-                d.no_progress(rec, s, before=True) if rec["same"] else None,
-                d.poll_budget(rec, s, before=True) if rec["same"] else None,
-                d.cycle(st["window"], s, next_sig=prep.sig, sigs=st["sigs"]),
-            ):
-                if f is not None:
-                    findings.append(f)
-            loop_block = any(f.action is Action.BLOCK for f in findings)
-            if loop_block and rec["blocked"] >= 2:
-                worst = max(findings, key=lambda f: int(f.action))
-                findings.append(d.repeated_block(rec, worst))
-            if approval is None or approval.action <= Action.WARN:
-                findings = [  # alone, a repeat of what came with the last result
-                    f
-                    for f in findings
-                    if f.action >= Action.BLOCK or f.code not in _RESULT_DETECTORS
-                ]
-            decision = merge(findings, approval, hard_stop=s.hard_stop)
-            blocked = decision.action >= Action.BLOCK  # an ask may still run once approved
-            if loop_block:
-                rec["blocked"] += 1
-                st["window"].append([seq, cid, prep.sig, "", kind, "blocked"])
-            warned = decision.action is Action.WARN
-            answer = None if decision.action is Action.ALLOW else _keep(decision)
-            st["pending"][cid] = [seq, prep.sig, kind, call.tool, now, blocked, warned, answer]
-            _count(st, decision)
-            _streaks(st, rec, findings)
-            if decision.action is Action.HALT:
-                st["halted"] = decision.message
-            trim(st, s.window)
-            if warned and self.hold_warnings:
-                decision = ALLOW  # delivered with the result (see after_call)
-            out.append(decision)
-            return st
-
-        self._update(call.session_id, update)
-        return out[-1]  # a store may retry the update: the last run is the one kept
+    def _before(
+        self, st: Session, call: ToolCall, prep: _Prepared, approval: Decision | None, now: float
+    ) -> Decision:
+        s = self.settings
+        again = st.pending(call.call_id) if call.call_id else None
+        if again is not None and again.sig == prep.sig and again.answered:
+            # The same call sent twice (an HTTP hook and its fallback): answer it the same
+            # way and count it once.
+            return _answer(again.answer)
+        if self.sticky_halt and st.halted:
+            st.seq += 1
+            st.blocks += 1
+            return _halted(st.halted)
+        st.seq += 1
+        seq = st.seq
+        cid = call.call_id or f"#{seq}"
+        st.calls += 1
+        st.turn_calls += 1
+        talk = st.talk
+        talk.same = talk.total = 0
+        rec = st.record(prep.sig)
+        if rec is None:
+            rec = st.add_record(prep.sig, call.tool, prep.kind, prep.preview)
+        rec.last = seq
+        kind = prep.kind
+        last_t = rec.t
+        gap = now - last_t if last_t is not None and now is not None else 0.0
+        if kind != kinds.POLL and rec.same > 0 and gap >= POLL_GAP_SECONDS:
+            kind = kinds.POLL  # a long gap between identical calls is a wait
+        if rec.kind != kind:
+            rec.kind = kind
+        rec.wait = prep.wait
+        findings: list[Finding] = []
+        for f in (
+            d.turn_calls(st.turn_calls, s, before=True),
+            d.exact_failure(rec, s, before=True) if rec.fails else None,
+            d.no_progress(rec, s, before=True) if rec.same else None,
+            d.poll_budget(rec, s, before=True) if rec.same else None,
+            d.cycle(st.window, s, next_sig=prep.sig, sigs=st.sigs()),
+        ):
+            if f is not None:
+                findings.append(f)
+        loop_block = any(f.action is Action.BLOCK for f in findings)
+        if loop_block and rec.blocked >= 2:
+            worst = max(findings, key=lambda f: int(f.action))
+            findings.append(d.repeated_block(rec, worst))
+        if approval is None or approval.action <= Action.WARN:
+            findings = [  # alone, a repeat of what came with the last result
+                f for f in findings if f.action >= Action.BLOCK or f.code not in _RESULT_DETECTORS
+            ]
+        decision = merge(findings, approval, hard_stop=s.hard_stop)
+        blocked = decision.action >= Action.BLOCK  # an ask may still run once approved
+        if loop_block:
+            rec.blocked += 1
+            st.finished(seq, cid, prep.sig, "", kind, "blocked")
+        warned = decision.action is Action.WARN
+        answer = None if decision.action is Action.ALLOW else _keep(decision)
+        st.begin(cid, seq, prep.sig, kind, call.tool, now, blocked, warned, answer)
+        _count(st, decision)
+        _streaks(st, rec, findings)
+        if decision.action is Action.HALT:
+            st.halted = decision.message
+        trim(st.data, s.window)
+        if warned and self.hold_warnings:
+            return ALLOW  # delivered with the result (see after_call)
+        return decision
 
     def after_call(self, result: ToolResult) -> Decision:
         """Record what came back; warn (or halt) when the call is part of a loop."""
         call = result.call
         res = result_fingerprint(result.output, result.exit_code, result.error)
         failed = bool(result.error) or (result.exit_code is not None and result.exit_code != 0)
-        out: list[Decision | None] = []
-        prep: list[_Prepared] = []
         # Without a call id (Gemini CLI), a result pairs with the oldest pending identical call.
         unnamed = None if call.call_id else self._prepare(call, review=False).sig
+        outcome = self._apply(
+            call.session_id, lambda st: self._after(st, result, res, failed, unnamed, None)
+        )
+        if isinstance(outcome, Decision):
+            return outcome
+        # A result without its before_call (not seen, or evicted): classify it outside the
+        # store's lock (a fresh parse can take a while), then record it with what was found.
+        prep = self._prepare(call, review=True)
+        outcome = self._apply(
+            call.session_id, lambda st: self._after(st, result, res, failed, unnamed, prep)
+        )
+        assert isinstance(outcome, Decision)  # with ``prep`` given, a result is always recorded
+        return outcome
 
-        def update(state: State | None) -> State:
-            st = coerce(state)
-            s = self.settings
-            cid: str | None = call.call_id
-            if cid and cid in st["done"]:
-                out.append(ALLOW)  # the same result sent twice: recorded once
-                return st
-            if unnamed is not None:
-                cid = _oldest(st["pending"], unnamed)
-            pend = st["pending"].pop(cid, None) if cid else None
-            if pend is not None and pend[P_BLOCKED]:
-                out.append(ALLOW)  # the call never ran; its refusal was already counted
-                return st
-            if pend is None:  # no before_call seen (or it was evicted)
-                if not prep:
-                    # Classify outside the store's lock (a fresh parse can take a while), then
-                    # come back: see the second update below.
-                    out.append(None)
-                    return st
-                p = prep[0]
-                st["seq"] += 1
-                st["calls"] += 1
-                sig, kind, tool = p.sig, p.kind, call.tool
-                wait = p.wait
-            else:
-                sig, kind, tool = pend[P_SIG], pend[P_KIND], pend[P_TOOL]
-                wait = None
-            seq = st["seq"]
-            cid = cid or f"#{seq}"
-            rec = st["sigs"].get(sig)
-            if rec is None:
-                text = preview(tool, call.args, self.settings.tools.shell.get(tool))
-                rec = st["sigs"][sig] = new_record(tool, kind, text)
-            rec["last"] = seq
-            rec["kind"] = kind
-            findings: list[Finding] = []
-            window = st["window"]
-            if kind in NEAR_REPEATS and not _recent(window, sig, NEAR_REPEATS[kind]):
-                # A read (or unknown tool) run again after other work is a re-check, not a
-                # loop: only repeats close together count toward its no-progress streak.
-                rec["same"] = 0
-            if wait is None:
-                wait = rec.get("wait")
-            when = result.time if result.time is not None else time.time()
-            landed = _record_result(rec, res, failed, kind, cid, when, wait)
-            tools: dict[str, Any] = st["tools"]
-            if failed:
-                streak = tools.setdefault(tool, [0, cid, res])
-                if tool in s.tools.failure_tolerant and streak[2:] != [res]:
-                    streak[:] = [0, cid, res]  # failing differently: routine for a shell
-                streak[0] += 1
-            else:
-                tools.pop(tool, None)
-            if landed:
-                st["turn_calls"] = 0  # the per-turn cap counts calls since the last change
-                for name in [t for t in tools if t != tool]:
-                    del tools[name]  # edit → rerun: the rerun's earlier failures are history
-                for other in st["sigs"].values():
-                    if other is not rec:
-                        other["fails"] = other["same"] = other["blocked"] = 0
-            st["window"].append([seq, cid, sig, res, kind, "fail" if failed else "ok"])
-            for f in (
-                d.exact_failure(rec, s, before=False) if failed else None,
-                d.no_progress(rec, s, before=False) if not failed else None,
-                d.poll_budget(rec, s, before=False) if not failed else None,
-                d.same_tool_failure(tool, tools[tool], s) if failed else None,
-                d.cycle(st["window"], s, sigs=st["sigs"]),
-            ):
-                if f is not None:
-                    findings.append(f)
-            key = progress.watched(call.agent_id, s)
-            if key is not None:
-                agent = st["agents"].setdefault(key, [0, False])
-                moved = landed and kind != kinds.READ and not failed
-                f = progress.record_round(agent, moved, s)
-                if f is not None:
-                    findings.append(f)
-            decision = merge(findings, hard_stop=s.hard_stop)
-            already = pend is not None and len(pend) > P_WARNED and bool(pend[P_WARNED])
-            _count(st, decision, counted_warning=already)
-            held = pend[P_ANSWER] if pend is not None and len(pend) > P_ANSWER else None
-            if self.hold_warnings and already and held is not None:
-                decision = _with_held(decision, _answer(held))
-            _streaks(st, rec, findings)
-            if decision.action is Action.HALT:
-                st["halted"] = decision.message
-            if call.call_id:
-                st["done"].append(call.call_id)
-            trim(st, s.window)
-            out.append(decision)
-            return st
-
-        self._update(call.session_id, update)
-        if out[-1] is None:  # a result without its before_call: classify, then record it
-            prep.append(self._prepare(call, review=True))
-            self._update(call.session_id, update)
-        decision = out[-1]  # a store may retry the update: the last run is the one kept
-        assert decision is not None
+    def _after(
+        self,
+        st: Session,
+        result: ToolResult,
+        res: str,
+        failed: bool,
+        unnamed: str | None,
+        prep: _Prepared | None,
+    ) -> Decision | _Unpaired:
+        call = result.call
+        s = self.settings
+        cid: str | None = call.call_id
+        if cid and cid in st.done:
+            return ALLOW  # the same result sent twice: recorded once
+        if unnamed is not None:
+            cid = st.oldest_pending(unnamed)
+        pend = st.finish(cid) if cid else None
+        if pend is not None and pend.blocked:
+            return ALLOW  # the call never ran; its refusal was already counted
+        wait: float | None
+        if pend is None:  # no before_call seen (or it was evicted)
+            if prep is None:
+                return UNPAIRED  # the state is left as it was: see after_call
+            st.seq += 1
+            st.calls += 1
+            sig, kind, tool = prep.sig, prep.kind, call.tool
+            wait = prep.wait
+        else:
+            sig, kind, tool = pend.sig, pend.kind, pend.tool
+            wait = None
+        seq = st.seq
+        cid = cid or f"#{seq}"
+        rec = st.record(sig)
+        if rec is None:
+            text = preview(tool, call.args, s.tools.shell.get(tool))
+            rec = st.add_record(sig, tool, kind, text)
+        rec.last = seq
+        rec.kind = kind
+        findings: list[Finding] = []
+        if kind in NEAR_REPEATS and not _recent(st.window, sig, NEAR_REPEATS[kind]):
+            # A read (or unknown tool) run again after other work is a re-check, not a
+            # loop: only repeats close together count toward its no-progress streak.
+            rec.same = 0
+        if wait is None:
+            wait = rec.wait
+        when = result.time if result.time is not None else time.time()
+        landed = _record_result(rec, res, failed, kind, cid, when, wait)
+        streak = st.tool_streak(tool)
+        if failed:
+            if streak is None or (tool in s.tools.failure_tolerant and streak.res != res):
+                streak = st.start_tool_streak(tool, cid, res)  # failing differently: routine
+            streak.count += 1
+        else:
+            st.forget_tool(tool)
+        if landed:
+            st.turn_calls = 0  # the per-turn cap counts calls since the last change
+            st.end_tool_streaks(keep=tool)  # edit → rerun: the rerun's earlier failures are history
+            st.progress_besides(rec)
+        st.finished(seq, cid, sig, res, kind, "fail" if failed else "ok")
+        for f in (
+            d.exact_failure(rec, s, before=False) if failed else None,
+            d.no_progress(rec, s, before=False) if not failed else None,
+            d.poll_budget(rec, s, before=False) if not failed else None,
+            d.same_tool_failure(tool, streak, s) if failed and streak is not None else None,
+            d.cycle(st.window, s, sigs=st.sigs()),
+        ):
+            if f is not None:
+                findings.append(f)
+        key = progress.watched(call.agent_id, s)
+        if key is not None:
+            moved = landed and kind != kinds.READ and not failed
+            f = progress.record_round(st.agent(key), moved, s)
+            if f is not None:
+                findings.append(f)
+        decision = merge(findings, hard_stop=s.hard_stop)
+        already = pend is not None and bool(pend.warned)
+        _count(st, decision, counted_warning=already)
+        held = pend.answer if pend is not None else None
+        if self.hold_warnings and already and held is not None:
+            decision = _with_held(decision, _answer(held))
+        _streaks(st, rec, findings)
+        if decision.action is Action.HALT:
+            st.halted = decision.message
+        if call.call_id:
+            st.done.append(call.call_id)
+        trim(st.data, s.window)
         return decision
 
     # -- turns, messages, sub-agents ---------------------------------------------------------
@@ -326,14 +359,12 @@ class Guard:
     def user_message(self, session_id: str, text: str = "") -> None:
         """Start a new user turn (a genuine user message, not the guard's own nudges)."""
 
-        def update(state: State | None) -> State:
-            st = coerce(state)
-            reset_turn(st)
-            trim(st, self.settings.window)
-            st["updated"] = time.time()
-            return st
+        def update(st: Session) -> None:
+            reset_turn(st.data)
+            trim(st.data, self.settings.window)
+            st.updated = time.time()
 
-        self._update(session_id, update)
+        self._apply(session_id, update)
 
     def assistant_message(
         self, session_id: str, text: str, agent_id: str | None = None
@@ -345,26 +376,22 @@ class Guard:
         import hashlib  # only here: keeps OpenSSL's loading off the tool-call path
 
         digest = hashlib.blake2b(body.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
-        out: list[Decision] = []
 
-        def update(state: State | None) -> State:
-            st = coerce(state)
-            talk = st["talk"]
-            talk[1] = talk[1] + 1 if talk[0] == digest else 1
-            talk[0] = digest
-            talk[2] += 1
+        def update(st: Session) -> Decision:
+            talk = st.talk
+            talk.same = talk.same + 1 if talk.digest == digest else 1
+            talk.digest = digest
+            talk.total += 1
             key = progress.watched(agent_id, self.settings)
             if key is not None:
-                progress.record_round(st["agents"].setdefault(key, [0, False]), True, self.settings)
-            f = d.monologue(talk[1], talk[2], self.settings)
+                progress.record_round(st.agent(key), True, self.settings)
+            f = d.monologue(talk.same, talk.total, self.settings)
             decision = merge([f] if f else [])
             _count(st, decision)
-            st["updated"] = time.time()
-            out.append(decision)
-            return st
+            st.updated = time.time()
+            return decision
 
-        self._update(session_id, update)
-        return out[-1]  # a store may retry the update: the last run is the one kept
+        return self._apply(session_id, update)
 
     def subagent_start(self, session_id: str, agent_id: str) -> None:
         """Begin tracking a delegated child's progress."""
@@ -375,17 +402,24 @@ class Guard:
         self._agent(session_id, agent_id, start=False)
 
     def _agent(self, session_id: str, agent_id: str, *, start: bool) -> None:
-        def update(state: State | None) -> State:
-            st = coerce(state)
+        def update(st: Session) -> None:
             if start:
-                st["agents"][agent_id] = [0, False]
+                st.start_agent(agent_id)
             else:
-                st["agents"].pop(agent_id, None)
-            trim(st, self.settings.window)
-            st["updated"] = time.time()
-            return st
+                st.stop_agent(agent_id)
+            trim(st.data, self.settings.window)
+            st.updated = time.time()
 
-        self._update(session_id, update)
+        self._apply(session_id, update)
+
+
+class _Unpaired:
+    """The answer of ``_after`` for a result the state has no call for (review it, then retry)."""
+
+    __slots__ = ()
+
+
+UNPAIRED = _Unpaired()
 
 
 # How many other calls may stand between two identical calls of a kind for the second to count
@@ -400,7 +434,7 @@ def _recent(window: list[Any], sig: str, between: int) -> bool:
 
 
 def _record_result(
-    rec: dict[str, Any],
+    rec: SigRecord,
     res: str,
     failed: bool,
     kind: str,
@@ -409,30 +443,31 @@ def _record_result(
     wait: float | None,
 ) -> bool:
     """Update a signature's streaks with one result; return True when it is progress."""
-    gap = when - rec["t"] if when is not None and rec["t"] is not None else None
-    rec["t"] = round(when, 3) if when is not None else None  # stored: milliseconds are plenty
+    last = rec.t
+    gap = when - last if when is not None and last is not None else None
+    rec.t = round(when, 3) if when is not None else None  # stored: milliseconds are plenty
     if failed:
-        rec["stubborn"] = rec["stubborn"] + 1 if rec["stubborn"] and rec["res"] == res else 1
-        rec["fails"] += 1
-        if rec["fails"] == 1:
-            rec["fail_since"] = cid
-        rec["same"] = 0
-        rec["res"] = res
+        rec.stubborn = rec.stubborn + 1 if rec.stubborn and rec.res == res else 1
+        rec.fails += 1
+        if rec.fails == 1:
+            rec.fail_since = cid
+        rec.same = 0
+        rec.res = res
         return False
-    rec["stubborn"] = 0
-    was_failing = rec["fails"] > 0
-    new = rec["res"] != res  # never seen from this call before (whatever reset the streak)
-    rec["fails"] = 0
-    if rec["same"] > 0 and rec["res"] == res:
-        rec["same"] += 1
+    rec.stubborn = 0
+    was_failing = rec.fails > 0
+    new = rec.res != res  # never seen from this call before (whatever reset the streak)
+    rec.fails = 0
+    if rec.same > 0 and rec.res == res:
+        rec.same += 1
         if kind == kinds.POLL:
-            rec["poll_s"] += max(gap or 0.0, wait or 0.0)
+            rec.poll_s += max(gap or 0.0, wait or 0.0)
     else:
-        rec["same"] = 1
-        rec["since"] = cid
-        rec["blocked"] = 0
-        rec["poll_s"] = 0.0
-    rec["res"] = res
+        rec.same = 1
+        rec.since = cid
+        rec.blocked = 0
+        rec.poll_s = 0.0
+    rec.res = res
     # Progress: a fail→pass transition, an action, or a write, command or unknown tool producing
     # something this call had not produced before. Reads and bookkeeping never are; writing the
     # same content again is not either.
@@ -446,7 +481,7 @@ def _keep(decision: Decision) -> list[Any]:
     return [int(decision.action), list(decision.codes), decision.message]
 
 
-def _answer(kept: Any) -> Decision:
+def _answer(kept: object) -> Decision:
     """Return the decision given to a call before (ALLOW when nothing was kept)."""
     if not isinstance(kept, list) or len(kept) != 3:
         return ALLOW
@@ -472,48 +507,30 @@ def _halted(message: str) -> Decision:
     )
 
 
-def _oldest(pending: dict[str, Any], sig: str) -> str | None:
-    """Return the id of the oldest pending call with signature ``sig`` (FIFO pairing)."""
-    best: str | None = None
-    for cid, entry in pending.items():
-        if (
-            entry[P_SIG] == sig
-            and cid.startswith("#")
-            and (best is None or entry[P_SEQ] < pending[best][P_SEQ])
-        ):
-            best = cid
-    return best
-
-
-def _count(st: State, decision: Decision, *, counted_warning: bool = False) -> None:
+def _count(st: Session, decision: Decision, *, counted_warning: bool = False) -> None:
     if decision.action is Action.WARN and not counted_warning:
-        st["warnings"] += 1
+        st.warnings += 1
     elif decision.action >= Action.BLOCK:
-        st["blocks"] += 1
+        st.blocks += 1
     else:
-        st["updated"] = time.time()
+        st.updated = time.time()
         return
-    # Interventions per code, for `tether stats` (bounded: one entry per code there is).
-    tally = st.get("codes")
-    if not isinstance(tally, dict):
-        tally = st["codes"] = {}
-    for code in decision.codes:
-        tally[code] = int(tally.get(code, 0)) + 1
-    st["updated"] = time.time()
+    st.count_codes(decision.codes)  # interventions per code, for `tether stats`
+    st.updated = time.time()
 
 
-def _streaks(st: State, rec: dict[str, Any], findings: list[Finding]) -> None:
+def _streaks(st: Session, rec: SigRecord, findings: list[Finding]) -> None:
     live: dict[str, int] = {}
-    if rec["same"] >= 2:
+    if rec.same >= 2:
         name = (
-            "poll" if rec["kind"] == kinds.POLL
-            else "idempotent_no_progress" if rec["kind"] == kinds.READ
+            "poll" if rec.kind == kinds.POLL
+            else "idempotent_no_progress" if rec.kind == kinds.READ
             else "mutating_no_progress"
         )  # fmt: skip
-        live[name] = int(rec["same"])
-    if rec["fails"] >= 1:
-        live["exact_failure"] = int(rec["fails"])
+        live[name] = int(rec.same)
+    if rec.fails >= 1:
+        live["exact_failure"] = int(rec.fails)
     for f in findings:
         name = str(f.evidence.get("detector", f.name))
         live[name] = max(live.get(name, 0), f.count)
-    st["streaks"] = live
+    st.streaks = live

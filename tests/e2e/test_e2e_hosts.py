@@ -14,10 +14,16 @@ matching it.
 from __future__ import annotations
 
 import json
+import signal
+import socket
+import subprocess
+import tomllib
+import urllib.request
+from pathlib import Path
 from typing import Any
 
 import pytest
-from harness import Host, Run, describe
+from harness import TETHER, Host, Run, describe
 from honours import HONOURS, host_versions
 
 PROBE = "touch probe-ran; mkfs.ext4 /dev/sdz9"  # hardline DG401; /dev/sdz9 does not exist
@@ -134,3 +140,92 @@ def test_doctor_warns_about_a_claude_code_that_ignores_on_failure(
     honours = HONOURS[f"claude-code {version}"]
     assert len(about) == 1, checks
     assert about[0]["status"] == ("ok" if honours["on_failure"] else "warn"), about
+
+
+@pytest.mark.parametrize("version", ["2.1.197", "2.1.332"])
+def test_install_http_with_a_stalled_sidecar_neither_waits_on_it_nor_counts_twice(
+    version: str, make_host: Any
+) -> None:
+    """The retired ``--http``: a hung ``tether serve`` (SIGSTOP) is never asked by Claude Code.
+
+    Before, every event waited the HTTP handler's 30 s on it while the fallback decided, and the
+    sidecar, once let go, recorded the abandoned requests again: one call counted twice
+    (``benchmarks/bench_stalled_sidecar.py`` measures it).
+    """
+    h: Host = make_host("claude-code", version)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    serve = subprocess.Popen(
+        [str(TETHER), "serve", "--port", str(port)],
+        env=h.env,
+        cwd=h.project,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert serve.stderr is not None and "listening" in serve.stderr.readline()
+        serve.send_signal(signal.SIGSTOP)
+        run = h.run(
+            ["echo one > one", "echo two > two"],
+            install=("--http", "--url", f"http://127.0.0.1:{port}"),
+        )
+        story = describe(run)
+        assert (h.project / "one").exists() and (h.project / "two").exists(), story
+        serve.send_signal(signal.SIGCONT)
+        token = (Path(h.env["XDG_STATE_HOME"]) / "tether" / "serve.token").read_text().strip()
+        req = urllib.request.Request(
+            f"http://127.0.0.1:{port}/health", headers={"Authorization": f"Bearer {token}"}
+        )
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            health = json.loads(resp.read())
+        assert health["requests"] == 0, health  # Claude Code never posted to the sidecar
+    finally:
+        serve.send_signal(signal.SIGCONT)
+        serve.terminate()
+        serve.wait(timeout=30)
+    sessions = json.loads(h.tether("session", "list", "--json").stdout)
+    assert sum(s["calls"] for s in sessions) == 2, sessions  # each call counted once
+
+
+def test_codex_uninstall_forgets_exactly_the_trust_it_gave(make_host: Any) -> None:
+    """Trust entries in config.toml go with Tether's hooks; another hook keeps its trust."""
+    from tether.hosts.codex_trust import AppServer
+    from tether.hosts.settings import is_tether_command
+
+    h: Host = make_host("codex", "0.171.0")
+    assert h.tether("install", "codex").returncode == 0
+    hooks_file = h.home / ".codex" / "hooks.json"
+    config = h.home / ".codex" / "config.toml"
+    # Someone else's hook after Tether's group: removing Tether's moves it up one place.
+    doc = json.loads(hooks_file.read_text())
+    other = {"type": "command", "command": "echo other-guard", "timeout": 5}
+    doc["hooks"]["PreToolUse"].append({"matcher": "Bash", "hooks": [other]})
+    hooks_file.write_text(json.dumps(doc))
+    config.write_text(config.read_text() + '\n[hooks.state."/elsewhere/hooks.json:stop:0:0"]\n'
+                      'trusted_hash = "sha256:foreign"\n')  # fmt: skip
+    with AppServer(str(h.exe), h.project, h.env) as server:
+        listed = server.hooks(h.project)
+        [theirs] = [x for x in listed if x.command == "echo other-guard"]
+        server.call(
+            "config/batchWrite",
+            {"edits": [{"keyPath": "hooks.state", "mergeStrategy": "upsert",
+                        "value": {theirs.key: {"trusted_hash": theirs.current_hash}}}]},
+        )  # fmt: skip
+        ours = [x.key for x in listed if is_tether_command(x.command, "codex")]
+    assert ours and all(key in config.read_text() for key in ours)
+
+    gone = h.tether("uninstall", "codex", "--json")
+    assert gone.returncode == 0, gone.stdout + gone.stderr
+    report = json.loads(gone.stdout)["codex"]
+    text = config.read_text()
+    state = tomllib.loads(text)["hooks"]["state"]
+    with AppServer(str(h.exe), h.project, h.env) as server:
+        after = server.hooks(h.project)
+    [moved] = [x for x in after if x.command == "echo other-guard"]
+    assert moved.active, (moved, report)  # still trusted at its new place
+    assert not [x for x in after if is_tether_command(x.command, "codex")]
+    assert state["/elsewhere/hooks.json:stop:0:0"] == {"trusted_hash": "sha256:foreign"}
+    assert set(state) == {"/elsewhere/hooks.json:stop:0:0", theirs.key, moved.key}, state
+    assert sorted(report["removed"]) == sorted(k for k in ours if k != moved.key), report

@@ -19,6 +19,7 @@ from tether.model import Action, Decision
 
 if TYPE_CHECKING:
     from tether.approval.isolation import IsolatedClassifier
+    from tether.config.core import Config
 
 
 class Review(NamedTuple):
@@ -85,7 +86,7 @@ def malformed_shell_call(tool: str, key: str, args: Any) -> Review:
 
 def review(
     command: str,
-    config: Any = None,
+    config: Config | Policy | None = None,
     *,
     unattended: bool = False,
     classifier: IsolatedClassifier | None = None,

@@ -9,13 +9,16 @@ and advice, so the model reads one story whatever tool it used.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from tether.approval import Review
 from tether.approval.policy import Evaluation, Policy, decide
 from tether.classify import Classification
 from tether.rules import get_rule
 from tether.rules.base import Danger
+
+if TYPE_CHECKING:
+    from tether.config.core import Config
 
 CODE = "DG605"
 _SHOWN = 3  # paths quoted in the reason
@@ -28,7 +31,11 @@ def _quote(path: str) -> str:
 
 
 def review_files(
-    tool: str, hits: Sequence[tuple[str, str]], config: Any = None, *, unattended: bool = False
+    tool: str,
+    hits: Sequence[tuple[str, str]],
+    config: Config | None = None,
+    *,
+    unattended: bool = False,
 ) -> Review:
     """Return the review of ``tool`` changing the guard files in ``hits`` (path, what)."""
     rule = get_rule(CODE)

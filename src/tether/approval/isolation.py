@@ -26,6 +26,7 @@ from typing import IO, Any
 from tether.approval.policy import Evaluation, Policy, policy_to_request
 from tether.classify import Classification
 from tether.errors import WorkerError
+from tether.rules import protected
 from tether.rules.base import Danger, Tier
 
 WORKER_MODULE = "tether.approval.worker"
@@ -146,6 +147,8 @@ class IsolatedClassifier:
                 "mode": "evaluate",
                 "command": command,
                 **policy_to_request(policy),
+                # The guard places the config adds (store.path, key prefix), in force here.
+                "places": [list(part) for part in protected.current()],
             }
             try:
                 proc = self._ensure()

@@ -15,12 +15,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from fnmatch import fnmatchcase
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from tether.classify import Classification
 from tether.model import ALLOW, Action, Decision
 from tether.quoting import clip, quote
 from tether.rules.base import Danger
+
+if TYPE_CHECKING:
+    from tether.config.core import Config
 
 # Approval codes (the rule codes that fired are listed next to them).
 ASK_CODE = "TA100"  # a danger rule asks for a human
@@ -48,7 +51,7 @@ class Policy(NamedTuple):
     memory_mb: int = 512
 
     @classmethod
-    def from_config(cls, config: Any) -> Policy:
+    def from_config(cls, config: Config | Policy | None) -> Policy:
         """Read the policy from a ``Config`` (None: the defaults)."""
         if config is None:
             return cls()

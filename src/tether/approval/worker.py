@@ -40,7 +40,13 @@ def handle(request: dict[str, Any]) -> dict[str, Any]:
         deny = [str(p) for p in request.get("deny", ())]
         if not isinstance(command, str):
             raise TypeError("command must be a string")
-        return {"id": request.get("id"), **evaluation_to_json(evaluate(command, deny))}
+        from tether.rules.protected import Places, configured
+
+        files, prefixes = request.get("places") or ([], [])
+        places = Places(tuple(map(str, files)), tuple(map(str, prefixes)))
+        with configured(places):
+            evaluation = evaluate(command, deny)
+        return {"id": request.get("id"), **evaluation_to_json(evaluation)}
     raise ValueError("unknown request mode")
 
 

@@ -11,6 +11,7 @@ import importlib
 import importlib.util
 import sys
 from collections.abc import Callable, Sequence
+from types import ModuleType
 
 from tether.errors import TetherError
 
@@ -80,10 +81,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args[1] in HOSTS:
             from tether.hosts.runner import run_hook
 
-            status = _run(name, lambda: run_hook(args[1], hold_signals=argv is None))
             if argv is None:  # the `tether` script itself, not a caller in the same process
-                _exit_now(status)
-            return status
+                # Answered in a child: one killed inside C code (a parser crash) still blocks.
+                entry = _hook_entry()
+                entry.catch_signals()  # until the child answers, a signal here is the block
+                _exit_now(entry.supervised(lambda: _answer(args[1]), lambda _: _tidy()))
+            return _run(name, lambda: run_hook(args[1], hold_signals=False))
     available = _available()
     if name not in available:
         import difflib
@@ -103,6 +106,42 @@ def main(argv: Sequence[str] | None = None) -> int:
     module.add_arguments(parser, name)
     ns = parser.parse_args(args[1:])
     return _run(name, lambda: int(module.run(ns, name)))
+
+
+def _hook_entry() -> ModuleType:
+    """Return ``daemon/hook.py``, builtins only, without the daemon package (json, dataclasses)."""
+    import os
+
+    name = "tether._hook_entry"
+    module = sys.modules.get(name)
+    if module is None:
+        path = os.path.join(os.path.dirname(os.path.dirname(__file__)), "daemon", "hook.py")
+        spec = importlib.util.spec_from_file_location(name, path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        sys.modules[name] = module
+    return module
+
+
+def _answer(host: str) -> int:
+    """Answer one hook event from stdin and flush the reply; return the exit status."""
+    import contextlib
+
+    from tether.hosts.runner import run_hook
+
+    status = _run("hook", lambda: run_hook(host, hold_signals=True))
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    return status
+
+
+def _tidy() -> None:
+    """Run the exit handlers (the isolation worker's shutdown) once the reply is out."""
+    import atexit
+
+    atexit._run_exitfuncs()
 
 
 def _exit_now(status: int) -> None:

@@ -11,9 +11,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tether.cli._common import add_config_arguments, config_from_args
+
+if TYPE_CHECKING:
+    from tether.config.core import Config
 
 EPILOG = """\
 Exit status: 0 when every command would run (allow or warn), 1 when any would be asked about,
@@ -48,7 +51,9 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
     add_config_arguments(parser)
 
 
-def check(command: str, config: Any, *, unattended: bool, tool: str = "") -> dict[str, Any]:
+def check(
+    command: str, config: Config | None, *, unattended: bool, tool: str = ""
+) -> dict[str, Any]:
     """Return the guard's decision for ``command`` with the settings that shaped it."""
     from tether.approval import review
     from tether.approval.policy import Policy

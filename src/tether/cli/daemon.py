@@ -12,7 +12,9 @@ The hook command that `tether install` writes (PYTHON -I -S …/tether/daemon/ho
 relays each event to this daemon over a unix socket in $XDG_RUNTIME_DIR/tether (else
 $XDG_STATE_HOME/tether/run), and starts it when none answers; you never need to start it by
 hand. It exits after 15 idle minutes (TETHER_DAEMON_IDLE seconds), and as soon as Tether's
-code on disk changes. All state is in the store: stopping or killing it loses nothing.
+code on disk changes. All state is in the store: stopping or killing it loses nothing. It
+answers your uid only (other uids get a refusal, a block), and at most 64 connections at once
+(TETHER_DAEMON_MAX_CONNECTIONS); one more is answered by its own hook process.
 
 examples:
   tether daemon status          # running? pid, version, events served
@@ -59,6 +61,11 @@ def run(args: argparse.Namespace, name: str) -> int:
             f"running: pid {i.get('pid')}, tether {i.get('version')}, "
             f"{i.get('served')} events served, socket {status.socket}"
         )
+        if i.get("refused") or i.get("busy"):
+            text += (
+                f"; {i.get('refused', 0)} connections of other uids refused, "
+                f"{i.get('busy', 0)} over the connection cap answered by their hook"
+            )
     else:
         text = f"not running (the next hook event starts it); socket {status.socket}"
     _print(args.json, data, text)

@@ -14,9 +14,12 @@ import sys
 import uuid
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tether.hosts import HOSTS
+
+if TYPE_CHECKING:
+    from tether.config.core import Config
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +89,7 @@ def _check_config(cwd: Path, checks: list[Check], overrides: tuple[str, ...] = (
     return config
 
 
-def _check_store(config: Any, fix: bool, checks: list[Check]) -> None:
+def _check_store(config: Config, fix: bool, checks: list[Check]) -> None:
     from tether.store.open import sqlite_path
 
     backend = str(config.get("store.backend"))
@@ -155,7 +158,7 @@ def _check_daemon(checks: list[Check]) -> None:
         )
 
 
-def _probe(config: Any) -> None:
+def _probe(config: Config) -> None:
     from tether.store.open import open_store
 
     store = open_store(config)
@@ -186,7 +189,7 @@ def _check_host(host: str, cwd: Path, session: str, checks: list[Check]) -> None
             checks.append(Check(host, "fail", str(exc), "repair the file, then rerun"))
             continue
         if host == "claude-code":
-            commands.extend(_http(data, path, cwd, session, checks))
+            commands.extend(_http(data, path, checks))
         found = settings.installed_commands(data, host)
         if not found:
             continue
@@ -271,19 +274,26 @@ def _hook_fix(host: str, command: str, installed: bool, checks: list[Check]) -> 
     return f"run `{command}` by hand with a sample event; reinstall with `tether install {host}`"
 
 
-def _http(data: Any, path: Path, cwd: Path, session: str, checks: list[Check]) -> list[str]:
-    """Check Claude Code HTTP hook entries (``tether install claude-code --http``).
+def _http(data: Any, path: Path, checks: list[Check]) -> list[str]:
+    """Warn about HTTP hook entries left by the retired ``tether install claude-code --http``.
 
     Returns the commands their fallbacks run, so the samples exercise those too.
     """
-    from tether.serve.install import FALLBACK_JOIN, check, installed_urls, is_fallback
-    from tether.serve.options import TOKEN_ENV
+    from tether.serve.install import FALLBACK_JOIN, installed_urls, is_fallback
 
-    if not installed_urls(data):
+    urls = installed_urls(data)
+    if not urls:
         return []
-    checks.append(Check("claude-code", "ok", f"HTTP hooks (tether serve) installed in {path}"))
-    for status, message, fix in check(data, cwd, session, os.environ.get(TOKEN_ENV, "")):
-        checks.append(Check("claude-code", status, message, fix))
+    checks.append(
+        Check(
+            "claude-code",
+            "warn",
+            f"{path} still has HTTP hooks posting to {', '.join(urls)} (the retired "
+            "`--http` install): Claude Code runs their curl fallback beside them on every "
+            "event, and a stalled `tether serve` holds every call for their timeout",
+            "run `tether install claude-code` (it replaces them with the command hook)",
+        )
+    )
     fallbacks: list[str] = []
     hooks = data.get("hooks") if isinstance(data, dict) else None
     for group in (hooks or {}).get("PreToolUse", []) if isinstance(hooks, dict) else []:
@@ -409,7 +419,7 @@ def _codex_trust(cwd: Path, checks: list[Check]) -> None:
         checks.append(Check("codex", "ok", f"Codex trusts and runs Tether's {len(hooks)} hooks"))
 
 
-def _forget(config: Any, session: str) -> None:
+def _forget(config: Config, session: str) -> None:
     try:
         from tether.store.open import open_store
 

@@ -55,21 +55,23 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
     parser.add_argument(
         "--http",
         action="store_true",
-        help="claude-code only: post events to a running `tether serve` (about 1 ms a call) "
-        "with the command hook as a fallback when the service does not answer",
+        help="claude-code only, retired: installs the command hook (which relays to Tether's "
+        "daemon and fails closed) and says why; an HTTP hook to `tether serve` needed a "
+        "fallback Claude Code ran beside it on every event (docs/hosts.md#http-hooks)",
     )
-    parser.add_argument("--url", help="with --http: the service's base URL (default: serve.*)")
+    parser.add_argument("--url", help="with --http: ignored (the option is retired)")
     if name == "install":
         parser.add_argument(
             "--command",
             help="the hook command to register (default: this tether's 'tether hook HOST')",
         )
-        parser.add_argument(
-            "--codex",
-            metavar="PATH",
-            help="codex only: the Codex executable asked to trust the hooks it must run "
-            "(default: `codex` on PATH); without it the hooks are written but stay inactive",
-        )
+    parser.add_argument(
+        "--codex",
+        metavar="PATH",
+        help="codex only: the Codex executable asked to trust the hooks it must run, or on "
+        "uninstall to forget their trust (default: `codex` on PATH); without it install "
+        "writes the hooks inactive, and uninstall leaves their trust entries in config.toml",
+    )
 
 
 def run(args: argparse.Namespace, name: str) -> int:
@@ -91,14 +93,26 @@ def run(args: argparse.Namespace, name: str) -> int:
     http: dict[str, Any] | None = None
     note = ""
     if args.host == "claude-code":
-        # HTTP entries for the sidecar: added with --http, removed otherwise (uninstall, or a
-        # reinstall back to command hooks), so the two kinds never run side by side.
+        # Old HTTP entries for the sidecar (the retired --http) are taken out by every install
+        # and uninstall, so they never run beside the command hook.
         from tether.serve.install import adjust
 
-        change, http, note = adjust(change, current, command, path, http=args.http, url=args.url)
-    backup = None
-    if change.changed and not args.dry_run:
-        backup = settings.write_settings(change)
+        change, http, note = adjust(change, http=bool(args.http or args.url))
+    written: list[Path | None] = [None]
+
+    def write() -> None:
+        if change.changed and not args.dry_run:
+            written[0] = settings.write_settings(change)
+
+    forgotten: dict[str, Any] | None = None
+    if args.host == "codex" and name == "uninstall" and not args.dry_run and change.changed:
+        from tether.hosts.codex_trust import deactivate
+
+        # Codex is asked which hooks are Tether's before they go, to forget exactly their trust.
+        forgotten = deactivate(args.codex, Path.cwd(), path, write)
+    else:
+        write()
+    backup = written[0]
     report: dict[str, Any] = {
         "action": name,
         "host": args.host,
@@ -112,20 +126,22 @@ def run(args: argparse.Namespace, name: str) -> int:
     }
     if http is not None:
         report["http"] = http
+    if forgotten is not None:
+        report["codex"] = forgotten
     status = 0
     if args.host == "codex" and name == "install" and not args.dry_run:
         from tether.hosts.codex_trust import activate
 
-        report["codex"] = activate(getattr(args, "codex", None), Path.cwd())
+        report["codex"] = activate(args.codex, Path.cwd())
         status = 0 if report["codex"]["active"] else 1
+    if note:  # the retired --http: say so on stderr, whether or not anything changed
+        sys.stderr.write(f"tether install: {note}\n")
     if args.json:
         if args.dry_run:
             report["hooks"] = change.after.get("hooks", {})
         sys.stdout.write(json.dumps(report, indent=2) + "\n")
         return status
     sys.stdout.write(_human(report, change.after.get("hooks", {})))
-    if note and change.changed:
-        sys.stdout.write(note + "\n")
     if "codex" in report:
         sys.stdout.write(report["codex"]["message"] + "\n")
     return status

@@ -10,9 +10,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from tether.cli._common import add_config_arguments, config_from_args
+
+if TYPE_CHECKING:
+    from tether.config.core import Config
 
 _COLOUR = {"warn": "33", "ask": "35", "block": "31", "halt": "1;31"}
 
@@ -83,7 +86,7 @@ def _load(path: str) -> Any:
     return load(path)
 
 
-def warm_up(config: Any) -> None:
+def warm_up(config: Config | None) -> None:
     """Load what first calls load (parser, catalogues, masks) so per-call cost excludes it."""
     from tether.guard import Guard
     from tether.model import ToolCall, ToolResult

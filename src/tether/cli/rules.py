@@ -85,10 +85,11 @@ def grammars(rule: Rule) -> list[Grammar]:
     """Return the option grammars of the programs a rule's matching examples run, in order."""
     from tether.shell import parse_command
     from tether.shell.programs import RUNNERS, SHELLS, WRAPPERS
-    from tether.shell.tools import GIT, GIT_SUBCOMMANDS, TOOLS
+    from tether.shell.tools import GIT, GIT_SUBCOMMANDS, MACHINE, TOOLS
 
     tables: dict[str, Grammar] = {n: w.grammar for n, w in WRAPPERS.items()}
     tables |= {n: r.grammar for n, r in RUNNERS.items()} | dict(SHELLS) | dict(TOOLS)
+    tables |= dict(MACHINE)
     tables["git"] = GIT
     found: dict[str, Grammar] = {}
     for example in rule.match:

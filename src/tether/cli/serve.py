@@ -1,8 +1,8 @@
 """``tether serve``: run the local HTTP sidecar until SIGTERM or Ctrl-C.
 
 Binds 127.0.0.1:8765 by default. Every request must send ``Authorization: Bearer <token>``:
-the per-install token in ``$XDG_STATE_HOME/tether/serve.token`` (made on first use, 0600, and
-written into Claude Code's HTTP hooks by ``tether install claude-code --http``), or your own
+the per-install token in ``$XDG_STATE_HOME/tether/serve.token`` (made on first use, 0600, read
+by the clients on the same machine), or your own
 (``--token``, better the ``TETHER_SERVE_TOKEN`` environment variable, or ``serve.token``), which
 any address other than loopback requires.
 """

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tether.config.schema import KEYS
 from tether.config.validate import Problem
+
+if TYPE_CHECKING:
+    from tether.config.core import Config
 
 _FILE_LAYERS = ("user:", "project:", "TETHER_CONFIG:", "file:")
 DETECTORS = tuple(k.rsplit(".", 1)[1] for k in KEYS if k.startswith("loops.warn_after."))
@@ -165,7 +168,7 @@ def _line(origin: str, key: str, lines: Lines) -> int | None:
 _RANK = {"default": 0, "user": 1, "project": 2, "TETHER_CONFIG": 3, "env": 4, "--set": 5}
 
 
-def check_edit(config: Any, layer: str, path: Path, key: str, value: Any) -> list[Problem]:
+def check_edit(config: Config, layer: str, path: Path, key: str, value: Any) -> list[Problem]:
     """Return the cross-key rules that writing ``key = value`` to ``path`` would break.
 
     ``config`` is the effective config before the edit; an edit that a higher layer hides

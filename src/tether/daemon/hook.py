@@ -10,11 +10,14 @@ importing only what the interpreter's startup already loaded (``sys``, ``posix``
    to others: a socket planted by someone else is never asked;
 3. relays the event and prints the daemon's reply;
 4. when no daemon answers (none running, a stale socket, the daemon killed mid-event or
-   replaced by newer code), answers the event in this process, the way ``tether hook HOST``
-   does, then starts a daemon detached for the next call.
+   replaced by newer code), answers the event the way ``tether hook HOST`` does, in a forked
+   child (:func:`supervised`), then starts a daemon detached for the next call.
 
 Nothing here fails open: every path ends in the runner's reply or, if even Tether cannot be
-imported, in exit status 2 with the cause on stderr, which every host treats as a block.
+imported, in exit status 2 with the cause on stderr, which every host treats as a block. A
+child that dies before its reply is out (a SIGSEGV or SIGABRT inside the parser's C code, the
+OOM killer) cannot print anything itself, and hosts read a hook that dies by a signal as
+"allow": this process, which runs no Tether code, prints the block for it.
 
 The wire format is bytes only (no ``json``: its import costs more than the rest of this
 file). Request: ``b"TETHER1 <kind> <header length>\\n"``, a header of NUL-separated fields
@@ -28,6 +31,10 @@ answer it yourself" (the daemon's code changed under it).
 import _signal  # type: ignore[import-not-found]  # built in, loaded at startup: free
 import posix
 import sys
+
+TYPE_CHECKING = False  # typing's own flag costs an import
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 MAGIC = b"TETHER1"
 MAX_INPUT = 32 * 1024 * 1024
@@ -118,7 +125,9 @@ def ask(path: str, data: bytes, timeout: float = REPLY_TIMEOUT) -> tuple[int, by
             return None
         sock.settimeout(timeout)
         try:
-            sock.sendall(data)
+            # A daemon gone mid-request is a broken pipe (answered here), not SIGPIPE, which
+            # catch_signals turns into a block.
+            sock.sendall(data, getattr(_socket, "MSG_NOSIGNAL", 0))
             sock.shutdown(_socket.SHUT_WR)
             chunks = []
             while True:
@@ -156,12 +165,18 @@ def parse_reply(raw: bytes) -> tuple[int, bytes, bytes] | None:
 # status. Answering in-process, the runner's handlers take over (the host's own deny).
 SIGNALS = {getattr(_signal, name): name for name in ("SIGTERM", "SIGHUP", "SIGINT", "SIGPIPE")}
 _replied = [-1]  # exit status of the reply already printed; -1 while there is none
+_child = [0]  # the supervised child answering the event, 0 when there is none
 
 
 def _on_signal(signum: int, frame: object) -> None:
     if _replied[0] >= 0:
         posix._exit(_replied[0] & 0xFF)
-    name = SIGNALS.get(signum, str(signum))
+    if _child[0] > 0:  # it must not print an answer after this process said "blocked"
+        try:  # noqa: SIM105  (contextlib is one import too many here)
+            posix.kill(_child[0], _signal.SIGKILL)
+        except OSError:
+            pass
+    name = SIGNALS.get(signum, "SIGALRM" if signum == _signal.SIGALRM else str(signum))
     try:  # noqa: SIM105  (contextlib is one import too many here)
         posix.write(
             2,
@@ -218,8 +233,28 @@ def main(argv: list[str]) -> int:
 
 
 def in_process(host: str, payload: bytes, hook_file: str, path: str) -> int:
-    """Answer the event the way ``tether hook HOST`` does, then start a daemon for next time."""
+    """Answer the event the way ``tether hook HOST`` does, then start a daemon for next time.
+
+    The answer is worked out in a supervised child (:func:`supervised`): if it dies by a
+    signal before its reply is out, this process blocks the call.
+    """
     root = package_root(hook_file)
+
+    def answer() -> int:
+        return answer_here(host, payload, root)
+
+    def finish(status: int) -> None:
+        start_daemon(root, path)
+        if "tether" in sys.modules:  # the isolation worker's shutdown
+            import atexit
+
+            atexit._run_exitfuncs()
+
+    return supervised(answer, finish)
+
+
+def answer_here(host: str, payload: bytes, root: str) -> int:
+    """Answer the event in this process with the runner; return its exit status."""
     try:
         import io
         import site
@@ -233,14 +268,75 @@ def in_process(host: str, payload: bytes, hook_file: str, path: str) -> int:
         _replied[0] = status
     except BaseException as exc:  # fail closed: every host blocks on exit status 2
         sys.stderr.write(f"tether: cannot answer the hook event ({type(exc).__name__}: {exc})\n")
-        return 2
+        status = 2
     for stream in (sys.stdout, sys.stderr):
         try:  # noqa: SIM105  (contextlib is one import too many here)
             stream.flush()
         except (OSError, ValueError):
             pass
-    start_daemon(root, path)
     return status
+
+
+def supervised(answer: "Callable[[], int]", finish: "Callable[[int], None]") -> int:
+    """Run ``answer`` (print the reply, return its status) in a child; return the status.
+
+    The child tells this process the status once its reply is printed and flushed, then runs
+    ``finish(status)`` (start the daemon, exit handlers) and exits. When the child ends without
+    saying so (killed by a signal inside C code, or ``answer`` never returned), this process
+    prints the block (exit status 2, the cause on stderr) instead: nothing the child's input
+    does can turn into a hook that dies without an answer. It also stops waiting after
+    ``REPLY_TIMEOUT`` seconds. Where ``fork`` fails, ``answer`` runs here, unsupervised.
+    """
+    try:
+        read_end, write_end = posix.pipe()
+        pid = posix.fork()
+    except OSError:
+        status = answer()
+        finish(status)
+        return status
+    if pid == 0:  # the child: answer, report, tidy up, exit; it never returns from here
+        status = 2
+        try:
+            posix.close(read_end)
+            _child[0] = 0
+            status = answer()
+            posix.write(write_end, b"%d\n" % status)
+            posix.close(write_end)
+            finish(status)
+        finally:
+            posix._exit(status & 0xFF)
+    posix.close(write_end)
+    _child[0] = pid
+    _signal.signal(_signal.SIGALRM, _on_signal)
+    _signal.alarm(int(REPLY_TIMEOUT))
+    said = b""
+    while True:
+        chunk = posix.read(read_end, 64)
+        if not chunk:
+            break
+        said += chunk
+    posix.close(read_end)
+    _, wait_status = posix.waitpid(pid, 0)
+    _signal.alarm(0)
+    _child[0] = 0
+    if said.strip().lstrip(b"-").isdigit():
+        _replied[0] = int(said)
+        return _replied[0]
+    cause = _death(wait_status)
+    sys.stderr.write(
+        f"Tether could not check this call, so it is denied (fail closed): the process judging "
+        f"it {cause} before it could decide.\n"
+    )
+    return 2
+
+
+def _death(wait_status: int) -> str:
+    """Say how a child ended, from its ``waitpid`` status (``was killed by SIGSEGV``)."""
+    if posix.WIFSIGNALED(wait_status):
+        number = posix.WTERMSIG(wait_status)
+        names = {11: "SIGSEGV", 6: "SIGABRT", 9: "SIGKILL", 7: "SIGBUS", 4: "SIGILL", 8: "SIGFPE"}
+        return f"was killed by {names.get(number, f'signal {number}')}"
+    return f"exited with status {posix.WEXITSTATUS(wait_status)} without a reply"
 
 
 def start_daemon(root: str, path: str) -> None:
@@ -294,10 +390,6 @@ def make_dir(folder: str) -> None:
 
 if __name__ == "__main__":
     status = main(sys.argv)
-    if "tether" in sys.modules:  # answered in-process: the isolation worker's shutdown
-        import atexit
-
-        atexit._run_exitfuncs()
     try:
         sys.stdout.flush()
         sys.stderr.flush()

@@ -10,6 +10,13 @@ exits so that the next call starts a fresh one.
 
 A lock file held for the daemon's lifetime makes it one per socket: a second one started at
 the same moment exits at once, and a socket file left by a killed daemon is replaced.
+
+Who may ask: the socket sits in a 0700 folder of the user's own, and on Linux every connection's
+peer is checked with ``SO_PEERCRED``: a process of another uid (root, or anyone with
+``CAP_DAC_OVERRIDE`` who got past the folder) gets exit status 2 and the reason, a block on
+every host, and is never answered. At most ``MAX_CONNECTIONS`` connections are served at once;
+one beyond that is told to answer the event itself (the client's in-process path: the same
+decision, a Python start slower), never allowed unchecked.
 """
 
 from __future__ import annotations
@@ -21,19 +28,26 @@ import io
 import json
 import os
 import socket
+import struct
 import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tether.daemon import hook as wire
 from tether.errors import TetherError
 
+if TYPE_CHECKING:
+    from tether.config.core import Config
+
 IDLE_SECONDS = float(os.environ.get("TETHER_DAEMON_IDLE", "900"))
 CODE_CHECK_SECONDS = 1.0
 BACKLOG = 128
+# Connections answered at once, each on its own thread.
+MAX_CONNECTIONS = max(1, int(os.environ.get("TETHER_DAEMON_MAX_CONNECTIONS", "64")))
+REFUSED_EXIT = 2  # a peer of another uid: a block on every host
 
 
 class DaemonError(TetherError):
@@ -69,8 +83,20 @@ def code_snapshot(root: str) -> tuple[tuple[str, int, int], ...]:
 class Daemon:
     """The listening socket, the accept loop and the bookkeeping for status and idling."""
 
-    def __init__(self, path: str, root: str, *, idle: float = IDLE_SECONDS) -> None:
+    def __init__(
+        self,
+        path: str,
+        root: str,
+        *,
+        idle: float = IDLE_SECONDS,
+        max_connections: int = MAX_CONNECTIONS,
+        owner: int | None = None,
+    ) -> None:
         self.path = path
+        self.owner = os.getuid() if owner is None else owner  # the only uid answered
+        self._slots = threading.BoundedSemaphore(max_connections)
+        self.refused = 0  # connections from another uid
+        self.busy = 0  # connections beyond max_connections, handed back to their client
         self.root = root
         self.idle = idle
         self.started = time.time()
@@ -143,8 +169,55 @@ class Daemon:
                     break
                 raise
             self.last = time.monotonic()
-            threading.Thread(target=self.handle, args=(conn,), daemon=True).start()
+            problem = self.peer_problem(conn)
+            if problem is not None:
+                self._turn_away(conn, REFUSED_EXIT, problem)
+                continue
+            if not self._slots.acquire(blocking=False):
+                self._turn_away(conn, wire.RETRY_EXIT, "")
+                continue
+            threading.Thread(target=self._handle_in_slot, args=(conn,), daemon=True).start()
         self.close()
+
+    def peer_problem(self, conn: socket.socket) -> str | None:
+        """Return why the process at the other end of ``conn`` must not be answered, or None."""
+        option = getattr(socket, "SO_PEERCRED", None)
+        if option is None:  # not Linux: the 0700 folder is the guard
+            return None
+        try:
+            raw = conn.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i"))
+            pid, uid, _ = struct.unpack("3i", raw)
+        except OSError as exc:
+            return f"cannot read the caller's credentials ({exc})"
+        if uid != self.owner:
+            return (
+                f"refused a connection from uid {uid} (pid {pid}): this daemon answers uid "
+                f"{self.owner} only"
+            )
+        return None
+
+    def _turn_away(self, conn: socket.socket, code: int, reason: str) -> None:
+        """Answer ``conn`` without a decision: a refusal, or "answer it yourself" (over the cap)."""
+        with self._lock:
+            if code == wire.RETRY_EXIT:
+                self.busy += 1
+            else:
+                self.refused += 1
+        # Read what the client sent first: closing on unread data resets the reply, and a client
+        # still sending would get SIGPIPE (the hook turns that into a block, not its own answer).
+        drain(conn)
+        with contextlib.suppress(OSError):
+            conn.settimeout(1.0)
+            err = f"tether daemon: {reason}; blocking this call\n".encode() if reason else b""
+            send(conn, code, b"", err)
+        with contextlib.suppress(OSError):
+            conn.close()
+
+    def _handle_in_slot(self, conn: socket.socket) -> None:
+        try:
+            self.handle(conn)
+        finally:
+            self._slots.release()
 
     def _still_ours(self) -> bool:
         # The socket file removed (its folder cleaned up, a test's temporary home deleted):
@@ -180,7 +253,7 @@ class Daemon:
             self.checked = now
         return code_snapshot(self.root) != self.snapshot
 
-    def store(self, config: Any, environ: Mapping[str, str] | None) -> Any:
+    def store(self, config: Config, environ: Mapping[str, str] | None) -> Any:
         """Return the open store ``config`` names, opening it the first time it is asked for."""
         from tether.store.open import open_store, sqlite_path
 
@@ -202,6 +275,8 @@ class Daemon:
             "socket": self.path,
             "started": self.started,
             "served": self.served,
+            "refused": self.refused,
+            "busy": self.busy,
             "idle_timeout": self.idle,
             "python": sys.executable,
         }
@@ -293,6 +368,22 @@ def read_request(conn: socket.socket) -> tuple[str, list[bytes], bytes]:
     header, payload = rest[:length], rest[length:]
     fields = header.split(b"\0") if header else []
     return parts[1].decode(), fields, payload
+
+
+def drain(conn: socket.socket, limit: int = 65536, seconds: float = 0.2) -> None:
+    """Read and drop what the client sent, up to ``limit`` bytes or ``seconds``, whichever first."""
+    end = time.monotonic() + seconds
+    got = 0
+    with contextlib.suppress(OSError):
+        while got < limit:
+            left = end - time.monotonic()
+            if left <= 0:
+                break
+            conn.settimeout(left)
+            chunk = conn.recv(65536)
+            if not chunk:
+                break
+            got += len(chunk)
 
 
 def send(conn: socket.socket, code: int, out: bytes, err: bytes) -> None:

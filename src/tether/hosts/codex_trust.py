@@ -8,7 +8,8 @@ it asks the installed ``codex app-server`` (JSON-RPC over stdio, the API Codex's
 use) for ``hooks/list``, which reports each hook's ``currentHash`` and ``trustStatus``, and
 writes the trust through the same server's ``config/batchWrite``, so Codex itself edits its
 config file. ``tether install codex`` trusts what it wrote and checks the result;
-``tether doctor`` reports any Tether hook Codex would skip.
+``tether doctor`` reports any Tether hook Codex would skip; ``tether uninstall codex`` takes out
+the trust entries of the hooks it removed, and only those (``deactivate``).
 """
 
 from __future__ import annotations
@@ -21,7 +22,9 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Mapping, Sequence
+import tomllib
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any, NamedTuple
 
@@ -253,3 +256,126 @@ def activate(
             f" ({newly} trusted just now through `{found} app-server`)" if newly else ""
         )
     return report
+
+
+def deactivate(
+    codex: str | None,
+    cwd: Path,
+    hooks_file: Path,
+    write: Callable[[], object],
+    environ: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
+    """Run ``write`` (which removes Tether's hooks from ``hooks_file``), then forget their trust.
+
+    Codex is asked for the hooks before and after: the trust entries of Tether's hooks in
+    ``hooks_file`` are removed from the user's ``config.toml`` (through ``config/batchWrite``,
+    so Codex edits its own file) and every other entry is kept. A hook of someone else that
+    moved up in the file (its key names its position) and so lost its trust gets it back at its
+    new key, with the hash Codex had trusted. Returns a JSON-ready report; ``write`` runs even
+    when Codex cannot be asked.
+    """
+    found = codex or find_codex(environ)
+    report: dict[str, Any] = {"codex": found, "removed": [], "moved": []}
+    try:
+        before = _listed(found, cwd, environ) if found else None
+    except CodexError as exc:
+        before, report["error"] = None, str(exc)
+    write()
+    if before is None:
+        report["message"] = (
+            "codex: any trust entries of Tether's hooks stay in Codex's config.toml ("
+            + (report.get("error") or "`codex` is not on PATH")
+            + "); they trust nothing once the hooks are gone. To remove them: run Codex's "
+            "/hooks screen, or reinstall and uninstall with `codex` on PATH."
+        )
+        return report
+    assert found is not None
+    mine = [h for h in _ours(before) if _same_file(h, hooks_file)]
+    try:
+        with AppServer(found, cwd, environ) as server:
+            after = server.hooks(cwd)
+            moved = moved_trust(before, after, hooks_file)
+            path = _user_config(environ)
+            state = _state(path)
+            gone = [h.key for h in mine if h.key in state and h.key not in moved]
+            if gone or moved:
+                kept = {k: v for k, v in state.items() if k not in gone}
+                kept.update(moved)
+                server.call(
+                    "config/batchWrite",
+                    {
+                        "edits": [
+                            {"keyPath": "hooks.state", "mergeStrategy": "replace", "value": kept}
+                        ]
+                    },
+                )
+    except CodexError as exc:
+        report["message"] = f"codex: could not remove the trust of Tether's hooks: {exc}"
+        return report
+    report["removed"], report["moved"] = gone, sorted(moved)
+    report["message"] = f"codex: removed the trust of Tether's {len(gone)} hooks from {path}" + (
+        f"; {len(moved)} other hooks that moved up in {hooks_file} keep their trust"
+        if moved
+        else ""
+    )
+    return report
+
+
+def moved_trust(
+    before: Sequence[HookState], after: Sequence[HookState], hooks_file: Path
+) -> dict[str, dict[str, str]]:
+    """Return trust entries for hooks in ``hooks_file`` that lost their trust by moving up.
+
+    A hook counts as moved when as many identical ones (event, command, hash) were trusted in
+    that file before as are trusted after plus this one: never more than the user trusted.
+    """
+
+    def sig(h: HookState) -> tuple[str, str, str]:
+        return (h.event, h.command, h.current_hash)
+
+    def here(hooks: Sequence[HookState]) -> list[HookState]:
+        return [
+            h
+            for h in hooks
+            if _same_file(h, hooks_file) and not is_tether_command(h.command, "codex")
+        ]
+
+    was = Counter(sig(h) for h in here(before) if h.active)
+    now = Counter(sig(h) for h in here(after) if h.active)
+    moved: dict[str, dict[str, str]] = {}
+    for h in here(after):
+        if not h.active and now[sig(h)] < was[sig(h)]:
+            moved[h.key] = {"trusted_hash": h.current_hash}
+            now[sig(h)] += 1
+    return moved
+
+
+def _listed(codex: str, cwd: Path, environ: Mapping[str, str] | None) -> list[HookState]:
+    with AppServer(codex, cwd, environ) as server:
+        return server.hooks(cwd)
+
+
+def _same_file(hook: HookState, hooks_file: Path) -> bool:
+    """Return whether ``hook`` comes from ``hooks_file`` (user and project scope stay apart)."""
+    if hook.source:
+        return os.path.realpath(hook.source) == os.path.realpath(hooks_file)
+    return hook.key.startswith(f"{hooks_file}:")
+
+
+def _user_config(environ: Mapping[str, str] | None) -> Path:
+    env = os.environ if environ is None else environ
+    home = env.get("CODEX_HOME") or os.path.join(env.get("HOME", "~"), ".codex")
+    return Path(os.path.expanduser(home)) / "config.toml"
+
+
+def _state(path: Path) -> dict[str, Any]:
+    """Return ``[hooks.state]`` of Codex's ``config.toml`` at ``path`` ({} when none)."""
+    try:
+        doc = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as exc:
+        raise CodexError(f"cannot read {path}: {exc}") from None
+    hooks = doc.get("hooks")
+    state = hooks.get("state") if isinstance(hooks, dict) else None
+    return dict(state) if isinstance(state, dict) else {}

@@ -5,7 +5,9 @@ to the user and not the model, next to whatever the reply decides (it never chan
 decision). Only a JSON reply with exit status 0 can carry it; a Codex deny (exit 2, reason on
 stderr) cannot, so the notice waits for the next reply. "Once" is a marker file per session
 and notice under ``$XDG_STATE_HOME/tether/notices``, created atomically, so concurrent hook
-processes of one session show it once between them.
+processes of one session show it once between them. ``tether serve``'s hook routes add it
+through ``runner.render`` too; the MCP proxy and the integrations, which have no user-facing
+reply, say it once on stderr and on the ``tether`` logger (docs/trust.md).
 """
 
 from __future__ import annotations

@@ -198,6 +198,13 @@ def _answer(
     if isinstance(deadline, int | float) and not isinstance(deadline, bool) and deadline > 0:
         watchdog.set_deadline(min(float(deadline), MAX_DEADLINE))
     decision = decide(event, config, unattended=not ad.CAN_ASK, environ=environ, stores=stores)
+    return render(ad, event, decision, config, environ)
+
+
+def render(
+    ad: ModuleType, event: HookEvent, decision: Decision, config: Any, environ: Mapping[str, str]
+) -> Reply:
+    """Return the host's reply to ``event``, with the once-per-session trust notice if due."""
     reply: Reply = ad.render(event, decision)
     if config.ignored:  # an untrusted project file could not loosen the guard: say so once
         from tether.config.core import trust_notice
@@ -229,18 +236,18 @@ def decide(
 ) -> Decision:
     """Feed ``event`` to a Guard backed by the configured store; return its decision."""
     if stores is not None:
-        return dispatch(_hook_guard(config, stores(config, environ), unattended), event)
+        return dispatch(hook_guard(config, stores(config, environ), unattended), event)
     from tether.store.open import open_store
 
     store = open_store(config, environ=environ)
     try:
-        return dispatch(_hook_guard(config, store, unattended), event)
+        return dispatch(hook_guard(config, store, unattended), event)
     finally:
         store.close()
 
 
-def _hook_guard(config: Any, store: Any, unattended: bool) -> Any:
-    """Return the Guard a hook event is judged by, over ``store``."""
+def hook_guard(config: Any, store: Any, unattended: bool) -> Any:
+    """Return the Guard a hook event is judged by, over ``store`` (hook processes, sidecar)."""
     from tether.guard import Guard
 
     # A hook host shows the model one message per call and may not stop the agent: hold a

@@ -74,6 +74,7 @@ def message_for(decision: Decision) -> str:
 def build_guard(guard: Any = None, config: Any = None, store: Any = None) -> Any:
     """Return ``guard``, or a new unattended Guard over ``config`` (loaded when None)."""
     if guard is not None:
+        tell_once(getattr(guard, "config", None))
         return guard
     from tether.guard import Guard
 
@@ -81,7 +82,30 @@ def build_guard(guard: Any = None, config: Any = None, store: Any = None) -> Any
         from tether.config import load_config
 
         config = load_config()
+    tell_once(config)
     return Guard(config, store, unattended=True)
+
+
+_TOLD: set[str] = set()  # notices already logged by this process
+
+
+def tell_once(config: Any) -> None:
+    """Log, once per process, what an untrusted project file could not apply (logger ``tether``).
+
+    An app has no user-facing channel Tether knows of; a WARNING on the ``tether`` logger
+    reaches its developer (Python prints it to stderr when logging is not configured).
+    """
+    ignored = getattr(config, "ignored", ())
+    if not ignored:
+        return
+    from tether.config.core import trust_notice
+
+    notice = trust_notice(ignored)
+    if notice and notice not in _TOLD:
+        _TOLD.add(notice)
+        import logging
+
+        logging.getLogger("tether").warning("%s", notice)
 
 
 def add_shell_tools(guard: Any, shell: Mapping[str, str]) -> None:

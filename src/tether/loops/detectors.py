@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
+from tether.loops.records import SigRecord, ToolStreak
 from tether.loops.settings import LoopSettings
 from tether.loops.state import W_KIND, W_RES, W_SIG, W_STATUS
 from tether.model import Action, Finding
@@ -109,14 +110,14 @@ def _ladder(count: int, warn: int, stop: int, s: LoopSettings, before: bool) -> 
     return None
 
 
-def no_progress(rec: Mapping[str, Any], s: LoopSettings, *, before: bool) -> Finding | None:
+def no_progress(rec: SigRecord, s: LoopSettings, *, before: bool) -> Finding | None:
     """Same call, same result again: idempotent (reads) or mutating (everything unproven)."""
-    kind = rec["kind"]
+    kind = rec.kind
     if kind == "poll":
         return None
     idempotent = kind in ("read", "tool")
     detector = "idempotent_no_progress" if idempotent else "mutating_no_progress"
-    count = int(rec["same"])
+    count = int(rec.same)
     warn = s.warn(detector) + (1 if kind == "tool" else 0)
     action = _ladder(count, warn, s.stop(detector), s, before)
     if action is None:
@@ -125,55 +126,55 @@ def no_progress(rec: Mapping[str, Any], s: LoopSettings, *, before: bool) -> Fin
     return finding(
         detector,
         action,
-        f"{quote(rec['preview'])} {what} {count} times in a row",
+        f"{quote(rec.preview)} {what} {count} times in a row",
         count,
-        since=rec["since"],
+        since=rec.since,
         warn_after=s.warn(detector),
         hard_stop_after=s.stop(detector),
-        tool=rec["tool"],
+        tool=rec.tool,
     )
 
 
-def exact_failure(rec: Mapping[str, Any], s: LoopSettings, *, before: bool) -> Finding | None:
+def exact_failure(rec: SigRecord, s: LoopSettings, *, before: bool) -> Finding | None:
     """The same call failed again with nothing landed in between."""
-    count = int(rec["fails"])
+    count = int(rec.fails)
     detector = "exact_failure"
     action = _ladder(count, s.warn(detector), s.stop(detector), s, before)
-    stubborn = int(rec.get("stubborn", 0))
+    stubborn = int(rec.stubborn)
     if action is None and not before and s.warnings and stubborn >= s.stop(detector):
         # Changes landed between the attempts, so this is no replay and is never blocked; but
         # the failure did not move at all, which the model should hear about.
         return finding(
             detector,
             Action.WARN,
-            f"{quote(rec['preview'])} failed the same way {stubborn} times in a row, although "
+            f"{quote(rec.preview)} failed the same way {stubborn} times in a row, although "
             "other changes were made in between",
             stubborn,
             warn_after=s.stop(detector),
-            tool=rec["tool"],
+            tool=rec.tool,
         )
     if action is None:
         return None
     return finding(
         detector,
         action,
-        f"{quote(rec['preview'])} failed {count} times with nothing changed in between",
+        f"{quote(rec.preview)} failed {count} times with nothing changed in between",
         count,
-        since=rec["fail_since"],
+        since=rec.fail_since,
         warn_after=s.warn(detector),
         hard_stop_after=s.stop(detector),
-        tool=rec["tool"],
+        tool=rec.tool,
     )
 
 
-def same_tool_failure(tool: str, streak: Sequence[Any], s: LoopSettings) -> Finding | None:
+def same_tool_failure(tool: str, streak: ToolStreak, s: LoopSettings) -> Finding | None:
     """One tool failing call after call, whatever the arguments (tolerant tools never halt).
 
     For a failure-tolerant tool (shells…) the guard counts only failures that all came back
     the same way: a shell failing differently as the agent works is routine, one that answers
     every command with the same error is broken.
     """
-    count, since = int(streak[0]), str(streak[1])
+    count, since = int(streak.count), str(streak.first)
     detector = "same_tool_failure"
     warn, stop = s.warn(detector), s.stop(detector)
     # Failure-tolerant tools (shells…) fail routinely: they are warned about, never halted.
@@ -267,11 +268,11 @@ def cycle(
     )
 
 
-def poll_budget(rec: Mapping[str, Any], s: LoopSettings, *, before: bool) -> Finding | None:
+def poll_budget(rec: SigRecord, s: LoopSettings, *, before: bool) -> Finding | None:
     """A poll whose output has not changed: a budget by count and by seconds waited."""
-    if rec["kind"] != "poll":
+    if rec.kind != "poll":
         return None
-    count, waited = int(rec["same"]), float(rec["poll_s"])
+    count, waited = int(rec.same), float(rec.poll_s)
     max_n, max_s = s.poll_max_count, s.poll_max_seconds
     if before and s.hard_stop and (count >= max_n or waited >= max_s):
         action = Action.BLOCK
@@ -282,14 +283,14 @@ def poll_budget(rec: Mapping[str, Any], s: LoopSettings, *, before: bool) -> Fin
     return finding(
         "poll",
         action,
-        f"{quote(rec['preview'])} polled {count} times over ~{int(waited)} s with unchanged output "
+        f"{quote(rec.preview)} polled {count} times over ~{int(waited)} s with unchanged output "
         f"(budget {max_n} polls or {max_s} s)",
         count,
-        since=rec["since"],
+        since=rec.since,
         seconds=int(waited),
         max_count=max_n,
         max_seconds=max_s,
-        tool=rec["tool"],
+        tool=rec.tool,
     )
 
 
@@ -313,13 +314,13 @@ def turn_calls(count: int, s: LoopSettings, *, before: bool) -> Finding | None:
     )
 
 
-def repeated_block(rec: Mapping[str, Any], base: Finding) -> Finding:
+def repeated_block(rec: SigRecord, base: Finding) -> Finding:
     """Turn a block into a halt once the same call was refused twice already."""
-    count = int(rec["blocked"]) + 1
+    count = int(rec.blocked) + 1
     return finding(
         "repeated_block",
         Action.HALT,
-        f"{quote(rec['preview'])} was refused {count - 1} times and requested again",
+        f"{quote(rec.preview)} was refused {count - 1} times and requested again",
         count,
         blocked_by=base.code,
     )

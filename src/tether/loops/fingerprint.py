@@ -286,7 +286,7 @@ def canonical_args(args: Mapping[str, Any], drop: Iterable[str] = FREE_TEXT_ARGS
         return repr(sorted(kept.items(), key=lambda kv: kv[0]))
 
 
-_SPACE_RUN = re.compile(r"[ \t]+")
+SPACE_RUN = re.compile(r"[ \t]+")  # blanks in a row
 
 
 def normalise_command(command: str) -> str:
@@ -294,8 +294,23 @@ def normalise_command(command: str) -> str:
     lines = []
     for line in command.strip().splitlines():
         quoted = "'" in line or '"' in line or "\\" in line
-        lines.append(line.strip() if quoted else _SPACE_RUN.sub(" ", line).strip())
+        lines.append(line.strip() if quoted else SPACE_RUN.sub(" ", line).strip())
     return "\n".join(lines)
+
+
+# Shell commands up to this size are read through the option model for their signature.
+CANONICAL_CHARS = 2048
+
+
+def _canonical(command: str, limit: int) -> str:
+    """Return the form of a shell command its signature hashes (see ``loops.canonical``)."""
+    if "-" in command and len(command) <= limit:  # options: read them through the option model
+        from tether.loops.canonical import canonical_command  # the parser: shell calls only
+
+        canonical = canonical_command(command, limit)
+        if canonical is not None:
+            return canonical
+    return normalise_command(command)
 
 
 def call_signature(tool: str, args: Mapping[str, Any], shell_key: str | None = None) -> str:
@@ -304,13 +319,21 @@ def call_signature(tool: str, args: Mapping[str, Any], shell_key: str | None = N
 
 
 def signature_and_preview(
-    tool: str, args: Mapping[str, Any], shell_key: str | None = None, limit: int = 80
+    tool: str,
+    args: Mapping[str, Any],
+    shell_key: str | None = None,
+    limit: int = 80,
+    *,
+    canonical_chars: int = CANONICAL_CHARS,
 ) -> tuple[str, str]:
-    """Return the call's signature and its short human-readable form, canonicalising once."""
+    """Return the call's signature and its short human-readable form, canonicalising once.
+
+    A shell command of at most ``canonical_chars`` is read through the option model.
+    """
     command = args.get(shell_key) if shell_key is not None else None
     if shell_key is not None and isinstance(command, str):
         normalised = dict(args)
-        normalised[shell_key] = normalise_command(command)
+        normalised[shell_key] = _canonical(command, canonical_chars)
         canon = canonical_args(normalised)
         text = " ".join(command.split())
     else:

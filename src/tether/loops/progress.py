@@ -10,9 +10,8 @@ delegated children only (``subagents``) or every agent (``all``).
 
 from __future__ import annotations
 
-from typing import Any
-
 from tether.loops.detectors import finding
+from tether.loops.records import AgentRounds
 from tether.loops.settings import LoopSettings
 from tether.model import Action, Finding
 
@@ -28,14 +27,14 @@ def watched(agent_id: str | None, s: LoopSettings) -> str | None:
     return MAIN if s.progress_scope == "all" else None
 
 
-def record_round(agent: list[Any], progressed: bool, s: LoopSettings) -> Finding | None:
-    """Count one round for ``agent`` ([rounds, warned]); return a warning or a halt, if due."""
+def record_round(agent: AgentRounds, progressed: bool, s: LoopSettings) -> Finding | None:
+    """Count one round for ``agent``; return a warning or a halt, if due."""
     if progressed:
-        agent[0] = 0
-        agent[1] = False
+        agent.rounds = 0
+        agent.warned = False
         return None
-    agent[0] += 1
-    rounds = int(agent[0])
+    agent.rounds += 1
+    rounds = int(agent.rounds)
     if rounds >= s.progress_halt_after:
         return finding(
             "no_convergence",
@@ -45,8 +44,8 @@ def record_round(agent: list[Any], progressed: bool, s: LoopSettings) -> Finding
             warn_after=s.progress_warn_after,
             halt_after=s.progress_halt_after,
         )
-    if rounds >= s.progress_warn_after and not agent[1]:
-        agent[1] = True  # one warning per stretch; the halt follows if it is ignored
+    if rounds >= s.progress_warn_after and not agent.warned:
+        agent.warned = True  # one warning per stretch; the halt follows if it is ignored
         return finding(
             "no_convergence",
             Action.WARN,

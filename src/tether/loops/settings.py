@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tether.errors import ConfigError
+
+if TYPE_CHECKING:
+    from tether.config.core import Config
 
 DETECTORS: tuple[str, ...] = (
     "exact_failure",
@@ -187,7 +190,7 @@ def _names(value: Any, key: str) -> frozenset[str]:
     return frozenset(str(v) for v in value)
 
 
-def from_config(cfg: Any) -> LoopSettings:
+def from_config(cfg: Config | None) -> LoopSettings:
     """Read the ``loops``, ``progress`` and ``tools`` sections of ``cfg`` (a Config)."""
     if cfg is None:
         return DEFAULT_SETTINGS

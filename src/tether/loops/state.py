@@ -24,6 +24,8 @@ Layout (every key always present, so stores and ``tether session show`` can rely
 
 Everything is lists, dicts, strings and numbers, so SQLite and Redis persist it as JSON between
 hook processes; sizes are capped by the window, so a 10,000-call session stays small.
+
+The guard reads and changes it through the typed records of :mod:`tether.loops.records`.
 """
 
 from __future__ import annotations
@@ -70,11 +72,20 @@ def coerce(state: State | None) -> State:
 
     Records stored packed (see ``pack``) get their default fields back.
     """
-    if isinstance(state, dict) and state.get("v") == VERSION and state.keys() >= _TEMPLATE_KEYS:
-        sigs = state["sigs"]
-        if isinstance(sigs, dict):
-            _unpack(sigs)
-            return state  # the fast path: our own layout, every key there
+    state = repair(state)
+    _unpack(state["sigs"])
+    return state
+
+
+def repair(state: State | None) -> State:
+    """Return ``state`` with every top-level key present; its records stay as they are."""
+    if (
+        isinstance(state, dict)
+        and state.get("v") == VERSION
+        and state.keys() >= _TEMPLATE_KEYS
+        and isinstance(state["sigs"], dict)
+    ):
+        return state  # the fast path: our own layout, every key there
     if not isinstance(state, dict) or state.get("v") != VERSION:
         fresh = new_state()
         if isinstance(state, dict):  # keep the user-visible counters across a layout change
@@ -144,6 +155,8 @@ _SPARSE = tuple(
     (k, v) for k, v in new_record("", "", "").items() if k not in ("tool", "kind", "preview")
 )
 _RECORD_FIELDS = len(new_record("", "", ""))
+# The streak fields a new turn (or progress elsewhere) resets.
+_TURN_FIELDS = ("same", "fails", "stubborn", "blocked", "poll_t0", "poll_s")
 
 
 def trim(state: State, window: int) -> None:
@@ -154,7 +167,7 @@ def trim(state: State, window: int) -> None:
     sigs: dict[str, Any] = state["sigs"]
     # Evict in batches (down to the window once a quarter over it): one sort per window/4 calls.
     if len(sigs) > window + max(1, window // 4):
-        by_age = sorted(sigs, key=lambda s: sigs[s]["last"])
+        by_age = sorted(sigs, key=lambda s: sigs[s].get("last", 0))  # packed: 0 is left out
         for sig in by_age[: len(sigs) - window]:
             del sigs[sig]
     pending: dict[str, Any] = state["pending"]
@@ -180,12 +193,8 @@ def reset_turn(state: State) -> None:
     state["talk"] = ["", 0, 0]
     state["halted"] = ""
     for rec in state["sigs"].values():
-        rec["same"] = 0
-        rec["fails"] = 0
-        rec["stubborn"] = 0
-        rec["blocked"] = 0
-        rec["poll_t0"] = None
-        rec["poll_s"] = 0.0
+        for key in _TURN_FIELDS:
+            rec.pop(key, None)  # back to the default, which a packed record leaves out
     # A cycle must be rebuilt inside the new turn: mark the boundary in the window.
     state["window"].append([state["seq"], "", "", "", "turn", "turn"])
     for agent in state["agents"].values():

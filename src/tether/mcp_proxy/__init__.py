@@ -34,6 +34,13 @@ def run_proxy(
     from tether.mcp_proxy.relay import Relay
     from tether.store.open import open_store
 
+    if getattr(config, "ignored", ()):
+        # MCP has no message every client shows its user; clients keep a server's stderr in
+        # their logs (Claude Code: `claude --debug`, the /mcp screen), so it goes there, once.
+        from tether.config.core import trust_notice
+
+        sys.stderr.write(f"tether mcp-proxy: {trust_notice(config.ignored)}\n")
+        sys.stderr.flush()
     store = open_store(config)
     try:
         tools = GuardedTools(Guard(config, store, unattended=True), session_id)

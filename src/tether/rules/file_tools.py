@@ -68,27 +68,62 @@ def patch_files(text: str) -> list[str]:
     return [m.group(1) for m in _patch_header().finditer(text)][:_MAX_PATHS]
 
 
+# Arguments that carry what is written, or a search, never where: a path-like value there is data.
+_DATA_ARGS = frozenset(
+    {
+        "content", "contents", "new_string", "old_string", "new_str", "old_str", "text", "body",
+        "data", "message", "prompt", "description", "pattern", "query", "regex", "glob",
+        "include", "exclude", "command", "input", "patch", "oldText", "newText", "old_text",
+        "new_text", "replacement", "url",
+    }
+)  # fmt: skip
+_MAX_DEPTH = 3  # nested argument objects looked into ({"options": {"path": …}})
+
+
 def named_paths(tool: str, args: Mapping[str, Any]) -> list[str]:
-    """Return every path the call's arguments name (patch files included), capped."""
+    """Return every path the call's arguments name (patch files included), capped.
+
+    Values of the usual path arguments (:data:`PATH_ARGS`) count whatever they look like;
+    any other argument counts when its value is one path-like word (``dst``, ``uri``,
+    ``output_path``, a nested ``{"options": {"path": …}}``): a tool Tether does not know
+    names its destination however it likes. ``file://`` URIs count as their path.
+    """
     found: list[str] = []
     if base_name(tool).lower() in PATCH_TOOLS:
         for key in PATCH_ARGS:
             value = args.get(key)
             if isinstance(value, str):
                 found.extend(patch_files(value))
-    for key, value in args.items():
-        if key not in PATH_ARGS:
-            continue
-        if isinstance(value, str):
-            found.append(value)
-        elif isinstance(value, (list, tuple)):
-            found.extend(v for v in value[:_MAX_PATHS] if isinstance(v, str))
-    edits = args.get("edits")
-    if isinstance(edits, list):  # some servers take [{"path": …}, …]
-        for item in edits[:_MAX_PATHS]:
-            if isinstance(item, Mapping) and isinstance(item.get("path"), str):
-                found.append(item["path"])
+    # (a mapping or list, its depth, whether it is the value of a path argument: ["a", "b"])
+    stack: list[tuple[Any, int, bool]] = [(args, 0, False)]
+    seen = 0
+    while stack and len(found) < _MAX_PATHS and seen < 4 * _MAX_PATHS:
+        node, depth, of_paths = stack.pop()
+        seen += 1
+        items = node.items() if isinstance(node, Mapping) else ((None, v) for v in node)
+        for key, value in list(items)[:_MAX_PATHS]:
+            if key in _DATA_ARGS:
+                continue
+            paths = key in PATH_ARGS or (key is None and of_paths)
+            if isinstance(value, str):
+                if paths or _path_like(value):
+                    found.append(_unuri(value))
+            elif isinstance(value, (Mapping, list, tuple)) and depth < _MAX_DEPTH:
+                stack.append((value, depth + 1, paths))
     return found[:_MAX_PATHS]
+
+
+def _path_like(value: str) -> bool:
+    """Return True for one word that reads as a path (``/x``, ``~/x``, ``a/b``, ``file://…``)."""
+    if not value or len(value) > 4096 or any(c.isspace() for c in value):
+        return False
+    if "://" in value and not value.startswith("file://"):
+        return False  # a URL names a remote resource, not a file here
+    return value.startswith(("/", "~", "./", "../", "file://", "$")) or "/" in value
+
+
+def _unuri(value: str) -> str:
+    return value[len("file://") :] if value.startswith("file://") else value
 
 
 def guarded_paths(

@@ -5,7 +5,9 @@ tools and MCP filesystem tools (:mod:`tether.rules.file_tools`). Whole directori
 (Tether's config, state and cache directories), so files added later there (trust records, a
 cache key) are covered without a new entry. Pure string work over the path's text: nothing is
 read from disk. ``environ`` adds the places a user moved things to (``$XDG_*_HOME``,
-``$CODEX_HOME``, ``$TETHER_CONFIG``, the real ``$HOME``).
+``$CODEX_HOME``, ``$TETHER_CONFIG``, the real ``$HOME``), and :func:`configured` the ones the
+effective config names (a ``store.path`` anywhere, a Redis ``store.key_prefix``) for the
+duration of one judgement.
 """
 
 from __future__ import annotations
@@ -13,8 +15,11 @@ from __future__ import annotations
 import functools
 import os
 import posixpath
-from collections.abc import Mapping
+import threading
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from fnmatch import fnmatchcase
+from typing import Any, NamedTuple
 
 HOOK_SETTINGS = "a host's hook settings"
 PROJECT_CONFIG = "Tether's project config"
@@ -65,6 +70,61 @@ _ENV_KEYS = ("HOME", *(name for name, _ in _ENV_DIRS), "CODEX_HOME", "TETHER_CON
 # most operands judged are ordinary files).
 MARKERS = ("tether", "claude", "gemini", "codex")
 _Snapshot = tuple[str, ...]
+
+
+class Places(NamedTuple):
+    """Guard places the effective config adds: store files (lower-cased) and Redis prefixes."""
+
+    files: tuple[str, ...] = ()
+    key_prefixes: tuple[str, ...] = ()
+
+
+NO_PLACES = Places()
+_SQLITE_SIBLINGS = ("-wal", "-shm", "-journal")
+_current = threading.local()  # the daemon judges events on several threads, each its own config
+
+
+def places_of(config: Any) -> Places:
+    """Return the places ``config`` adds: a ``store.path`` file, a ``store.key_prefix``."""
+    if config is None or not hasattr(config, "get"):
+        return NO_PLACES
+    files: tuple[str, ...] = ()
+    raw = str(config.get("store.path") or "")
+    if raw and config.get("store.backend") == "sqlite":
+        full = _normal(os.path.expanduser(raw))
+        home = _normal(os.path.expanduser("~"))
+        # Both spellings a command may use: `rm ~/run/x.db` and `rm /home/me/run/x.db`.
+        under_home = home not in ("", "/", "~") and _inside(full, home)
+        files = (full, "~" + full[len(home) :]) if under_home else (full,)
+    prefix = str(config.get("store.key_prefix") or "")
+    prefixes = (prefix.lower(),) if prefix and config.get("store.backend") == "redis" else ()
+    return Places(files, prefixes)
+
+
+@contextmanager
+def configured(places: Places) -> Iterator[None]:
+    """Count ``places`` as guard places on this thread while the block runs."""
+    before = current()
+    _current.places = places
+    try:
+        yield
+    finally:
+        _current.places = before
+
+
+def current() -> Places:
+    """Return the config's guard places in force on this thread."""
+    found: Places = getattr(_current, "places", NO_PLACES)
+    return found
+
+
+def _configured_file(norm: str, tree: bool) -> str | None:
+    for place in current().files:
+        if norm == place or any(norm == place + s for s in _SQLITE_SIBLINGS):
+            return STATE
+        if tree and place.startswith(norm + "/"):
+            return ANCESTOR
+    return None
 
 
 @functools.cache
@@ -169,6 +229,9 @@ def protected(
     explicit = snap[-1]  # TETHER_CONFIG
     if explicit.startswith("/") and norm == _normal(explicit):
         return CONFIG
+    configured_hit = _configured_file(norm, tree)
+    if configured_hit is not None:
+        return configured_hit
     roots = _roots(snap, _home_of(norm))
     for directory, what in roots:
         if _inside(norm, directory):
@@ -187,6 +250,49 @@ def protected(
     if tree:
         return _ancestor(norm, segments, roots)
     return None
+
+
+# Names of the files hosts and Tether keep in their directories: what a relative path may be
+# when the directory it is resolved in is not known (``cd "$X" && rm settings.json``).
+_GUARD_LEAVES = (
+    "settings.json", "settings.local.json", "managed-settings.json", "system-defaults.json",
+    "config.toml", "hooks.json", "config.yaml", "state.db", "state.db-wal", "state.db-shm",
+    "state.db-journal", "trust.json", "cache.key", "serve.token", _PROJECT_FILE,
+)  # fmt: skip
+# Directories a recursive delete, move or permission change takes guard files along with.
+_GUARD_DIRS = (*_HOST_DIRS, _CODEX_DIR, "tether", ".config", ".local", "state")
+SOMEWHERE = "a guard file wherever the unknown working directory is (~/.claude, Tether's own…)"
+
+
+def somewhere(path: str, *, tree: bool = False) -> str | None:
+    """Return what relative ``path`` may name when the directory it is in is unknown, else None.
+
+    After ``cd "$X"``, ``cd $(…)`` or ``pushd -`` a relative ``settings.json`` is a host's hook
+    settings if ``$X`` is ``~/.claude``: judged by the names hosts and Tether give their files
+    (and their configured store file), and with ``tree`` the directories holding them.
+    """
+    norm = _normal(path)
+    if not norm or norm.startswith(("/", "~", "$")):
+        return None
+    found = protected("~/" + norm, tree=tree) if norm not in (".", "..") else None
+    if found is not None:
+        return found
+    leaf = norm.rpartition("/")[2]
+    names = (*_GUARD_LEAVES, *(posixpath.basename(f) for f in current().files))
+    if tree:
+        names = (*names, *_GUARD_DIRS)
+    if leaf in names:
+        return SOMEWHERE
+    if _GLOB & set(leaf) and any(fnmatchcase(n, leaf) for n in names if _may_glob(n, leaf)):
+        return SOMEWHERE
+    if tree and leaf in (".", ".."):
+        return SOMEWHERE  # the unknown directory itself, or its parent
+    return None
+
+
+def _may_glob(name: str, pattern: str) -> bool:
+    """Return False where bash would skip ``name``: a dot file, for a pattern without a dot."""
+    return not name.startswith(".") or pattern.startswith(".")
 
 
 def may_name_guard_file(text: str, environ: Mapping[str, str] | None = None) -> bool:
@@ -212,14 +318,26 @@ def _may_name(low: str, snap: _Snapshot) -> bool:
 def relocated(low: str) -> bool:
     """Return True when lower-cased ``low`` may name this process's relocated Tether files."""
     snap = _process_snapshot()
-    return bool(snap[-2] or snap[-1]) and _relocated(low, snap)
+    return (bool(snap[-2] or snap[-1]) and _relocated(low, snap)) or _names_configured(low)
 
 
 def _relocated(low: str, snap: _Snapshot) -> bool:
     """Return True when ``low`` may be under ``$CODEX_HOME`` or be ``$TETHER_CONFIG``."""
     codex, explicit = snap[-2], snap[-1]
-    return bool(codex and codex.lower().rstrip("/") in low) or bool(
-        explicit and posixpath.basename(explicit).lower() in low
+    return (
+        bool(codex and codex.lower().rstrip("/") in low)
+        or bool(explicit and posixpath.basename(explicit).lower() in low)
+        or _names_configured(low)
+    )
+
+
+def _names_configured(low: str) -> bool:
+    """Return True when ``low`` may name a configured store file or its Redis keys."""
+    places = current()
+    if places is NO_PLACES:
+        return False
+    return any(posixpath.basename(f) in low for f in places.files) or any(
+        p.rstrip(":") in low for p in places.key_prefixes
     )
 
 
@@ -240,9 +358,16 @@ __all__ = [
     "HOOK_SETTINGS",
     "INSTALL",
     "MARKERS",
+    "NO_PLACES",
     "PROJECT_CONFIG",
+    "SOMEWHERE",
     "STATE",
+    "Places",
+    "configured",
+    "current",
     "may_name_guard_file",
+    "places_of",
     "protected",
     "relocated",
+    "somewhere",
 ]

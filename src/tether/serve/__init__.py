@@ -1,9 +1,10 @@
 """``tether serve``: a long-lived local HTTP service that answers hook events and the JSON API.
 
 A hook process per tool call pays a Python start each time; the sidecar pays it once. It takes
-the hosts' hook JSON at ``POST /hook/<host>`` (Claude Code posts it directly with a
-``type: "http"`` hook) and the library's JSON API at ``/v1/…``, shares one Guard and store
-across sessions, listens on loopback unless a token is set, and fails closed like the hook.
+the hosts' hook JSON at ``POST /hook/<host>`` (for forwarders; ``tether install claude-code
+--http`` is retired, see ``tether.serve.install``) and the library's JSON API at ``/v1/…``,
+shares its Guards and stores across sessions (a hook route's Guard is the hook's own), listens
+on loopback unless a token is set, and fails closed like the hook.
 Standard library only: ``http.server.ThreadingHTTPServer``.
 """
 

@@ -1,86 +1,55 @@
-"""Claude Code ``type: "http"`` hook entries for the sidecar, a command fallback, and their check.
+"""Claude Code's retired ``--http`` install: why, and its old entries found and removed.
 
-``tether install claude-code --http`` puts two handlers in each of Tether's matcher groups:
+``tether install claude-code --http`` used to put two handlers in each of Tether's matcher
+groups: a ``type: "http"`` handler posting the event to ``tether serve``, and a command fallback
+(``curl -sf -m 2 …/health || exec tether hook claude-code``) for when the service is down. Run
+inside the real Claude Code (``benchmarks/bench_stalled_sidecar.py``) that install was unsound:
 
-* an HTTP handler posting the event to ``tether serve`` (about a millisecond per call), with
-  ``Authorization: Bearer <the per-install token>`` (``tether.serve.token``, the same file
-  ``tether serve`` reads), or ``Bearer $TETHER_SERVE_TOKEN`` when that variable is set at
-  install (Claude Code fills it from its environment: it is listed in ``allowedEnvVars``);
-* a command handler that is the fallback: ``curl`` asks the service's ``/health`` (which
-  answers "alive" without the token) and, only when the service does not answer, ``exec``\\ s
-  the ordinary ``tether hook claude-code``.
+* Claude Code runs every matching handler in parallel, so the fallback's ``sh`` + ``curl`` ran
+  beside the HTTP hook on every event (24–60 ms each) and Claude Code waited for both;
+* a stalled sidecar (alive, not answering) made every event wait the handler's full 30 s, the
+  fallback decided meanwhile, and the sidecar, once going again, recorded the abandoned
+  requests a second time;
+* without the fallback a stopped sidecar fails open on Claude Code before 2.1.295, which
+  ignores ``onFailure: "block"``.
 
-Claude Code runs every matching handler in parallel, so the fallback must do nothing while the
-service is up (a second decision would count every call twice in the loop detectors); it costs
-one ``curl`` process instead of a Python start. The HTTP handlers carry no ``onFailure: block``:
-when the service is down the fallback decides, and the fallback's own PreToolUse entry keeps
-``onFailure: block`` from the command-hook installer. Entries are recognised by their URL path
-(``/hook/claude-code``) and the fallback's shape, so uninstall takes out exactly these.
+The command hook ``tether install`` writes is the daemon's forwarder (``tether.daemon.hook``:
+builtins and ``_socket``, cheaper than ``python -c pass``), which fails closed on every version.
+So ``--http`` now installs that command hook and says why (``RETIRED``); every install and
+uninstall takes out the old HTTP entries and fallbacks, recognised by their URL path
+(``/hook/claude-code``) and the fallback's shape, and ``tether doctor`` warns where they remain.
+``tether serve`` itself, its ``/hook/HOST`` routes and its JSON API are unchanged.
 """
 
 from __future__ import annotations
 
 import copy
-import json
-import os
 import shlex
-import urllib.error
-import urllib.request
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from tether.errors import InputError
 from tether.hosts import settings
-from tether.serve.options import DEFAULT_HOST, DEFAULT_PORT, TOKEN_ENV, config_value
 
 HOST = "claude-code"  # the only host with HTTP hooks
 HOOK_PATH = f"/hook/{HOST}"
 FALLBACK_JOIN = " || exec "
-
-
-def base_url(url: str | None, config: Any = None) -> str:
-    """Return the service's base URL: ``url``, else ``http://serve.host:serve.port``."""
-    if not url:
-        host = str(config_value(config, "serve.host", DEFAULT_HOST)) or DEFAULT_HOST
-        if host in ("0.0.0.0", "::", "[::]"):  # listening everywhere: talk to it on loopback
-            host = DEFAULT_HOST
-        port = config_value(config, "serve.port", DEFAULT_PORT)
-        url = f"http://{f'[{host}]' if ':' in host else host}:{port}"
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise InputError(f"--url: expected http://HOST:PORT of a tether serve, got {url!r}")
-    return url.rstrip("/")
-
-
-def hook_url(base: str) -> str:
-    """Return the URL Claude Code posts its events to."""
-    return base + HOOK_PATH
+RETIRED = (
+    "--http is retired for Claude Code: this installs the command hook instead and takes out "
+    "any HTTP entries an older --http left. Claude Code ran the HTTP hook's fallback beside it "
+    "on every event, a stalled `tether serve` held every event 30 s and then counted the call "
+    "twice, and an HTTP hook alone lets calls run while the service is down on Claude Code "
+    "before 2.1.295. The command hook relays to Tether's per-user daemon and fails closed on "
+    "every version; `tether serve` stays for its JSON API and for forwarders. See "
+    "docs/hosts.md#http-hooks."
+)
 
 
 def fallback_command(base: str, command: str) -> str:
-    """Return the command handler that runs ``command`` only when the service is down."""
+    """Return the old fallback handler's command (``command`` only when ``base`` is down)."""
     health = shlex.quote(base + "/health")
     check = f"curl -sf -m 2 -o /dev/null {health}"  # liveness needs no token (none in argv)
     return check + FALLBACK_JOIN + command
-
-
-def handlers(event: str, base: str, command: str, token: str = "") -> list[dict[str, Any]]:
-    """Return Tether's two handlers for ``event``: the HTTP hook and its command fallback.
-
-    ``token`` is written into the handler's header; without it the header names
-    ``$TETHER_SERVE_TOKEN``, which Claude Code fills from its environment.
-    """
-    http: dict[str, Any] = {
-        "type": "http",
-        "url": hook_url(base),
-        "timeout": settings.HOST_TIMEOUT,
-        "headers": {"Authorization": f"Bearer {token or '$' + TOKEN_ENV}"},
-    }
-    if not token:
-        http["allowedEnvVars"] = [TOKEN_ENV]
-    return [http, settings.handler(HOST, event, fallback_command(base, command))]
 
 
 def is_http_entry(handler: object) -> bool:
@@ -140,86 +109,6 @@ def without_http(change: settings.Change) -> settings.Change:
     return settings.Change(change.path, change.before, after, events)
 
 
-def merge_http(
-    current: Mapping[str, Any], base: str, command: str, path: Path, token: str = ""
-) -> settings.Change:
-    """Return ``current`` with Tether's HTTP entries (and fallbacks) in place of its commands."""
-    before = copy.deepcopy(dict(current))
-    after, _ = _strip(settings.remove(current, HOST, path).after)
-    hooks = after.setdefault("hooks", {})
-    if not isinstance(hooks, dict):
-        raise InputError(f"{path}: 'hooks' must be an object, found {type(hooks).__name__}")
-    for event, matcher in settings.install_events(HOST).items():
-        groups = hooks.setdefault(event, [])
-        if not isinstance(groups, list):
-            raise InputError(
-                f"{path}: 'hooks.{event}' must be a list, found {type(groups).__name__}"
-            )
-        group: dict[str, Any] = {} if matcher is None else {"matcher": matcher}
-        group["hooks"] = handlers(event, base, command, token)
-        groups.append(group)
-    old = before.get("hooks") if isinstance(before.get("hooks"), dict) else {}
-    touched = tuple(e for e in hooks if not isinstance(old, dict) or old.get(e) != hooks[e])
-    return settings.Change(path, before, after, touched)
-
-
-def adjust(
-    change: settings.Change,
-    current: Mapping[str, Any],
-    command: str | None,
-    path: Path,
-    *,
-    http: bool,
-    url: str | None = None,
-    environ: Mapping[str, str] | None = None,
-) -> tuple[settings.Change, dict[str, Any] | None, str]:
-    """Turn the installer's Claude Code change into the ``--http`` one, or strip HTTP entries.
-
-    ``change`` is what ``settings.merge`` (install, ``command`` set) or ``settings.remove``
-    (uninstall, ``command`` None) computed. Returns the change to write, what to add to the
-    report (None without ``--http``) and a note for the user.
-    """
-    if command is None or not http:
-        return without_http(change), None, ""
-    env = os.environ if environ is None else environ
-    config = None
-    try:
-        from tether.config import load_config
-
-        config = load_config(environ=env)
-    except Exception:  # the installer must not depend on a valid config; defaults will do
-        config = None
-    base = base_url(url, config)
-    from tether.serve.token import load_or_create
-
-    token = env.get(TOKEN_ENV, "") or str(config_value(config, "serve.token", "") or "")
-    literal = "" if env.get(TOKEN_ENV) else token or load_or_create(env)
-    new = merge_http(current, base, command, path, literal)
-    try:
-        doc = health(base, token or literal)
-    except OSError as exc:
-        up = False
-        note = (
-            f"the sidecar at {base} does not answer yet ({exc}); start it with `tether serve` "
-            "(until then the command fallback decides every call, at a Python start each)"
-        )
-    else:
-        up = True
-        note = f"the sidecar at {base} answers: tether {doc.get('version')}"
-    note += (
-        f"\nClaude Code posts every event to {hook_url(base)}; the fallback handler asks "
-        f"{base}/health with curl and runs `{command}` only when the service does not answer"
-    )
-    if literal and not token:  # the per-install token, not one from serve.token
-        from tether.serve.token import token_path
-
-        note += (
-            f"\nthe HTTP handlers send the token in {token_path(env)} (tether serve reads the "
-            f"same file): keep {path} private, it now holds that token"
-        )
-    return new, {"url": hook_url(base), "service": "up" if up else "down"}, note
-
-
 def installed_urls(current: Mapping[str, Any]) -> list[str]:
     """Return the distinct service URLs Tether's HTTP entries post to, in order."""
     urls: list[str] = []
@@ -233,129 +122,28 @@ def installed_urls(current: Mapping[str, Any]) -> list[str]:
     return urls
 
 
-def health(base: str, token: str = "", timeout: float = 3.0) -> dict[str, Any]:
-    """Return the service's ``/health`` document; raise OSError when it does not answer."""
-    headers = {"Authorization": f"Bearer {token}"} if token else {}
-    req = urllib.request.Request(base + "/health", headers=headers)
-    try:
-        with urllib.request.urlopen(req, timeout=timeout) as resp:
-            doc = json.loads(resp.read())
-    except urllib.error.HTTPError as exc:
-        raise OSError(f"HTTP {exc.code} from {base}/health: {exc.read()[:200]!r}") from None
-    except ValueError as exc:
-        raise OSError(f"{base}/health did not answer JSON ({exc})") from None
-    if not isinstance(doc, dict) or doc.get("service") != "tether":
-        raise OSError(f"{base}/health is not a tether serve")
-    return doc
+def adjust(
+    change: settings.Change, *, http: bool
+) -> tuple[settings.Change, dict[str, Any] | None, str]:
+    """Return the installer's Claude Code ``change`` without old HTTP entries, a report and a note.
 
-
-def post_event(url: str, body: str, token: str = "", timeout: float = 10.0) -> str:
-    """POST one hook event to ``url``; return the body (raise OSError on a non-200 answer)."""
-    headers = {"Content-Type": "application/json"}
-    if token:
-        headers["Authorization"] = f"Bearer {token}"
-    req = urllib.request.Request(url, data=body.encode(), headers=headers)
-    try:
-        with urllib.request.urlopen(req, timeout=timeout) as resp:
-            text: str = resp.read().decode("utf-8", "replace")
-            return text
-    except urllib.error.HTTPError as exc:
-        raise OSError(f"HTTP {exc.code} from {url}") from None
-
-
-def sent_token(current: Mapping[str, Any], url: str, env_token: str = "") -> str:
-    """Return the token Claude Code sends to ``url`` (``$TETHER_SERVE_TOKEN`` filled in)."""
-    hooks = current.get("hooks")
-    for groups in hooks.values() if isinstance(hooks, Mapping) else []:
-        for group in groups if isinstance(groups, list) else []:
-            inner = group.get("hooks") if isinstance(group, Mapping) else None
-            for h in inner if isinstance(inner, list) else []:
-                if is_http_entry(h) and h["url"] == url:
-                    headers = h.get("headers")
-                    value = headers.get("Authorization", "") if isinstance(headers, Mapping) else ""
-                    given = str(value).partition(" ")[2].strip()
-                    return env_token if given == "$" + TOKEN_ENV else given
-    return env_token
-
-
-def check(
-    current: Mapping[str, Any], cwd: Path, session: str, token: str = ""
-) -> list[tuple[str, str, str]]:
-    """Return ``(status, message, fix)`` lines for ``tether doctor`` about the HTTP entries."""
-    from tether.hosts import adapter, probe
-    from tether.hosts.events import Reply
-
-    lines: list[tuple[str, str, str]] = []
-    for url in installed_urls(current):
-        base = url[: -len(HOOK_PATH)] if url.endswith(HOOK_PATH) else url
-        token = sent_token(current, url, token)
-        try:
-            doc = health(base, token)
-        except OSError as exc:
-            lines.append(
-                (
-                    "warn",
-                    f"sidecar {base} does not answer ({exc}); the command fallback decides "
-                    "meanwhile, at a Python start per call",
-                    "start it with `tether serve` (and keep it running, e.g. as a user service)",
-                )
-            )
-            continue
-        if "version" not in doc:  # the liveness answer: the service refused the token
-            lines.append(
-                (
-                    "fail",
-                    f"sidecar {base} refuses the token the HTTP hooks send, so it denies every "
-                    "call",
-                    "run `tether install claude-code --http` again (it writes the token "
-                    "`tether serve` uses), or set the same TETHER_SERVE_TOKEN for both",
-                )
-            )
-            continue
-        store = doc.get("store", {})
-        lines.append(
-            (
-                "ok",
-                f"sidecar {base}: tether {doc.get('version')}, up {doc.get('uptime_s')} s, "
-                f"{store.get('backend')} store {store.get('location', '')}".rstrip(),
-                "",
-            )
-        )
-        for sample in probe.samples(HOST, session, cwd):
-            want = "denied" if sample.expect == "deny" else "not denied"
-            try:
-                seen = adapter(HOST).verdict(Reply(post_event(url, sample.stdin, token)))
-            except OSError as exc:
-                seen = f"error ({exc})"
-            ok = (seen == "deny") if sample.expect == "deny" else seen in ("allow", "warn", "ask")
-            if ok:
-                lines.append(("ok", f"{sample.label} is {want} over HTTP ({seen})", ""))
-            else:
-                lines.append(
-                    (
-                        "fail",
-                        f"{sample.label} should be {want} over HTTP but was {seen}",
-                        f"check `curl -s {base}/health` and the service's output",
-                    )
-                )
-    return lines
+    With ``http`` (``--http`` given) the report says the option is retired and the note why;
+    the change is the command-hook install either way.
+    """
+    stripped = without_http(change)
+    if not http:
+        return stripped, None, ""
+    return stripped, {"retired": True, "installed": "command", "note": RETIRED}, RETIRED
 
 
 __all__ = [
     "FALLBACK_JOIN",
     "HOOK_PATH",
+    "RETIRED",
     "adjust",
-    "base_url",
-    "check",
     "fallback_command",
-    "handlers",
-    "health",
-    "hook_url",
     "installed_urls",
     "is_fallback",
     "is_http_entry",
-    "merge_http",
-    "post_event",
-    "sent_token",
     "without_http",
 ]

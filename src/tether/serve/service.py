@@ -25,7 +25,14 @@ from typing import Any, TypeVar
 
 from tether.hosts import adapter
 from tether.hosts.events import Kind, Reply, failure_reason
-from tether.hosts.runner import DEFAULT_DEADLINE, describe, dispatch, parse_event
+from tether.hosts.runner import (
+    DEFAULT_DEADLINE,
+    describe,
+    dispatch,
+    hook_guard,
+    parse_event,
+    render,
+)
 from tether.model import ALLOW, Action, Decision
 from tether.serve import api
 from tether.serve.options import Options
@@ -284,12 +291,11 @@ class Service:
             return other
         cwd = Path(event.cwd) if event.cwd and Path(event.cwd).is_dir() else self.cwd
         config = self._config_for(cwd)
-        guard = self._guard_for(config, cwd, not ad.CAN_ASK)
+        guard = self._guard_for(config, cwd, not ad.CAN_ASK, hook=True)
         with self._locks.hold(event.session_id):
             decision = dispatch(guard, event)
         self.metrics.decided(str(seen["route"]), decision, time.perf_counter() - started)
-        reply: Reply = ad.render(event, decision)
-        return reply
+        return render(ad, event, decision, config, self.environ)
 
     def _config_for(self, cwd: Path) -> Any:
         """Return the effective config for ``cwd``, as ``tether hook`` loads it, cached briefly."""
@@ -330,17 +336,23 @@ class Service:
             return ("redis", config.get("store.url"), config.get("store.key_prefix"), ttl)
         return (str(backend),)
 
-    def _guard_for(self, config: Any, cwd: Path | None, unattended: bool) -> Any:
+    def _guard_for(
+        self, config: Any, cwd: Path | None, unattended: bool, *, hook: bool = False
+    ) -> Any:
+        """Return the Guard for ``config``: a hook route's is the one ``tether hook`` builds."""
         store = self._store_for(config)
-        key = (str(cwd) if cwd else "", self._store_key(config), unattended)
+        key = (str(cwd) if cwd else "", self._store_key(config), unattended, hook)
         values = config.values
         with self._shared:
             cached = self._guards.get(key)
             if cached is not None and cached[0] == values:
                 return cached[1]
-        from tether.guard import Guard
+        if hook:  # a halt sticks until the user speaks; a warning comes once, with the result
+            guard = hook_guard(config, store, unattended)
+        else:  # the JSON API is the library's Guard: its client sees every decision
+            from tether.guard import Guard
 
-        guard = Guard(config, store, unattended=unattended)
+            guard = Guard(config, store, unattended=unattended)
         with self._shared:
             if len(self._guards) >= MAX_GUARDS:
                 self._guards.clear()

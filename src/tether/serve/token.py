@@ -1,8 +1,8 @@
 """The sidecar's per-install token: made once into a 0600 file, required on every request.
 
 Loopback is not a boundary on its own: every local process, and every web page through the
-browser, can reach ``127.0.0.1``. So ``tether serve`` and ``tether install claude-code --http``
-share a random token kept in ``$XDG_STATE_HOME/tether/serve.token`` (mode 0600, in a 0700
+browser, can reach ``127.0.0.1``. So ``tether serve`` and its clients (``tether doctor``, a
+forwarder) share a random token kept in ``$XDG_STATE_HOME/tether/serve.token`` (mode 0600, in a 0700
 directory), made by whichever runs first. A token given on the command line, in
 ``TETHER_SERVE_TOKEN`` or in ``serve.token`` takes its place.
 """
@@ -39,7 +39,7 @@ def read_token(path: Path) -> str:
         raise InputError(
             f"{path}: the sidecar token is readable by other users (mode "
             f"{stat.S_IMODE(info.st_mode):04o}); delete the file to make a new token, then "
-            "restart `tether serve` and run `tether install claude-code --http` again"
+            "restart `tether serve` (its clients read the same file)"
         )
     return text
 

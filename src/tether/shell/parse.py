@@ -134,8 +134,29 @@ class _Ctx(NamedTuple):
 _Stack = list[tuple["Node", _Ctx, bytes]]
 
 
+# The last short model parsed: a guard reads each command twice (its review, then its loop
+# signature, which reads commands up to 2,048 characters), and the second reader takes it from
+# ``recent`` instead of parsing again. ``parse_command`` itself always parses (its caps and
+# clock apply to every call), and a long input's model is never kept.
+_last: tuple[str, CommandModel] | None = None
+_RECENT_CHARS = 2048
+
+
 def parse_command(text: str) -> CommandModel:
     """Parse ``text`` into a ``CommandModel``; problems are reported in it, never raised."""
+    global _last
+    model = _parse_command(text)
+    _last = (text, model) if len(text) <= _RECENT_CHARS else None
+    return model
+
+
+def recent(text: str) -> CommandModel | None:
+    """Return the model of ``text`` if it is the last input parsed (models are immutable)."""
+    last = _last
+    return last[1] if last is not None and last[0] == text else None
+
+
+def _parse_command(text: str) -> CommandModel:
     if len(text) > MAX_INPUT_CHARS:
         return CommandModel(
             source=text,
@@ -151,7 +172,7 @@ def parse_command(text: str) -> CommandModel:
     if "\x00" in text:
         builder.errors.append("input contains a NUL byte")
     builder.add_source(text, _Ctx())
-    for variant in control_readings(text):
+    for variant in (*control_readings(text), *heredoc_readings(text)):
         builder.add_source(variant, _Ctx())
     return builder.build(text)
 
@@ -177,6 +198,57 @@ def control_readings(text: str) -> tuple[str, ...]:
         if head.strip() and head != stripped:
             readings.append(head)
     return tuple(readings)
+
+
+_LETTERS = "QXZJKVWYGHFUBPMNRSTLCDEIOAqxzjkvwyghfubpmnrstlcdeioa"  # rarest first
+_OVER_LATIN1 = re.compile("[^\x00-\xff]")
+# Same UTF-8 length, code points under 256, a word character to bash and tree-sitter alike.
+_STAND_IN = {2: "\xa4", 3: "\xa4_", 4: "\xa4\xa4"}
+
+
+def _stand_in(match: re.Match[str]) -> str:
+    point = ord(match.group())
+    return _STAND_IN[2 if point < 0x800 else 3 if point < 0x10000 else 4]
+
+
+def _scanner_safe(text: str) -> bytes:
+    """Return ``text`` as bytes for the parser, every code point over 255 stood in for.
+
+    tree-sitter-bash's scanner calls ``isdigit``/``isalpha`` (a 384-entry table) on the code
+    point ahead, so ``{`` followed by U+10FFFD read far out of bounds: a SIGSEGV in most fresh
+    processes (benchmarks/fuzz_parse.py), and for smaller code points an answer that depends
+    on what lies beyond the table. Each such character becomes ``¤`` (plus ``_`` or ``¤``) of
+    the same UTF-8 length, so every node's byte offsets stay those of the real text, which
+    the walk reads words from: the model never sees a stand-in.
+    """
+    return _OVER_LATIN1.sub(_stand_in, text).encode("utf-8", "surrogatepass")
+
+
+def heredoc_readings(text: str) -> tuple[str, ...]:
+    """Return ``text`` with the non-ASCII characters of heredoc lines made ASCII, if any.
+
+    tree-sitter-bash keeps a heredoc's delimiter one byte per character, so a delimiter with
+    a non-ASCII character (``<<é``) never matches its closing line: everything after it is
+    read as the heredoc's body, and ``cat <<é … é`` followed by ``rm -rf /`` hid the ``rm``
+    from every rule. The reading added here maps each such character, everywhere in the text,
+    to its own ASCII letter that the text does not contain, so a line closes the heredoc in this
+    reading exactly when it does in bash. The characters of lines without ``<<`` are kept.
+    """
+    if "<<" not in text or text.isascii():
+        return ()
+    wanted = {
+        ch
+        for line in text.split("\n")
+        if "<<" in line
+        for ch in line.partition("<<")[2]
+        if ord(ch) > 0x7F
+    }
+    if not wanted:
+        return ()
+    free = [c for c in _LETTERS if c not in text]
+    if len(free) < len(wanted):
+        return (text.translate(dict.fromkeys(map(ord, wanted), "Q")),)  # some reading, at least
+    return (text.translate({ord(ch): free[i] for i, ch in enumerate(sorted(wanted))}),)
 
 
 def nesting_depth(text: str) -> int:
@@ -245,7 +317,7 @@ class _Builder:
             self._give_up(f"{pipes:,} pipe operators, over the {MAX_PIPES:,} cap")
             return
         src = text.encode("utf-8", "surrogatepass")
-        tree = _get_parser().parse(src)
+        tree = _get_parser().parse(src if src.isascii() else _scanner_safe(text))
         root = tree.root_node
         self.nodes += root.descendant_count  # O(1): tree-sitter keeps subtree sizes
         if self.nodes > MAX_NODES:

@@ -2,10 +2,14 @@
 
 Which paths count is :func:`tether.rules.protected.protected` (host hook settings, Tether's
 config, state, cache and installed package); this module says which argument of which program
-a write lands on: redirects, ``tee``, ``cp``/``mv``/``ln``/``install``, ``rm``, ``chmod``,
-``truncate``, in-place editors, downloads (``curl -o``, ``wget -O``), ``git checkout --``,
-``find -delete``, ``sqlite3`` on the state database, ``apply_patch`` and interpreter one-liners
-that open such a file for writing. Reads (``cat``, ``grep``, ``cp`` *from* it) stay allowed.
+a write lands on: redirects, ``tee``, ``cp``/``mv``/``ln``/``install``/``rsync`` (the
+destination, what each source becomes inside it, and anything under it when a directory's
+contents are copied), ``tar x``/``unzip`` (``-C``/``-d`` and the members named), ``rm``,
+``chmod``, ``truncate``, in-place editors, downloads (``curl -o``, ``wget -O``), ``git
+checkout``/``restore`` (also under ``git -C DIR``), ``find -delete``, ``sqlite3`` on the state
+database, ``apply_patch`` and interpreter one-liners that open such a file for writing. Reads
+(``cat``, ``grep``, ``cp`` *from* it) stay allowed. After a ``cd`` to a place the input does not
+name (``cd "$X"``, ``cd $(…)``), a relative path counts when a guard file could bear its name.
 """
 
 from __future__ import annotations
@@ -17,8 +21,10 @@ from collections.abc import Callable, Iterable, Iterator
 from tether.rules.danger._base import Hit, Scope, name_of, options_of
 from tether.rules.danger.paths import resolve
 from tether.rules.file_tools import patch_files
-from tether.rules.protected import may_name_guard_file, protected, relocated
+from tether.rules.protected import may_name_guard_file, protected, relocated, somewhere
 from tether.shell.model import SimpleCommand, Word
+from tether.shell.options import Parsed, parse
+from tether.shell.tools import GIT, GIT_SUBCOMMANDS
 
 CODE = "DG605"
 WRITE_OPS = frozenset({">", ">>", ">|", "&>", "&>>", "<>"})
@@ -31,9 +37,15 @@ _EDITORS = frozenset(
      "patch", "sd", "truncate"}
 )  # fmt: skip
 _IN_PLACE = frozenset({"sed", "gsed", "perl", "ruby", "yq"})
+_EXTRACTORS = frozenset({"tar", "gtar", "bsdtar", "unzip"})
 NAMES = frozenset(
-    {*_REMOVERS, *_OWNERSHIP, *_COPIERS, *_EDITORS, *_IN_PLACE, "mv", "tee", "dd", "curl",
-     "wget", "git", "find", "sqlite3", "apply_patch"}
+    {*_REMOVERS, *_OWNERSHIP, *_COPIERS, *_EDITORS, *_IN_PLACE, *_EXTRACTORS, "mv", "tee",
+     "dd", "curl", "wget", "git", "find", "sqlite3", "apply_patch"}
+)  # fmt: skip
+# Where a directory's unknown contents may put a guard file, relative to the directory.
+_PROBES = (
+    ".claude/settings.json", ".gemini/settings.json", ".codex/config.toml", ".tether.yaml",
+    ".config/tether/config.yaml", ".local/state/tether/state.db",
 )  # fmt: skip
 
 
@@ -45,10 +57,42 @@ def _what(word: Word, cmd: SimpleCommand, scope: Scope, *, tree: bool = False) -
     if path is None:
         path = value  # `$XDG_STATE_HOME/tether/…`: protected() knows these spellings
     if not path.startswith(("/", "~", "$")):
-        cwd = scope.cwd(cmd)
-        if cwd not in (None, "."):
+        cwd = _chdir(cmd)
+        cwd = scope.cwd(cmd) if cwd == "" else cwd
+        if cwd is None:  # moved somewhere the input does not say: any guard file may be here
+            return protected(path, tree=tree) or somewhere(path, tree=tree)
+        if cwd != ".":
             path = f"{cwd}/{path}"
     return protected(path, tree=tree)
+
+
+_CHDIR = {"env": ("-C", "--chdir"), "sudo": ("-D", "--chdir")}
+
+
+def _chdir(cmd: SimpleCommand) -> str | None:
+    """Return the directory a wrapper runs ``cmd`` in (``env -C DIR``, ``sudo -D DIR``).
+
+    "" when no wrapper moves it, None when one moves it somewhere only known at run time.
+    """
+    found: str | None = ""
+    for wrapper in cmd.wrappers:
+        options = _CHDIR.get(wrapper.name)
+        if options is None:
+            continue
+        args = wrapper.args
+        for i, w in enumerate(args):
+            v = w.value
+            target: Word | None = None
+            if v in options and i + 1 < len(args):
+                target = args[i + 1]
+            elif v.startswith("--chdir="):
+                target = Word(v.split("=", 1)[1], w.literal)
+            elif v.startswith(options[0]) and len(v) > 2 and not v.startswith("--"):
+                target = Word(v[2:], w.literal)
+            if target is not None:
+                literal = target.literal or target.value.startswith("~")
+                found = target.value.rstrip("/") or "/" if literal else None
+    return found
 
 
 def _first(
@@ -56,9 +100,36 @@ def _first(
 ) -> tuple[str, str] | None:
     for w in words:
         what = _what(w, cmd, scope, tree=tree)
+        if what is None and "{" in w.value:  # `mv ~/.claude{,.bak}`: each word bash makes
+            what = next(
+                (
+                    f
+                    for b in _braces(w.value)
+                    if (f := _what(Word(b, w.literal), cmd, scope, tree=tree))
+                ),
+                None,
+            )
         if what is not None:
             return w.value, what
     return None
+
+
+_BRACE = re.compile(r"\{([^{}]*,[^{}]*)\}")
+_MAX_BRACES = 32
+
+
+def _braces(value: str) -> list[str]:
+    """Return the words a brace expansion makes (``a{b,c}`` -> ``ab``, ``ac``), capped."""
+    found: list[str] = []
+    todo = [value]
+    while todo and len(found) < _MAX_BRACES:
+        word = todo.pop()
+        m = _BRACE.search(word)
+        if m is None:
+            found.append(word)
+            continue
+        todo += [word[: m.start()] + alt + word[m.end() :] for alt in m.group(1).split(",")]
+    return found
 
 
 def _hit(verb: str, found: tuple[str, str] | None) -> Iterator[Hit]:
@@ -77,8 +148,10 @@ def _unlikely(
     text = " " + " ".join([w.value for w in words])
     if may_name_guard_file(text) or (tree and (" /" in text or " ~" in text or " $" in text)):
         return False
-    # A lone command runs where it was started; otherwise an earlier `cd` may have moved it.
-    return len(scope.model.commands) == 1 or scope.cwd(cmd) == "."
+    # A lone command runs where it was started; otherwise an earlier `cd` may have moved it,
+    # and `env -C DIR` or `sudo -D DIR` moves it itself.
+    here = len(scope.model.commands) == 1 or scope.cwd(cmd) == "."
+    return here and (not cmd.wrappers or _chdir(cmd) == "")
 
 
 # The checks return plain tuples, not generators, on their fast paths: they run on most commands.
@@ -97,12 +170,14 @@ def check_file_change(cmd: SimpleCommand, scope: Scope) -> Iterable[Hit]:
     """Flag deletes, moves, copies onto, permission changes and edits of guard files."""
     name = name_of(cmd)
     args = cmd.args
+    if name == "find":  # `find . -name settings.json -delete` names no directory of ours
+        return tuple(_find(cmd, scope))
     if not concerns(scope) and not _spelled_from_root(args):
         return ()  # names no guard file, no directory that could hold one, no `.t*` glob
     special = _SPECIAL.get(name)
     if special is not None:
         return special(cmd, scope)
-    if _unlikely(args, cmd, scope, tree=name in _TREE_OPS):
+    if _unlikely(args, cmd, scope, tree=name in _TREE_OPS or name in _COPIERS):
         return ()
     return _file_change(cmd, scope, name)
 
@@ -125,19 +200,142 @@ def _file_change(cmd: SimpleCommand, scope: Scope, name: str) -> Iterator[Hit]:
     recursive = parsed.has("--recursive", "-r", "-R")
     if name in _REMOVERS or name == "mv":
         tree = name == "mv" or name == "rmdir" or recursive
-        yield from _hit(name, _first(operands, cmd, scope, tree=tree))
+        found = _first(operands, cmd, scope, tree=tree)
+        if found is None and name == "mv":
+            found = _landing(name, parsed, cmd, scope)
+        yield from _hit(name, found)
     elif name in _OWNERSHIP:
         yield from _hit(name, _first(operands, cmd, scope, tree=recursive))
     elif name in _COPIERS:
-        target_dir = parsed.values("--target-directory", "-t")
-        dest = [Word(target_dir[0])] if target_dir else operands[-1:] if len(operands) >= 2 else []
-        yield from _hit(f"{name} onto", _first(dest, cmd, scope))
+        yield from _hit(f"{name} onto", _landing(name, parsed, cmd, scope))
     elif name == "tee" or name in _EDITORS:
         yield from _hit(name, _first(operands, cmd, scope))
     elif name in _IN_PLACE and _in_place(name, args):
         if name in ("sed", "gsed") and not parsed.has("--expression", "--file", "-e", "-f"):
             operands = operands[1:]  # the first operand is the script
         yield from _hit(f"{name} -i on", _first(operands, cmd, scope))
+
+
+def _landing(name: str, parsed: Parsed, cmd: SimpleCommand, scope: Scope) -> tuple[str, str] | None:
+    """Return the first guard path a copy or move lands on: the destination, what a source
+    becomes inside it, or (when a directory's contents go there) anything under it."""
+    operands = list(parsed.operands)
+    target = parsed.values("--target-directory", "-t")
+    if target:
+        dest, sources = Word(target[0]), operands
+    elif len(operands) >= 2:
+        dest, sources = operands[-1], operands[:-1]
+    else:
+        return None
+    found = _first([dest], cmd, scope)
+    if found is not None:
+        return found
+    recursive = name == "mv" or parsed.has("--recursive", "-r", "-R", "--archive", "-a")
+    contents = False
+    landings = []
+    for src in sources:
+        value = src.value.rstrip("/") if name != "rsync" else src.value
+        if value.endswith(("/.", "/*")) or (name == "rsync" and value.endswith("/")) or not value:
+            contents = recursive
+        base = value.rpartition("/")[2]
+        # A copy of the user's own guard (`cp -r ~/.claude ~/backup`) installs nothing new.
+        own = _hosts_read(src.value) and _what(src, cmd, scope, tree=True) is not None
+        if base not in ("", ".", "..") and not own:
+            landings.append(Word(f"{dest.value.rstrip('/')}/{base}", dest.literal and src.literal))
+    # A whole directory arriving as `.claude` matters where hosts look: the workspace or a home.
+    found = _first(landings, cmd, scope, tree=recursive and _hosts_read(dest.value))
+    if found is not None or not (recursive or name in ("ln", "link")):
+        return found
+    # `ln -s /tmp/evil .claude`: where no .claude exists yet, the link becomes it.
+    return _under(dest, cmd, scope, contents=contents)
+
+
+_HOMES = ("~", "$HOME", "${HOME}", "/home/", "/root", "/Users/")
+
+
+def _hosts_read(path: str) -> bool:
+    """Return True for a path where hosts read settings: the workspace (relative) or a home."""
+    return not path.startswith(("/", "$")) or path.startswith(_HOMES)
+
+
+def _under(
+    dest: Word, cmd: SimpleCommand, scope: Scope, *, contents: bool
+) -> tuple[str, str] | None:
+    """Return a guard path under directory ``dest`` that unknown files written there may hit.
+
+    A host's directory (``.claude/``) always counts: when it does not exist yet, ``cp -r x
+    .claude`` makes it. Any other directory counts when a directory's contents go into it
+    (``rsync -a x/ ~/``, ``tar -x -C ~``): a ``.claude/settings.json`` may be among them.
+    """
+    leaf = dest.value.rstrip("/").rpartition("/")[2].lower()
+    if leaf in (".claude", ".gemini", ".codex"):
+        return _first([dest], cmd, scope, tree=True)
+    if not contents:
+        return None
+    base = dest.value.rstrip("/") or "/"
+    probes = [Word(f"{base}/{probe}", dest.literal) for probe in _PROBES]
+    return _first([dest, *probes], cmd, scope, tree=True)
+
+
+_TAR_VALUES = "fCbHKLNTVgX"  # tar's short options that take the next word as their value
+
+
+def _extract(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
+    """Flag ``tar x`` and ``unzip`` writing into a guard directory or naming a guard member."""
+    name = name_of(cmd)
+    vals = [w.value for w in cmd.args]
+    dest: Word | None = None
+    members: list[Word] = []
+    if name == "unzip":
+        skip = False
+        archive_seen = False
+        for i, w in enumerate(cmd.args):
+            if skip:
+                skip = False
+                continue
+            if w.value == "-d" and i + 1 < len(vals):
+                dest, skip = cmd.args[i + 1], True
+            elif w.value == "-x":
+                break
+            elif not w.value.startswith("-"):
+                if archive_seen:
+                    members.append(w)
+                archive_seen = True
+    else:
+        first = vals[0] if vals else ""
+        cluster = first.lstrip("-") if not first.startswith("--") else ""
+        extracting = "x" in cluster or any(
+            v in ("--extract", "--get")
+            or (v.startswith("-") and not v.startswith("--") and "x" in v)
+            for v in vals
+        )
+        if not extracting:
+            return
+        old_style = not first.startswith("-")  # `tar xzf a.tgz -C dir`: values follow in order
+        pending = [c for c in cluster if c in _TAR_VALUES] if old_style else []
+        for w in cmd.args[1:] if old_style else cmd.args:
+            v = w.value
+            if pending:
+                if pending.pop(0) == "C":
+                    dest = w
+            elif v in ("-C", "--directory"):
+                pending = ["C"]
+            elif v == "--file":
+                pending = ["f"]
+            elif v.startswith("--directory="):
+                dest = Word(v.split("=", 1)[1], w.literal)
+            elif v.startswith("-") and not v.startswith("--"):
+                pending = [c for c in v[1:] if c in _TAR_VALUES]
+            elif not v.startswith("-"):
+                members.append(w)
+    base = dest.value.rstrip("/") if dest is not None else ""
+    found = None
+    if dest is not None:
+        found = _first([dest], cmd, scope) or _under(dest, cmd, scope, contents=True)
+    if found is None:
+        joined = [Word(f"{base}/{m.value}" if base else m.value, m.literal) for m in members]
+        found = _first(joined, cmd, scope, tree=True)
+    yield from _hit(f"{name} extracts into", found)
 
 
 def _in_place(name: str, args: Iterable[Word]) -> bool:
@@ -151,11 +349,25 @@ def _in_place(name: str, args: Iterable[Word]) -> bool:
 
 
 def _git(cmd: SimpleCommand, scope: Scope) -> Iterable[Hit]:
-    words = [w for w in cmd.args if not w.value.startswith("-")]
-    verb = words[0].value if words else ""
+    top = parse(GIT, cmd.args, stop_at=1)  # git's own options: -C DIR, -c k=v, --git-dir …
+    if not top.operands:
+        return ()
+    verb = top.operands[0].value
     if verb not in ("checkout", "restore", "rm", "mv"):
         return ()
-    return tuple(_hit(f"git {verb}", _first(words[1:], cmd, scope, tree=verb != "checkout")))
+    grammar = GIT_SUBCOMMANDS.get(verb)
+    rest = top.operands[1:]
+    words = (
+        list(parse(grammar, rest).operands)
+        if grammar is not None
+        else [w for w in rest if not w.value.startswith("-")]
+    )
+    where = top.values("-C")
+    if where:  # `git -C ~/.claude checkout -- settings.json`: paths are under that directory
+        base = "/".join(v.rstrip("/") for v in where)
+        words = [Word(f"{base}/{w.value}", w.literal) for w in words]
+        words.append(Word(base))
+    return tuple(_hit(f"git {verb}", _first(words, cmd, scope, tree=True)))
 
 
 def _curl(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
@@ -208,7 +420,25 @@ def _find(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     if found is None:
         names = [Word(vals[i + 1]) for i, v in enumerate(vals[:-1]) if v in ("-name", "-iname")]
         found = next(((w.value, what) for w in names if (what := protected(w.value))), None)
+        # `find . -name settings.json -delete` walks into .claude/ (find sees dot dirs).
+        if found is None and _find_changes(vals) and all(_hosts_read(w.value) for w in starts):
+            found = next(((w.value, what) for w in names if (what := somewhere(w.value))), None)
     yield from _hit("find deletes or runs on", found)
+
+
+_FIND_CHANGERS = _REMOVERS | _OWNERSHIP | _EDITORS | {"mv", "tee", "cp"}
+
+
+def _find_changes(vals: list[str]) -> bool:
+    """Return True when a find deletes, or runs a program that changes the files it finds."""
+    if "-delete" in vals:
+        return True
+    for i, v in enumerate(vals[:-1]):
+        if v in ("-exec", "-execdir", "-ok", "-okdir"):
+            program = vals[i + 1].rpartition("/")[2]
+            if program in _FIND_CHANGERS or (program in _IN_PLACE and "-i" in vals[i + 2 :]):
+                return True
+    return False
 
 
 def _sqlite3(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
@@ -244,6 +474,7 @@ def _apply_patch(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
 
 
 _SPECIAL: dict[str, Callable[[SimpleCommand, Scope], Iterable[Hit]]] = {
+    **dict.fromkeys(_EXTRACTORS, _extract),
     "git": _git,
     "curl": _curl,
     "wget": _wget,
@@ -289,7 +520,7 @@ def code_targets(code: str) -> Iterator[tuple[str, str]]:
             if i + n > len(literals):
                 break
             joined = "/".join(literals[i : i + n])
-            what = protected(joined)
+            what = protected(joined, tree=True)  # shutil.rmtree('.claude') takes it all
             if what is not None:
                 yield joined, what
                 break
@@ -317,7 +548,10 @@ CHECKS = {n: check_file_change for n in NAMES}
 _GATE = "self_protection.concerns"
 # Names whose check still runs on input that names no guard file: `rm -rf ~/.config` and
 # `find ~/.local/state -delete` take guard files along without naming them.
-TREE_NAMES = frozenset({"rm", "rmdir", "mv", "chmod", "chown", "chgrp", "chattr", "find"})
+# Copies and extractions too: `rsync -a x/ ~/` and `tar -x -C ~` may put one there.
+TREE_NAMES = frozenset(
+    {"rm", "rmdir", "mv", "chmod", "chown", "chgrp", "chattr", "find", *_COPIERS, *_EXTRACTORS}
+)
 
 
 def concerns(scope: Scope) -> bool:
@@ -340,9 +574,18 @@ def concerns(scope: Scope) -> bool:
             or "gemini" in low
             or "/v1/" in low
             or relocated(low)  # a $CODEX_HOME or $TETHER_CONFIG outside the usual places
+            or (
+                ("cd" in low or "pushd" in low or "-c" in low or "-d" in low)
+                and _moves_blind(scope)
+            )
         )
         scope.cache[_GATE] = found
     return bool(found)
+
+
+def _moves_blind(scope: Scope) -> bool:
+    """Return True when a command runs after a ``cd`` to a place the input does not name."""
+    return any(scope.cwd(cmd) is None or _chdir(cmd) is None for cmd in scope.model.commands)
 
 
 def _dot_glob(low: str) -> bool:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 
+from tether.rules import protected
 from tether.rules.base import Rule, Tier
 from tether.rules.danger import self_files, self_hosts
 from tether.rules.danger._base import Hit, Scope, is_python, name_of
@@ -75,8 +76,9 @@ RULES = (
         summary="Delete, move, overwrite, lock or edit Tether's config, state, cache or a host's "
         "hook settings",
         why="The hosts' hook settings decide whether Tether runs at all; its config, trust "
-        "records, cache and state database decide what it allows and what it remembers. A write, "
-        "delete, move or `chmod` there turns the guard off or resets it, whatever tool does it.",
+        "records, cache and state database (wherever `store.path` puts it) decide what it allows "
+        "and what it remembers. A write, delete, move, copy or extraction onto them, or a "
+        "`chmod`, turns the guard off or resets it, whatever tool does it.",
         instead="Show the user the exact change (the file and the lines) and let them apply it.",
         match=(
             "echo 'approvals: {mode: off}' > .tether.yaml",
@@ -111,6 +113,13 @@ RULES = (
             "apply_patch <<'EOF'\n*** Begin Patch\n*** Delete File: .claude/settings.json\n"
             "*** End Patch\nEOF",
             "rm -rf .venv/lib/python3.12/site-packages/tether",
+            "cp -r /tmp/evil/.claude .",
+            "cp -t .claude /tmp/settings.json",
+            "rsync -a dotfiles/ ~/",
+            "tar xzf /tmp/evil.tgz -C ~/.claude",
+            "unzip -o /tmp/evil.zip -d ~/.codex",
+            "git -C ~/.claude checkout -- settings.json",
+            'cd "$X" && rm settings.json',
         ),
         not_match=(
             "cat .tether.yaml",
@@ -130,6 +139,10 @@ RULES = (
             "python3 -c \"import json; print(json.load(open('.claude/settings.json')))\"",
             "find . -name '*.pyc' -delete",
             "git checkout main",
+            "cp -r src dst",
+            "cp -r ~/.claude /tmp/backup",
+            "tar xzf foo.tgz",
+            'cd "$X" && rm foo.txt',
             "curl -o out.json https://x.example/settings.json",
             "echo 'rm ~/.claude/settings.json'",
         ),
@@ -242,8 +255,9 @@ RULES = (
         name="tether-store-wipe",
         tier=Tier.ASK,
         summary="Delete or expire Tether's session keys in Redis",
-        why="Tether's loop history and halts live under its key prefix (`tether:`); deleting them "
-        "un-halts a stopped session and forgets every streak.",
+        why="Tether's loop history and halts live under its key prefix (`tether:`, or the "
+        "configured `store.key_prefix`); deleting them un-halts a stopped session and forgets "
+        "every streak.",
         instead="Ask the user to reset the session (`tether session reset ID`) if it is stale.",
         match=(
             "redis-cli DEL tether:session:abc",
@@ -455,25 +469,34 @@ def check_store_wipe(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     if not words or words[0].upper() not in _REDIS_WRITES:
         return
     keys = words[1:]
-    if any(_mentions_tether(k.split(":", 1)[0]) for k in keys):
+    if any(_tether_key(k) for k in keys):
         yield Hit("DG609", f"{name_of(cmd)} {words[0]} {' '.join(keys)[:60]}")
         return
     if not keys or any(not w.literal for w in cmd.args):  # keys from xargs: who listed them?
         for up in scope.upstream(cmd):
             if name_of(up) in ("redis-cli", "valkey-cli") and any(
-                _mentions_tether(w.value) for w in up.args
+                _mentions_tether(w.value) or _tether_key(w.value) for w in up.args
             ):
                 yield Hit("DG609", f"{name_of(cmd)} {words[0]} of the keys {name_of(up)} listed")
                 return
+
+
+def _tether_key(key: str) -> bool:
+    """Return True for a key (or pattern) under Tether's prefix, the default or configured."""
+    low = key.lower()
+    return _mentions_tether(low.split(":", 1)[0]) or any(
+        low.startswith(p) for p in protected.current().key_prefixes
+    )
 
 
 _MODULES = frozenset({"tether", "pip", "pip3"})  # python -m …
 
 
 def _deletes_tether_keys(low: str) -> bool:
+    prefixes = ("tether:", *protected.current().key_prefixes)
     return (
         "redis" in low
-        and "tether:" in low
+        and any(p in low for p in prefixes)
         and any(v in low for v in (".delete(", ".unlink(", ".expire(", "flushall", "flushdb"))
     )
 

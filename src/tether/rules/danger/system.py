@@ -1,46 +1,21 @@
-"""DG4xx (the machine): disks, fork bombs, power and killing every process."""
+"""DG4xx (the machine): fork bombs, power, killing processes; and the machine's other families.
+
+This module's ``RULES`` and ``CHECKS`` gather the machine-level families kept in their own
+modules (disks, firewall, accounts, kernel settings, ACLs, network), so the catalogue lists
+one table.
+"""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
-from tether.quoting import quote
 from tether.rules.base import Rule, Tier
-from tether.rules.danger._base import Hit, Scope, name_of
-from tether.shell.model import SimpleCommand
+from tether.rules.danger import accounts, acl, devices, disks, firewall, kernel, network
+from tether.rules.danger._base import Hit, Scope, name_of, options_of
+from tether.shell.model import SimpleCommand, Word
+from tether.shell.tools import signal_and_rest
 
-RULES = (
-    Rule(
-        code="DG401",
-        name="disk-format-or-raw-write",
-        tier=Tier.HARDLINE,
-        summary="Create a filesystem on, wipe or write raw data to a block device",
-        why="mkfs, wipefs, blkdiscard, shred or dd onto /dev/sdX (or `> /dev/nvme0n1`) erase a "
-        "whole disk in seconds; nothing brings it back.",
-        instead="Work on an image file (`dd of=disk.img`, `mkfs.ext4 disk.img`) or ask the user "
-        "to run disk operations themselves.",
-        match=(
-            "mkfs.ext4 /dev/sda1",
-            "mkfs /dev/sdb",
-            "dd if=/dev/zero of=/dev/sda bs=1M",
-            "echo bad > /dev/sda",
-            "wipefs -a /dev/nvme0n1",
-            "shred -n 1 /dev/sdb",
-            "sudo blkdiscard /dev/nvme0n1",
-            "cat /dev/urandom > /dev/sdb",
-            "echo x | tee /dev/sda",
-            "sgdisk --zap-all /dev/sda",
-        ),
-        not_match=(
-            "dd if=/dev/zero of=./image.bin",
-            "ls /dev/sda",
-            "echo test > /dev/null",
-            "mkfs_helper --version",
-            "cat /dev/urandom | head -c 10",
-            "mkfs.ext4 disk.img",
-        ),
-    ),
+_OWN = (
     Rule(
         code="DG402",
         name="fork-bomb",
@@ -83,12 +58,83 @@ RULES = (
         code="DG404",
         name="kill-all-processes",
         tier=Tier.HARDLINE,
-        summary="kill -1: signal every process you can reach",
-        why="`kill -9 -1` kills every process of the user (as root: of the machine), including "
-        "the agent.",
+        summary="Signal every process you can reach (kill -1, killall5, pkill -u root)",
+        why="Hardline: `kill -9 -1` (every spelling of the signal and of the -1), `killall5` and "
+        "`pkill -u root` / `killall -u root` with no name signal every process of the user, "
+        "and as root every process of the machine, the agent and sshd included; only a "
+        "reboot brings the services back.",
         instead="Kill the specific process id (`kill 12345`) or use `pkill -f exact-pattern`.",
-        match=("kill -9 -1", "kill -1", "kill -KILL -1", "kill -s KILL -1", "sudo kill -9 -- -1"),
-        not_match=("kill -9 12345", "kill -HUP 1234", "kill -l"),
+        match=(
+            "kill -9 -1",
+            "kill -1",
+            "kill -KILL -1",
+            "kill -SIGKILL -1",
+            "kill -s KILL -1",
+            "kill -sKILL -1",
+            "kill --signal=KILL -1",
+            "kill -n 9 -1",
+            "kill -- -1",
+            "kill -9 -- -1",
+            "kill -TERM 1234 -1",
+            "kill -9 -01",
+            "sudo kill -9 -- -1",
+            "/bin/kill -9 -1",
+            "busybox kill -9 -1",
+            "killall5 -9",
+            "pkill -9 -u root",
+            "pkill --euid 0",
+            "killall -u root",
+            "killall --us root -s KILL",
+        ),
+        not_match=(
+            "kill -9 12345",
+            "kill -HUP 1234",
+            "kill -l",
+            "kill -l -1",
+            "kill -L",
+            "kill -9 -1234",
+            "pkill -u root nginx",
+            "killall -l",
+        ),
+    ),
+    Rule(
+        code="DG418",
+        name="mass-process-kill",
+        tier=Tier.ASK,
+        summary="SIGKILL every process of a name, a pattern or a user (killall -9, pkill -9)",
+        why="Ask, not hardline: a name or pattern matches processes of every session and user "
+        "(`killall -9 python` stops other people's work too), SIGKILL gives none of them a "
+        "chance to save or clean up, and `killall -r` / a pattern like `.` matches far more "
+        "than meant; but the machine keeps running and the services can be restarted.",
+        instead="Find the exact process first (`pgrep -af pattern`), then `kill PID` (SIGTERM), "
+        "or `pkill -f exact-pattern` without -9.",
+        match=(
+            "killall -9 node",
+            "killall -KILL firefox",
+            "killall -SIGKILL firefox",
+            "killall -s KILL firefox",
+            "killall --sig 9 firefox",
+            "killall -r 'fire.*'",
+            "killall -9 -r 'herm.*'",
+            "killall -q -9 node",
+            "pkill -f -9 server",
+            "pkill -9 python",
+            "pkill -KILL -f server",
+            "pkill --signal=SIGKILL node",
+            "pkill -9 -u bob",
+            "killall -u bob",
+            "pkill .",
+            "pkill -f '.*'",
+        ),
+        not_match=(
+            "pkill -f nginx",
+            "pkill python",
+            "killall node",
+            "killall -l",
+            "killall -V",
+            "pkill -HUP nginx",
+            "pgrep -9 node",
+        ),
     ),
     Rule(
         code="DG405",
@@ -97,109 +143,106 @@ RULES = (
         summary="Signal process 1 (init)",
         why="Killing PID 1 stops a container or panics the host.",
         instead="Kill the specific service process, or restart the service.",
-        match=("kill -9 1", "kill 1"),
+        match=("kill -9 1", "kill 1", "kill -9 -- 001"),
         not_match=("kill 12345", "kill -9 10"),
     ),
 )
 
-_BLOCK_DEVICE = re.compile(
-    r"^/dev/(?:sd[a-z]+\d*|hd[a-z]+\d*|vd[a-z]+\d*|xvd[a-z]+\d*|nvme\d+(?:n\d+)?(?:p\d+)?|mmcblk\d+(?:p\d+)?"
-    r"|md\d+|dm-\d+|loop\d+|nbd\d+|r?disk\d+(?:s\d+)?|mapper/.+|disk/by-[^/]+/.+|sr\d+|fd\d+|ubd[a-z]+\d*)$"
-)
-
-
-def is_block_device(path: str) -> bool:
-    """Return True for a disk or partition device path (``/dev/sda1``, ``/dev/nvme0n1``)."""
-    return bool(_BLOCK_DEVICE.match(path))
-
 
 _POWER = frozenset({"reboot", "shutdown", "halt", "poweroff", "openrc-shutdown"})
+# Power-tool options that only warn, cancel, show or write a log record.
+_NOT_POWER = ("-c", "--show", "-k", "--help", "--version", "--wtmp-only")
+_SYSTEMD_POWER_VERBS = frozenset({"poweroff", "reboot", "halt", "kexec", "soft-reboot"})
 
 
 def check_machine(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
-    """Flag disk wipes, raw device writes, power changes and mass kills."""
+    """Flag power changes and process kills; hand the other machine families on."""
     name = name_of(cmd)
-    vals = [w.value for w in cmd.args]
-    if name.startswith("mkfs") or name in ("mke2fs", "mkswap", "newfs", "mkdosfs", "mkntfs"):
-        devices = [v for v in vals if is_block_device(v)]
-        if devices:
-            yield Hit("DG401", f"{name} on {devices[0]}")
-    elif name in _DISK_TOOLS:
-        devices = [v for v in vals if is_block_device(v)]
-        destructive = (
-            name in ("wipefs", "blkdiscard", "shred")
-            or (name == "sgdisk" and any(v in ("-Z", "--zap-all", "-o", "--clear") for v in vals))
-            or (name == "badblocks" and "-w" in vals)
-            or (name == "parted" and any(v in ("mklabel", "rm", "mkpart") for v in vals))
-        )
-        if devices and destructive:
-            yield Hit("DG401", f"{name} on {devices[0]}")
-    elif name == "dd":
-        for v in vals:
-            if v.startswith("of=") and is_block_device(v[3:]):
-                yield Hit("DG401", f"dd {v}")
-    elif name == "diskutil":
-        if any(v.lower() in _DISKUTIL_ERASE for v in vals):
-            yield Hit("DG401", "diskutil " + " ".join(vals[:2]))
-    elif name == "tee":
-        for v in vals:
-            if is_block_device(v):
-                yield Hit("DG401", f"tee {v}")
-    elif name in _POWER:
-        if not any(v in ("-c", "--help", "-k", "--version", "--show") for v in vals):
-            yield Hit("DG403", " ".join([name, *vals[:2]]))
+    if name == "busybox":
+        # ``busybox APPLET …`` runs the applet: judge it as that command.
+        inner = cmd.argv[1:]
+        applet_name = inner[0].value if inner and inner[0].literal else ""
+        if applet_name in _APPLETS or applet_name.startswith("mkfs"):
+            applet = cmd._replace(argv=inner)
+            scope.alias(applet, cmd)
+            yield from scope.judge(applet)
+        return
+    check = _FAMILY.get(name)
+    if check is not None:
+        yield from check(cmd, scope)
+        return
+    if name.startswith("mkfs"):
+        yield from disks.check_disk(cmd, scope)
+        return
+    args = cmd.args
+    if name in _POWER:
+        if not options_of(name, args).has(*_NOT_POWER):
+            yield Hit("DG403", " ".join([name, *(w.value for w in args[:2])]))
     elif name in ("init", "telinit"):
-        if vals[:1] in (["0"], ["6"]):
-            yield Hit("DG403", f"{name} {vals[0]}")
+        operands = options_of(name, args).operands
+        if operands[:1] and operands[0].value in ("0", "6"):
+            yield Hit("DG403", f"{name} {operands[0].value}")
     elif name in ("systemctl", "loginctl"):
-        verbs = [v for v in vals if not v.startswith("-")]
-        if verbs[:1] and verbs[0] in ("poweroff", "reboot", "halt", "kexec", "soft-reboot"):
-            yield Hit("DG403", f"{name} {verbs[0]}")
+        operands = options_of(name, args).operands
+        if operands and operands[0].value in _SYSTEMD_POWER_VERBS:
+            yield Hit("DG403", f"{name} {operands[0].value}")
     elif name == "kill":
-        yield from _kill(vals)
+        yield from _kill(args)
+    elif name in ("killall", "pkill"):
+        yield from _kill_by_name(name, args)
+    elif name == "killall5":
+        yield Hit("DG404", "killall5 signals every process outside its own session")
 
 
-_DISK_TOOLS = frozenset(
-    {"wipefs", "blkdiscard", "shred", "sgdisk", "sfdisk", "fdisk", "parted", "badblocks"}
-)
-_DISKUTIL_ERASE = frozenset(
-    {
-        "erasedisk",
-        "erasevolume",
-        "zerodisk",
-        "randomdisk",
-        "secureerase",
-        "partitiondisk",
-        "reformat",
-    }
-)
-
-
-def _kill(vals: list[str]) -> Iterator[Hit]:
-    operands: list[str] = []
-    i = 0
-    while i < len(vals):
-        v = vals[i]
-        if v in ("-s", "-n"):
-            i += 2
-            continue
-        if v == "--":
-            operands.extend(vals[i + 1 :])
-            break
-        if v == "-1" and any(o in ("-l", "-L") for o in vals[:i]):
-            i += 1
-            continue
-        if v.startswith("-") and v != "-1":
-            i += 1
-            continue
-        operands.append(v)
-        i += 1
-    if "-1" in operands or (
-        "-1" in vals[1:] and vals[0].startswith("-") and vals[0] not in ("-l", "-L")
-    ):
+def _kill(args: tuple[Word, ...]) -> Iterator[Hit]:
+    signal, rest = signal_and_rest(args)
+    parsed = options_of("kill", rest)
+    if parsed.has("--list", "--table", "--help", "--version"):
+        return
+    # After the signal, kill reads ``-N`` as a process group (``-1``: every process).
+    pids = [w.value for w in parsed.operands]
+    pids += ["-" + v for o, v in parsed.options if o == "-NUM" and v is not None]
+    if signal == "1" and not pids and not parsed.options:
+        pids = ["-1"]  # a bare ``kill -1``: read as its intent, every process
+    pids = [_number(p) for p in pids]  # kill reads ``-01`` as -1 (strtol)
+    if "-1" in pids:
         yield Hit("DG404", "kill -1 signals every process")
-    elif "1" in operands:
+    elif "1" in pids:
         yield Hit("DG405", "kill 1 signals init")
+
+
+def _number(pid: str) -> str:
+    """Return a pid operand in its canonical decimal form (``-01`` -> ``-1``), else unchanged."""
+    sign = "-" if pid.startswith("-") else ""
+    digits = pid[len(sign) :]
+    return sign + str(int(digits)) if digits.isdigit() and digits.isascii() else pid
+
+
+_ROOT_USERS = frozenset({"root", "0"})
+_MATCH_ALL = frozenset({"", ".", ".*", "^", "$", "^.*", ".*$", "^.*$", ".+", "[a-z]", "\\w"})
+
+
+def _kill_by_name(name: str, args: tuple[Word, ...]) -> Iterator[Hit]:
+    signal, rest = signal_and_rest(args, anywhere=True)
+    parsed = options_of(name, rest)
+    if parsed.has("--list", "--help", "--version", "--count"):
+        return
+    given = parsed.values("--signal")
+    if given:
+        signal, _ = signal_and_rest((Word("-" + given[-1]),))
+    users = parsed.values("--user", "--euid", "--uid")
+    patterns = [w.value for w in parsed.operands]
+    if users and not patterns:
+        if any(u in _ROOT_USERS for user in users for u in user.split(",")):
+            yield Hit("DG404", f"{name} -u {users[0]} signals every process of root")
+        else:
+            yield Hit("DG418", f"{name} -u {users[0]} signals every process of that user")
+    elif signal in ("9", "KILL") and (patterns or users):
+        yield Hit("DG418", f"{name} -9 {' '.join(patterns[:2])}".rstrip())
+    elif name == "killall" and parsed.has("--regexp"):
+        yield Hit("DG418", f"killall -r {' '.join(patterns[:2])}")
+    elif any(p in _MATCH_ALL for p in patterns):
+        yield Hit("DG418", f"{name} {' '.join(patterns[:2])} matches every process")
 
 
 def check_fork_bomb(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
@@ -215,32 +258,45 @@ def check_fork_bomb(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
         yield Hit("DG402", f"function {name} spawns itself in the background")
 
 
-def check_device_redirects(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
-    """Flag output redirects onto block devices (``> /dev/sda``)."""
-    for r in cmd.redirects:
-        writes = r.op in (">", ">>", ">|", "&>", "&>>", "<>") and r.target is not None
-        if writes and r.target is not None and is_block_device(r.target.value):
-            yield Hit("DG401", f"redirect into {quote(r.target.value)}")
+# Output redirects onto disks and kernel parameters (``> /dev/sda``), under its old name.
+check_device_redirects = devices.check_device_redirects
 
 
+_FAMILY = {
+    n: c
+    for table in (
+        disks.CHECKS,
+        firewall.CHECKS,
+        accounts.CHECKS,
+        kernel.CHECKS,
+        acl.CHECKS,
+        network.CHECKS,
+    )
+    for n, c in table.items()
+}
+RULES: tuple[Rule, ...] = (
+    *_OWN,
+    *disks.RULES,
+    *firewall.RULES,
+    *accounts.RULES,
+    *kernel.RULES,
+    *acl.RULES,
+    *network.RULES,
+)
+_APPLETS = frozenset({*_FAMILY, *_POWER, "init", "systemctl", "kill", "killall", "pkill"})
 CHECKS = {
     n: check_machine
     for n in (
-        "mkfs",
-        "mke2fs",
-        "mkswap",
-        "newfs",
-        "mkdosfs",
-        "mkntfs",
-        *_DISK_TOOLS,
-        "dd",
-        "diskutil",
-        "tee",
+        "busybox",
+        *_FAMILY,
         *_POWER,
         "init",
         "telinit",
         "systemctl",
         "loginctl",
         "kill",
+        "killall",
+        "pkill",
+        "killall5",
     )
 }

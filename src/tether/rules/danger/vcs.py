@@ -52,12 +52,26 @@ RULES = (
             "git push --mirror",
             "git push --delete origin feature",
             "git push origin +refs/heads/main:refs/heads/main",
+            "git push -u origin +HEAD:main",
+            "git push --set-upstream origin +feature",
+            "git push --repo=origin +main",
+            "git push --tags origin +v1.0",
+            "git push --all +origin",
+            "git push --no-verify -q origin +main:main",
+            "git push --forc origin main",
+            "git -c remote.origin.mirror=true push origin",
+            "git -c remote.origin.push=+refs/heads/*:refs/heads/* push",
         ),
         not_match=(
             "git push origin main",
             "git push --force-with-lease",
             "git push -f --force-with-lease",
             "git push --set-upstream origin feature",
+            "git push -u origin HEAD:main",
+            "git push --force-with-lease origin +main",
+            "git push origin main:refs/heads/a+b",
+            "git push --dry-run --force origin main",
+            "git push -n origin +main",
         ),
     ),
     Rule(
@@ -130,16 +144,35 @@ RULES = (
         code="DG207",
         name="git-history-rewrite",
         tier=Tier.ASK,
-        summary="filter-branch, filter-repo, reflog expire or gc --prune=now",
-        why="These rewrite every commit or delete the safety net (reflog, unreachable objects).",
+        summary="filter-branch, filter-repo, reflog expire/delete, gc --prune=now or git prune",
+        why="Ask: these rewrite every commit or delete the safety net (the reflog, unreachable "
+        "objects), after which a dropped commit cannot be found again; the remote, if any, "
+        "still has what was pushed, so it is not machine-level damage.",
         instead="Work on a fresh clone, or ask the user before rewriting history.",
         match=(
             "git filter-branch --tree-filter 'rm -f x' HEAD",
             "git filter-repo --path x --invert-paths",
             "git reflog expire --expire=now --all",
+            "git reflog expire --expire-unreachable=now --all",
+            "git reflog delete HEAD@{1}",
             "git gc --prune=now",
+            "git gc --prun=all --aggressive",
+            "git gc -q --prune=now",
+            "git -c gc.pruneExpire=now gc",
+            "git prune",
+            "git prune --expire=now",
         ),
-        not_match=("git reflog", "git gc", "git log --all"),
+        not_match=(
+            "git reflog",
+            "git reflog show",
+            "git reflog expire --dry-run --all",
+            "git gc",
+            "git gc --prune=2.weeks.ago",
+            "git prune -n",
+            "git log --all",
+            "git remote prune origin",
+            "git worktree prune",
+        ),
     ),
     Rule(
         code="DG208",
@@ -150,6 +183,37 @@ RULES = (
         instead="Commit or stash inside that worktree, then `git worktree remove` without --force.",
         match=("git worktree remove --force /tmp/wt", "git worktree remove -f ../w"),
         not_match=("git worktree remove /tmp/wt", "git worktree list"),
+    ),
+    Rule(
+        code="DG209",
+        name="git-ref-delete",
+        tier=Tier.ASK,
+        summary="Delete refs through git plumbing (update-ref -d, symbolic-ref -d)",
+        why="Ask: `git update-ref -d` (or to the all-zero id) deletes a branch or tag without "
+        "the merged check of "
+        "`git branch -d`, `--stdin` runs whatever deletes it is fed (often every ref from "
+        "`for-each-ref`), and `symbolic-ref -d` drops a symbolic ref such as origin/HEAD "
+        "(git refuses HEAD itself); the commits survive only in the reflog until it expires.",
+        instead="Use `git branch -d NAME` or `git tag -d NAME`, which name what they delete, "
+        "and show the user the refs first (`git for-each-ref`).",
+        match=(
+            "git update-ref -d refs/heads/main",
+            "git update-ref -m cleanup -d refs/tags/v1",
+            "git update-ref --stdin < deletes.txt",
+            "git for-each-ref --format='delete %(refname)' | git update-ref --stdin",
+            "git for-each-ref --format='%(refname)' refs/heads | xargs -n1 git update-ref -d",
+            "git symbolic-ref --delete refs/remotes/origin/HEAD",
+            "git -C repo update-ref -d refs/heads/x",
+            "git update-ref refs/heads/x 0000000000000000000000000000000000000000",
+        ),
+        not_match=(
+            "git update-ref refs/heads/new HEAD",
+            "git symbolic-ref HEAD",
+            "git symbolic-ref --short HEAD",
+            "git symbolic-ref -d HEAD",
+            "git for-each-ref --format='%(refname)'",
+            "echo git update-ref -d x",
+        ),
     ),
 )
 
@@ -168,17 +232,20 @@ def _options(sub: str, args: tuple[Word, ...]) -> Parsed:
 
 def check_git(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     """Flag git subcommands that discard work or rewrite shared history."""
-    sub, args = git_subcommand(cmd.args)
-    vals = [w.value for w in args]
+    top = parse(GIT, cmd.args)
+    if not top.operands:
+        return
+    sub, args = top.operands[0].value.lower(), top.operands[1:]
     parsed = _options(sub, args)
     if parsed.has("-h", "--help"):
         return  # parse-options prints the usage and exits
+    config = top.values("-c")
     if sub == "reset":
         hard = [o for o in ("--hard", "--merge") if parsed.maybe(o)]
         if hard:
             yield Hit("DG201", f"git reset {hard[0]}")
     elif sub == "push":
-        yield from _push(parsed)
+        yield from _push(parsed, config)
     elif sub == "clean":
         if parsed.maybe("--force") and not parsed.has("--dry-run"):
             yield Hit("DG203", "git clean -f")
@@ -192,28 +259,74 @@ def check_git(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     elif sub == "restore":
         staged_only = parsed.has("--staged") and not parsed.has("--worktree")
         if (parsed.operands and not staged_only) or parsed.has("--pathspec-from-file"):
-            yield Hit("DG205", "git restore " + " ".join(vals[:3]))
+            yield Hit("DG205", "git restore " + " ".join(w.value for w in args[:3]))
     elif sub == "switch":
         if parsed.has("--force", "--discard-changes"):
             yield Hit("DG205", "git switch --discard-changes/--force")
     elif sub == "stash":
-        if vals and vals[0] in ("drop", "clear"):
-            yield Hit("DG206", f"git stash {vals[0]}")
+        verb = _verb(parsed)
+        if verb in ("drop", "clear"):
+            yield Hit("DG206", f"git stash {verb}")
     elif sub in ("filter-branch", "filter-repo"):
         yield Hit("DG207", f"git {sub}")
-    elif sub == "reflog" and vals[:1] in (["expire"], ["delete"]):
-        yield Hit("DG207", f"git reflog {vals[0]}")
-    elif sub == "gc" and any(v.startswith("--prune=now") or v == "--prune=all" for v in vals):
-        yield Hit("DG207", "git gc --prune=now")
-    elif sub == "worktree" and vals[:1] == ["remove"] and _removes_by_force(args[1:]):
+    elif sub in ("reflog", "gc", "prune"):
+        yield from _history(sub, parsed, args, config)
+    elif sub == "worktree" and _verb(parsed) == "remove" and _removes_by_force(args[1:]):
         yield Hit("DG208", "git worktree remove --force")
+    elif sub == "update-ref" and (parsed.has("-d", "--stdin") or _zero(parsed.operands[1:2])):
+        how = "-d" if parsed.has("-d") else "--stdin" if parsed.has("--stdin") else "to 0{40}"
+        yield Hit(
+            "DG209", f"git update-ref {how} " + " ".join(w.value for w in parsed.operands[:1])
+        )
+    elif sub == "symbolic-ref" and parsed.has("--delete") and _verb(parsed) != "HEAD":
+        # git refuses to delete HEAD itself ("deleting 'HEAD' is not allowed").
+        yield Hit(
+            "DG209", "git symbolic-ref --delete " + " ".join(w.value for w in parsed.operands[:1])
+        )
+
+
+def _zero(words: tuple[Word, ...]) -> bool:
+    """Return True for the all-zero object id, which ``update-ref REF <new>`` reads as delete."""
+    return bool(words) and len(words[0].value) in (40, 64) and not words[0].value.strip("0")
+
+
+def _verb(parsed: Parsed) -> str:
+    """Return a subcommand's own first word (``git stash drop``, ``git worktree remove``)."""
+    return parsed.operands[0].value if parsed.operands and not parsed.dashdash else ""
+
+
+_NOW = ("now", "all")
+
+
+def _history(sub: str, parsed: Parsed, args: tuple[Word, ...], config: list[str]) -> Iterator[Hit]:
+    """reflog expire/delete, gc --prune=now and prune: the safety net deleted."""
+    if sub == "reflog":
+        verb = parse(tool_grammar("git reflog"), args, stop_at=1).operands[:1]
+        name = verb[0].value if verb else ""
+        if name in ("expire", "delete") and not _options(f"reflog {name}", args[1:]).has(
+            "--dry-run"
+        ):
+            yield Hit("DG207", f"git reflog {name}")
+        return
+    if parsed.has("--dry-run"):
+        return
+    if sub == "prune":
+        yield Hit("DG207", "git prune deletes unreachable objects")
+        return
+    pruned = parsed.values("--prune") + [
+        c.partition("=")[2] for c in config if c.lower().startswith("gc.pruneexpire=")
+    ]
+    if any(v.lower() in _NOW or v.lower().startswith("now") for v in pruned):
+        yield Hit("DG207", "git gc --prune=now")
 
 
 def _removes_by_force(args: tuple[Word, ...]) -> bool:
     return _options("worktree remove", args).has("--force")
 
 
-def _push(parsed: Parsed) -> Iterator[Hit]:
+def _push(parsed: Parsed, config: list[str]) -> Iterator[Hit]:
+    if parsed.has("--dry-run"):
+        return  # nothing is sent
     lease = parsed.has("--force-with-lease", "--force-if-includes")
     if parsed.maybe("--force") and not lease:
         yield Hit("DG202", "git push --force")
@@ -222,12 +335,24 @@ def _push(parsed: Parsed) -> Iterator[Hit]:
         if parsed.maybe(o):
             yield Hit("DG202", f"git push {o}")
             return
-    for word in parsed.operands[1:]:
+    for c in config:
+        key, _, value = c.partition("=")
+        key = key.lower()
+        if key.startswith("remote.") and (
+            (key.endswith(".mirror") and value.lower() in ("true", "1", "yes", "on"))
+            or (key.endswith(".push") and value.startswith(("+", ":")))
+        ):
+            yield Hit("DG202", f"git -c {c} push")
+            return
+    # Every operand after the remote is a refspec; with --repo, every operand is one.
+    refspecs = parsed.operands if parsed.values("--repo") else parsed.operands[1:]
+    for word in parsed.operands:
         v = word.value
+        # A repository is never spelt with a leading "+": read it as a forced refspec too.
         if v.startswith("+") and len(v) > 1 and not lease:
             yield Hit("DG202", f"git push {v} (forced refspec)")
             return
-        if v.startswith(":") and len(v) > 1:
+        if v.startswith(":") and len(v) > 1 and word in refspecs:
             yield Hit("DG202", f"git push {v} (deletes the remote ref)")
             return
 
@@ -236,7 +361,8 @@ def _checkout(parsed: Parsed) -> Iterator[Hit]:
     if parsed.has("--pathspec-from-file"):
         yield Hit("DG205", "git checkout --pathspec-from-file")
         return
-    creates = parsed.has("-b", "-B", "--orphan")
+    # --track without -b still makes a branch (from a remote-tracking ref) and takes no paths.
+    creates = parsed.has("-b", "-B", "--orphan", "--track")
     dashdash = parsed.dashdash
     positional = [w.value for w in parsed.operands]
     if parsed.has("--force"):

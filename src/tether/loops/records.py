@@ -1,0 +1,323 @@
+"""Typed records over the session state: named, typed fields on the stored dicts and lists.
+
+The guard reads and changes the state of :mod:`tether.loops.state` through ``Session``,
+``SigRecord``, ``Pending``, ``ToolStreak``, ``Talk`` and ``AgentRounds``: slotted views over
+those very dicts and lists, so a field has a name and a type and what is stored stays the same
+JSON. A view costs one small object when it is used; converting the whole state to objects and
+back on every call would walk every record (the state is read and written once per call).
+Records stay packed (a field at its default is left out), so nothing repacks them per call.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Generic, TypeVar, overload
+
+from tether.loops.state import (
+    P_ANSWER,
+    P_BLOCKED,
+    P_KIND,
+    P_SEQ,
+    P_SIG,
+    P_TIME,
+    P_TOOL,
+    P_WARNED,
+    State,
+    repair,
+)
+
+# The streak fields progress elsewhere resets.
+_PROGRESS_FIELDS = ("fails", "same", "blocked")
+
+
+T = TypeVar("T")
+
+
+_REQUIRED: Any = object()
+
+
+class _Key(Generic[T]):
+    """A field of a record stored as a JSON object: ``record.name`` is ``data["name"]``.
+
+    A field with a ``default`` is stored packed: absent while it holds the default (see
+    ``pack``), so setting it back to the default removes it.
+    """
+
+    __slots__ = ("default", "name")
+
+    def __init__(self, default: Any = _REQUIRED) -> None:
+        self.default = default
+        self.name = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, obj: None, owner: type) -> _Key[T]: ...
+    @overload
+    def __get__(self, obj: _Record, owner: type) -> T: ...
+    def __get__(self, obj: _Record | None, owner: type) -> _Key[T] | T:
+        if obj is None:
+            return self
+        value: T = (
+            obj.data[self.name]
+            if self.default is _REQUIRED
+            else obj.data.get(self.name, self.default)
+        )
+        return value
+
+    def __set__(self, obj: _Record, value: T) -> None:
+        default = self.default
+        if default is not _REQUIRED and (
+            value is default or (type(value) is type(default) and value == default)
+        ):
+            obj.data.pop(self.name, None)
+        else:
+            obj.data[self.name] = value
+
+
+class _At(Generic[T]):
+    """A field of a record stored as a JSON array: ``record.name`` is ``row[index]``.
+
+    ``default`` is what a shorter row (written by an older Tether) holds there.
+    """
+
+    __slots__ = ("default", "index")
+
+    def __init__(self, index: int, default: Any = None) -> None:
+        self.index, self.default = index, default
+
+    @overload
+    def __get__(self, obj: None, owner: type) -> _At[T]: ...
+    @overload
+    def __get__(self, obj: _Row, owner: type) -> T: ...
+    def __get__(self, obj: _Row | None, owner: type) -> _At[T] | T:
+        if obj is None:
+            return self
+        row = obj.row
+        value: T = row[self.index] if self.index < len(row) else self.default
+        return value
+
+    def __set__(self, obj: _Row, value: T) -> None:
+        row = obj.row
+        while len(row) <= self.index:
+            row.append(None)
+        row[self.index] = value
+
+
+class _Record:
+    __slots__ = ("data",)
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self.data = data
+
+
+class _Row:
+    __slots__ = ("row",)
+
+    def __init__(self, row: list[Any]) -> None:
+        self.row = row
+
+
+class SigRecord(_Record):
+    """One signature's streaks (see ``new_record``)."""
+
+    __slots__ = ()
+    tool: _Key[str] = _Key()
+    kind: _Key[str] = _Key()
+    preview: _Key[str] = _Key()
+    res: _Key[str] = _Key("")  # fingerprint of the last result
+    same: _Key[int] = _Key(0)  # identical successful results in a row
+    since: _Key[str] = _Key("")  # call id where that streak began
+    fails: _Key[int] = _Key(0)  # failures since progress
+    fail_since: _Key[str] = _Key("")
+    stubborn: _Key[int] = _Key(0)  # identical failures in a row, even across changes
+    blocked: _Key[int] = _Key(0)  # refusals since the streak began
+    poll_t0: _Key[float | None] = _Key(None)
+    poll_s: _Key[float] = _Key(0.0)  # seconds the poll streak waited
+    wait: _Key[float | None] = _Key(None)  # seconds the call sleeps by itself
+    last: _Key[int] = _Key(0)  # seq of the last use, for eviction
+    t: _Key[float | None] = _Key(None)  # time of the last result
+
+
+class Pending(_Row):
+    """A call begun and not finished: [seq, sig, kind, tool, time, blocked, warned, answer]."""
+
+    __slots__ = ()
+    seq: _At[int] = _At(P_SEQ)
+    sig: _At[str] = _At(P_SIG)
+    kind: _At[str] = _At(P_KIND)
+    tool: _At[str] = _At(P_TOOL)
+    time: _At[float | None] = _At(P_TIME)
+    blocked: _At[bool] = _At(P_BLOCKED, False)
+    warned: _At[bool] = _At(P_WARNED, False)
+    # [action, codes, message] given before the call ran, or None (an ALLOW).
+    answer: _At[list[Any] | None] = _At(P_ANSWER)
+
+    @property
+    def answered(self) -> bool:
+        """Return True when the row records the answer (rows from before answers were kept)."""
+        return len(self.row) > P_ANSWER
+
+
+class ToolStreak(_Row):
+    """One tool's failures in a row: [count, call id of the first, fingerprint of the last]."""
+
+    __slots__ = ()
+    count: _At[int] = _At(0, 0)
+    first: _At[str] = _At(1, "")
+    res: _At[str] = _At(2, "")
+
+
+class Talk(_Row):
+    """The assistant's visible text: [hash of the last, identical in a row, texts in a row]."""
+
+    __slots__ = ()
+    digest: _At[str] = _At(0, "")
+    same: _At[int] = _At(1, 0)
+    total: _At[int] = _At(2, 0)
+
+
+class AgentRounds(_Row):
+    """A watched agent's progress: [rounds without progress, warned this stretch]."""
+
+    __slots__ = ()
+    rounds: _At[int] = _At(0, 0)
+    warned: _At[bool] = _At(1, False)
+
+
+class Session(_Record):
+    """The whole session state (the module docstring's layout), typed."""
+
+    __slots__ = ()
+    calls: _Key[int] = _Key()
+    warnings: _Key[int] = _Key()
+    blocks: _Key[int] = _Key()
+    streaks: _Key[dict[str, int]] = _Key()
+    updated: _Key[float] = _Key()
+    seq: _Key[int] = _Key()
+    turn: _Key[int] = _Key()
+    turn_calls: _Key[int] = _Key()
+    window: _Key[list[list[Any]]] = _Key()
+    done: _Key[list[str]] = _Key()
+    halted: _Key[str] = _Key()
+
+    @classmethod
+    def load(cls, state: State | None) -> Session:
+        """Return the typed state of a stored one (old or foreign states repaired, see coerce).
+
+        Records stay packed: their fields read their defaults when absent. A record stored in
+        full (by a Tether from before packing) reads the same and sheds a field each time one
+        goes back to its default; the window evicts it soon anyway. Nothing walks every record
+        here: the state is loaded on every call.
+        """
+        return cls(repair(state))
+
+    @property
+    def talk(self) -> Talk:
+        """Return the assistant-text counters."""
+        return Talk(self.data["talk"])
+
+    def record(self, sig: str) -> SigRecord | None:
+        """Return the record of signature ``sig``, or None."""
+        found = self.data["sigs"].get(sig)
+        return SigRecord(found) if found is not None else None
+
+    def add_record(self, sig: str, tool: str, kind: str, preview: str) -> SigRecord:
+        """Start the record of signature ``sig``."""
+        rec = self.data["sigs"][sig] = {"tool": tool, "kind": kind, "preview": preview}
+        return SigRecord(rec)  # packed: every other field at its default (see new_record)
+
+    def progress_besides(self, rec: SigRecord) -> None:
+        """Restart every other signature's streaks: something changed since they ran."""
+        mine = rec.data
+        for other in self.data["sigs"].values():
+            if other is not mine:
+                for key in _PROGRESS_FIELDS:
+                    other.pop(key, None)  # back to 0, which a packed record leaves out
+
+    def sigs(self) -> dict[str, Any]:
+        """Return the raw signature table (for the cycle detector's previews)."""
+        table: dict[str, Any] = self.data["sigs"]
+        return table
+
+    def pending(self, call_id: str) -> Pending | None:
+        """Return the unfinished call ``call_id``, or None."""
+        row = self.data["pending"].get(call_id)
+        return Pending(row) if row is not None else None
+
+    def begin(
+        self,
+        call_id: str,
+        seq: int,
+        sig: str,
+        kind: str,
+        tool: str,
+        time: float | None,
+        blocked: bool,
+        warned: bool,
+        answer: list[Any] | None,
+    ) -> None:
+        """Record that call ``call_id`` was answered and may now run."""
+        self.data["pending"][call_id] = [seq, sig, kind, tool, time, blocked, warned, answer]
+
+    def finish(self, call_id: str) -> Pending | None:
+        """Remove and return the unfinished call ``call_id`` (None if unknown)."""
+        row = self.data["pending"].pop(call_id, None)
+        return Pending(row) if row is not None else None
+
+    def oldest_pending(self, sig: str) -> str | None:
+        """Return the id of the oldest unnamed pending call with ``sig`` (FIFO pairing)."""
+        best: str | None = None
+        best_seq = 0
+        for cid, row in self.data["pending"].items():
+            if (
+                row[P_SIG] == sig
+                and cid.startswith("#")
+                and (best is None or row[P_SEQ] < best_seq)
+            ):
+                best, best_seq = cid, row[P_SEQ]
+        return best
+
+    def finished(self, seq: int, call_id: str, sig: str, res: str, kind: str, status: str) -> None:
+        """Append a finished (or refused) call to the window."""
+        self.data["window"].append([seq, call_id, sig, res, kind, status])
+
+    def tool_streak(self, tool: str) -> ToolStreak | None:
+        """Return the failure streak of ``tool``, or None."""
+        row = self.data["tools"].get(tool)
+        return ToolStreak(row) if row is not None else None
+
+    def start_tool_streak(self, tool: str, call_id: str, res: str) -> ToolStreak:
+        """Start (or restart) the failure streak of ``tool`` at zero."""
+        row = self.data["tools"][tool] = [0, call_id, res]
+        return ToolStreak(row)
+
+    def forget_tool(self, tool: str) -> None:
+        """End ``tool``'s failure streak (it succeeded)."""
+        self.data["tools"].pop(tool, None)
+
+    def end_tool_streaks(self, keep: str | None = None) -> None:
+        """Forget every tool's failure streak but ``keep``'s."""
+        tools: dict[str, Any] = self.data["tools"]
+        for name in [t for t in tools if t != keep]:
+            del tools[name]
+
+    def agent(self, key: str) -> AgentRounds:
+        """Return the progress counters of agent ``key``, starting them if new."""
+        return AgentRounds(self.data["agents"].setdefault(key, [0, False]))
+
+    def start_agent(self, key: str) -> None:
+        """Start tracking agent ``key`` from zero."""
+        self.data["agents"][key] = [0, False]
+
+    def stop_agent(self, key: str) -> None:
+        """Stop tracking agent ``key``."""
+        self.data["agents"].pop(key, None)
+
+    def count_codes(self, codes: tuple[str, ...]) -> None:
+        """Add one intervention per code to the tally ``tether stats`` shows."""
+        tally = self.data.get("codes")
+        if not isinstance(tally, dict):
+            tally = self.data["codes"] = {}
+        for code in codes:
+            tally[code] = int(tally.get(code, 0)) + 1

@@ -1,0 +1,149 @@
+"""Which paths are disks, and raw writes onto them by tools that write anything anywhere.
+
+cp, tee, dd (and dcfldd, dc3dd), pv, ddrescue and output redirects are judged by where the
+bytes go: a disk (DG401, by the names disks have, a glob tried against those names without
+touching the filesystem), a kernel parameter under /proc/sys (DG416) or another system file
+(DG409, for the writers privilege.py does not judge).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from tether.quoting import quote
+from tether.rules.danger._base import Hit, Scope, name_of, options_of
+from tether.rules.danger.paths import Place, place
+from tether.shell.model import SimpleCommand, Word
+
+# Names disks have (any tool that writes a file is judged on these).
+_BLOCK_DEVICE = re.compile(
+    r"^/dev/(?:sd[a-z]+\d*|hd[a-z]+\d*|vd[a-z]+\d*|xvd[a-z]+\d*|nvme\d+(?:n\d+)?(?:p\d+)?"
+    r"|mmcblk\d+(?:p\d+)?|md\d+|dm-\d+|loop\d+|nbd\d+|r?disk\d+(?:s\d+)?|mapper/.+"
+    r"|disk/by-[^/]+/.+|sr\d+|fd\d+|ubd[a-z]+\d*|zd\d+|rbd\d+|bcache\d+|[^/]+/[^/]+)$"
+)
+# /dev entries that are not disks (the last alternative above, a volume group's
+# /dev/VG/LV, must not catch these directories).
+_NOT_DISK_DIRS = frozenset(
+    {"pts", "fd", "shm", "mqueue", "hugepages", "net", "snd", "input", "bus", "dri", "char",
+     "cpu", "serial", "usb", "v4l", "vfio", "dma_heap", "tcp", "udp", "bsg", "hidraw", "gpio",
+     "dvb", "infiniband", "uinput", "cuse", "fuse", "lp", "ttys"}
+)  # fmt: skip
+# Character devices a program may well open for writing (never a disk).
+_CHAR_DEVICES = frozenset(
+    {"null", "zero", "full", "random", "urandom", "tty", "console", "ptmx", "kmsg", "stdin",
+     "stdout", "stderr", "log", "rtc", "fuse", "watchdog", "initctl", "autofs", "cuse"}
+)  # fmt: skip
+
+
+def is_block_device(path: str) -> bool:
+    """Return True for a disk or partition device path (``/dev/sda1``, ``/dev/vg0/root``)."""
+    if not _BLOCK_DEVICE.match(path):
+        return False
+    head = path[5:].split("/", 1)[0]
+    return head not in _NOT_DISK_DIRS
+
+
+# Disk names a glob such as ``/dev/sd?`` or ``/dev/nvme*`` is tried against (no filesystem
+# access: the command is judged, not this machine).
+_DISK_SAMPLES = (
+    "/dev/sda", "/dev/sdb", "/dev/sda1", "/dev/hda", "/dev/vda", "/dev/vdb", "/dev/xvda",
+    "/dev/nvme0n1", "/dev/nvme0n1p1", "/dev/mmcblk0", "/dev/mmcblk0p1", "/dev/md0",
+    "/dev/dm-0", "/dev/disk0", "/dev/rdisk0", "/dev/loop0", "/dev/nbd0",
+)  # fmt: skip
+
+
+def may_be_block_device(word: Word) -> bool:
+    """Return True when ``word`` names a disk, or is a glob that can match one."""
+    path = word.value
+    if path[:5] != "/dev/":
+        return False
+    if word.glob and any(c in path for c in "*?["):
+        import fnmatch  # only for globbed /dev paths
+
+        return any(fnmatch.fnmatchcase(disk, path) for disk in _DISK_SAMPLES)
+    return is_block_device(path)
+
+
+def names_device(path: str) -> bool:
+    """Return True when a disk tool's operand can only be a device (any /dev path but a tty)."""
+    if not path.startswith("/dev/") or len(path) <= 5:
+        return False
+    head = path[5:].split("/", 1)[0]
+    # zram and ram disks hold nothing that outlives a reboot (``mkswap /dev/zram0`` is setup).
+    return not (
+        head in _NOT_DISK_DIRS
+        or head in _CHAR_DEVICES
+        or head.startswith(("tty", "pty", "zram"))
+        or (head.startswith("ram") and head[3:].isdigit())
+    )
+
+
+def write_target(
+    word: Word, cmd: SimpleCommand, scope: Scope, *, system_files: bool = True
+) -> tuple[str, str] | None:
+    """Judge a path a command writes raw bytes to: (code, what it is) or None.
+
+    A disk is DG401; a kernel parameter under /proc/sys is DG416; another system file
+    (``dd of=/etc/passwd``) is DG409, unless ``system_files`` is False (the writers whose
+    system-file writes privilege.py judges: redirects, cp, tee).
+    """
+    path = word.value
+    if path[:5] == "/dev/" and may_be_block_device(word):
+        return "DG401", "a disk"
+    if path[:10] == "/proc/sys/":
+        return "DG416", "a kernel parameter"
+    if (
+        not system_files
+        or not path.startswith(("/", "~", "$"))
+        or path.startswith(("/dev/", "/proc/"))
+    ):
+        return None
+    where, _ = place(word, cmd, scope)
+    if where in (Place.SYSTEM, Place.SYSTEM_ROOT, Place.ROOT):
+        return "DG409", "a system file"
+    return None
+
+
+def check_raw_write(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
+    """Flag cp, dd, tee, pv and ddrescue writing onto a disk, /proc/sys or a system file."""
+    name = name_of(cmd)
+    parsed = options_of(name, cmd.args)
+    if parsed.has("--help", "--version"):
+        return
+    targets: list[Word] = []
+    if name in ("dd", "dcfldd", "dc3dd"):
+        targets = [Word(w.value[3:], w.literal) for w in parsed.operands if w.value[:3] == "of="]
+    elif name == "tee":
+        targets = list(parsed.operands)
+    elif name == "pv":
+        targets = [Word(v) for v in parsed.values("--output")]
+    elif name == "cp":
+        into = parsed.values("--target-directory")
+        if into:
+            targets = [Word(into[-1])]
+        elif len(parsed.operands) >= 2:
+            targets = [parsed.operands[-1]]
+    elif name == "ddrescue" and len(parsed.operands) >= 2 and parsed.has("--force"):
+        targets = [parsed.operands[1]]  # ddrescue refuses a device without --force
+    for w in targets:
+        # tee and cp into /etc are DG409's own check (privilege.py).
+        found = write_target(w, cmd, scope, system_files=name not in ("tee", "cp"))
+        if found is None:
+            continue
+        yield Hit(found[0], f"{name} writes onto {quote(w.value)} ({found[1]})")
+        return
+
+
+def check_device_redirects(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
+    """Flag output redirects onto block devices and kernel parameters (``> /dev/sda``)."""
+    for r in cmd.redirects:
+        target = r.target
+        if r.op not in (">", ">>", ">|", "&>", "&>>", "<>") or target is None:
+            continue
+        found = write_target(target, cmd, scope, system_files=False)  # those: privilege.py
+        if found is not None:
+            yield Hit(found[0], f"redirect into {quote(target.value)} ({found[1]})")
+
+
+WRITERS = ("dd", "dcfldd", "dc3dd", "tee", "pv", "cp", "ddrescue")
