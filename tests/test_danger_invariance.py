@@ -50,6 +50,15 @@ DANGEROUS: list[tuple[str, Danger, str]] = [
     ("git push -u origin +HEAD:main", Danger.ASK, "DG202"),
     ("git gc --prune=now", Danger.ASK, "DG207"),
     ("ip link set eth0 down", Danger.ASK, "DG421"),
+    ("chmod 000 /etc", Danger.ASK, "DG430"),
+    ("chmod a-rwx ~", Danger.ASK, "DG430"),
+    ("setfacl -m u::--- /etc", Danger.ASK, "DG430"),
+    ("chown -R nobody: ~", Danger.ASK, "DG407"),
+    ("chmod -R 777 /", Danger.HARDLINE, "DG431"),
+    ("chmod -R u=,g=,o= /", Danger.HARDLINE, "DG431"),
+    ("chown -R user /usr", Danger.HARDLINE, "DG431"),
+    ("echo b > /proc/sysrq-trigger", Danger.HARDLINE, "DG432"),
+    ("echo c | tee /proc/sysrq-trigger", Danger.HARDLINE, "DG432"),
 ]
 
 WRAPPINGS = [
@@ -129,7 +138,7 @@ def _respell(command: str) -> list[str]:
     spellings = [f"\\{head}{tail}", f"'{head}'{tail}", f'"{head}"{tail}']
     if len(head) > 1:
         spellings.append(f"{head[0]}''{head[1:]}{tail}")
-    if head in ("rm", "git", "chmod", "dd", "kill", "reboot", "crontab"):
+    if head in ("rm", "git", "chmod", "chown", "dd", "kill", "reboot", "crontab", "setfacl"):
         spellings.append(f"/usr/bin/{head}{tail}")
     return spellings
 

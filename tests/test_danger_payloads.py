@@ -90,7 +90,7 @@ TABLE: list[tuple[str, Danger, str | None]] = [
     ("find . -exec sh -c 'rm -rf /' \\;", HARD, "DG101"),
     ("find . -execdir bash -c 'git reset --hard' \\;", ASK, "DG201"),
     ("find . -ok sh -c 'rm -rf ~' \\;", HARD, "DG101"),
-    ("find . -name x -exec chmod -R 777 / \\;", ASK, "DG406"),
+    ("find . -name x -exec chmod -R 777 / \\;", HARD, "DG406"),
     ("find / -exec sh -c 'rm -rf {}' \\;", HARD, "DG101"),  # the first match is / itself
     ("find ~ -name x -exec sh -c 'rm -rf \"{}\"' \\;", HARD, "DG101"),
     ("find . -name '*.pyc' -exec sh -c 'rm -rf {}' \\;", NONE, None),
@@ -102,7 +102,7 @@ TABLE: list[tuple[str, Danger, str | None]] = [
     ("docker run -v /:/host alpine rm -rf /host/etc", HARD, "DG101"),
     ("docker run -v /:/host alpine rm -rf /host", HARD, "DG101"),
     ("podman run -it --rm -v /:/mnt img sh -c 'rm -rf /mnt/*'", HARD, "DG101"),
-    ("docker run --mount type=bind,source=/,target=/h img chmod -R 777 /h/etc", ASK, "DG308"),
+    ("docker run --mount type=bind,source=/,target=/h img chmod -R 777 /h/etc", HARD, "DG308"),
     ("docker run -it -v /:/host alpine chroot /host", ASK, "DG308"),
     ("docker run --entrypoint rm img -rf /", HARD, "DG101"),
     ("docker container run -w /host -v /:/host img ls", ASK, "DG308"),

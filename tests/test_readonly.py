@@ -96,7 +96,7 @@ READS = [
     # packages
     ("python3 --version", "RO701"),
     ("pip show django", "RO702"),
-    ("python -m pip list", "RO702"),
+    ("python -m pip list --disable-pip-version-check", "RO702"),
     # structure and wrappers
     ("timeout 5 cat f", "RO002"),
     ("time ls", "RO002"),

@@ -54,3 +54,20 @@ def test_a_rule_shows_the_option_grammars_of_its_examples(
     assert main(["rules", "DG202", "--json"]) == 0
     shown = json.loads(capsys.readouterr().out)["grammars"]
     assert any(g.startswith("git push (") and "--force-with-lease[=V]" in g for g in shown)
+
+
+@pytest.mark.parametrize(
+    ("code", "shown"),
+    [
+        ("RO101", ["cat (options may follow operands", "-A/--show-all", "head ("]),
+        ("RO304", ["sort (", "--check[=V]"]),
+        ("RO201", ["grep (options may follow operands; unique prefixes; -NUM)"]),
+    ],
+)
+def test_a_read_rule_shows_the_specs_its_commands_are_read_with(
+    capsys: pytest.CaptureFixture[str], code: str, shown: list[str]
+) -> None:
+    assert main(["rules", code]) == 0
+    grammars = capsys.readouterr().out.split("Option grammars", 1)[1]
+    for text in shown:
+        assert text in grammars, (code, text)

@@ -18,8 +18,8 @@ import pytest
 
 from tether.classify import classify_command
 from tether.rules.base import Danger
-from tether.rules.readonly.grammar import Spec as ReadSpec
-from tether.rules.readonly.grammar import grammar_of
+from tether.rules.readonly.spec import Spec as ReadSpec
+from tether.rules.readonly.spec import grammar_of
 from tether.shell import parse_command
 from tether.shell.model import Word
 from tether.shell.options import FLAG, OPTIONAL, REQUIRED, Grammar, grammar, parse, spellings

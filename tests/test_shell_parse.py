@@ -154,6 +154,126 @@ def test_unquoted_heredoc_substitutions_run() -> None:
     assert ["rm", "-rf", "/"] in argvs(model)
 
 
+@pytest.mark.parametrize(
+    ("source", "runs"),
+    [
+        ("cat <<EOF\n`rm -rf /`\nEOF\n", ["rm", "-rf", "/"]),
+        ("cat <<-EOF\n\tx `touch 'a b'` y\n\tEOF\n", ["touch", "a b"]),
+        ("cat <<EOF\n'`rm f`'\nEOF\n", ["rm", "f"]),  # quotes are text in a heredoc body
+        ("cat <<EOF\n`echo \\`rm f\\``\nEOF\n", ["rm", "f"]),  # nested: \` inside `…`
+    ],
+)
+def test_unquoted_heredoc_backticks_run(source: str, runs: list[str]) -> None:
+    """tree-sitter-bash leaves a heredoc body's backticks as text; bash runs them."""
+    model = parse_command(source)
+    assert runs in argvs(model)
+    assert model.substitutions >= 1
+    assert all(c.in_substitution for c in model.commands if c.name != "cat")
+
+
+@pytest.mark.parametrize(
+    "source",
+    ["cat <<'EOF'\n`rm f`\nEOF\n", 'cat <<"EOF"\n`rm f`\nEOF\n', "cat <<\\EOF\n`rm f`\nEOF\n",
+     "cat <<EOF\n\\`rm f\\`\nEOF\n"],
+)  # fmt: skip
+def test_quoted_heredoc_and_escaped_backticks_stay_data(source: str) -> None:
+    model = parse_command(source)
+    assert ["rm", "f"] not in argvs(model)
+    assert model.substitutions == 0
+
+
+def test_unterminated_heredoc_backtick_is_not_analysed() -> None:
+    assert parse_command("cat <<EOF\n`rm f\nEOF\n").unprovable
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("a | b | c f\nd < f", [["a"], ["b"], ["c", "f"], ["d"]]),
+        ("a | b | c\nd > f", [["a"], ["b"], ["c"], ["d"]]),
+        ("a | b | c | e f # note\nd x < f", [["a"], ["b"], ["c"], ["e", "f"], ["d", "x"]]),
+    ],
+)
+def test_a_newline_ends_the_last_leg_of_a_long_pipeline(
+    source: str, expected: list[list[str]]
+) -> None:
+    """tree-sitter-bash joins `a | b | c f`, a newline and `d < f` into one command `c f d`."""
+    model = parse_command(source)
+    assert argvs(model) == expected
+    *legs, last = model.commands
+    assert [c.redirects for c in legs] == [()] * len(legs)  # the redirect is the next line's
+    assert [r.op for r in last.redirects] == [source.split()[-2]]
+    assert last.pipeline == -1
+    assert [len(model.stages(i)) for i in range(len(model.pipelines))] == [len(legs)]
+
+
+@pytest.mark.parametrize(
+    "source",
+    ["ls | sort | head\nrm -rf / < /dev/null", "cat f | grep x | wc -l\nrm -rf / > /dev/null"],
+)
+def test_a_command_after_a_long_pipeline_is_judged_as_itself(source: str) -> None:
+    """The merge hid `rm -rf /` as operands of `head`: read-only and danger none before."""
+    from tether.classify import classify_command
+    from tether.rules.base import Danger
+
+    verdict = classify_command(source)
+    assert not verdict.read_only
+    assert verdict.danger is Danger.HARDLINE
+
+
+@pytest.mark.parametrize(
+    ("source", "value"),
+    [('c "x\ny"', "x\ny"), ('c "x\n\n  y\nz"', "x\n\n  y\nz"), ('c "a $b\nc"', "a $b\nc")],
+)
+def test_a_newline_inside_double_quotes_is_kept(source: str, value: str) -> None:
+    """tree-sitter-bash leaves the newline of a double-quoted string in no node."""
+    assert parse_command(source).commands[0].argv[1].value == value
+
+
+@pytest.mark.parametrize("source", ['bash -c "echo hi\nrm -rf /"', 'sh -c "ls\n\nrm -rf /"'])
+def test_a_quoted_newline_in_a_shell_payload_ends_a_command(source: str) -> None:
+    """Dropped, it joined `echo hi` and `rm -rf /` into `echo hirm -rf /`: read-only, no danger."""
+    from tether.classify import classify_command
+    from tether.rules.base import Danger
+
+    assert ["rm", "-rf", "/"] in argvs(parse_command(source))
+    verdict = classify_command(source)
+    assert not verdict.read_only
+    assert verdict.danger is Danger.HARDLINE
+
+
+@pytest.mark.parametrize(
+    ("source", "argv"),
+    [
+        ("sort '-'\\o out f", ["sort", "-o", "out", "f"]),  # bash: sort -o out f (writes out)
+        ("'r'\\m -rf /", ["rm", "-rf", "/"]),
+        ("b == -x", ["b", "==", "-x"]),  # an operator token in argument position is a word
+    ],
+)
+def test_adjacent_nodes_are_one_word_as_bash_reads_them(source: str, argv: list[str]) -> None:
+    """tree-sitter-bash splits `'-'\\o` into two nodes with no gap; bash reads one word."""
+    assert argvs(parse_command(source))[0] == argv
+
+
+@pytest.mark.parametrize("source", ["echo \\ b", "printf x \\\t#-", "xxd f.bin \\ "])
+def test_text_the_parser_drops_is_an_error(source: str) -> None:
+    """An escaped blank tree-sitter-bash leaves in no node is part of a word for bash."""
+    assert parse_command(source).errors
+
+
+def test_a_node_that_is_no_word_part_is_not_joined() -> None:
+    """`a.b('c')` is a syntax error for bash; tree-sitter reads a subshell, kept apart."""
+    assert len(argvs(parse_command("gateway.customer.delete('c')"))[0]) == 2
+
+
+def test_split_words_no_longer_hide_a_write_or_rm() -> None:
+    from tether.classify import classify_command
+    from tether.rules.base import Danger
+
+    assert not classify_command("sort '-'\\o out f").read_only
+    assert classify_command("'r'\\m -rf /").danger is Danger.HARDLINE
+
+
 def test_heredoc_followed_by_pipeline_and_list() -> None:
     model = parse_command("cat <<EOF | sh && rm -rf /tmp/y\nreboot\nEOF\n")
     assert argvs(model) == [["cat"], ["sh"], ["rm", "-rf", "/tmp/y"]]

@@ -31,7 +31,9 @@ def oracle() -> Iterator[Oracle]:
 
 
 def test_the_overruled_rows_are_all_there() -> None:
-    assert len(OVERRULED) == 62 + 13
+    # 62 write and 13 dangerous rows were overruled; `cat -l file.txt` and `ls -z` no longer
+    # are (an option the spec does not list is refused now, as the peer said).
+    assert len(OVERRULED) == 62 + 13 - 2
     assert all(classify_command(r["command"]).read_only for r in OVERRULED)
 
 

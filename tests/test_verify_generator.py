@@ -14,7 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from tether import classify_command
-from tether.verify import Oracle, sandbox_problem
+from tether.shell.programs import SHELLS, WRAPPERS
+from tether.verify import Oracle, generator, sandbox_problem
 from tether.verify.generator import bases, mutated, options
 
 pytestmark = pytest.mark.slow  # bounded: CI_EXAMPLES examples, each at most one sandbox run
@@ -32,6 +33,15 @@ def test_the_generator_draws_from_the_catalogue() -> None:
     assert len(bases()) >= 150
     assert {"--output", "--in-place", "-o"} <= set(options())
     assert len(options()) >= 150
+
+
+def test_the_generator_draws_every_wrapper_and_shell_of_the_table() -> None:
+    """A wrapper or shell the table peels but the generator never draws is never checked."""
+    drawn = {w.split()[0] for w in (*generator.WRAPPERS, *generator.XARGS)}
+    assert set(WRAPPERS) - drawn == set()
+    assert set(SHELLS) - {s.split()[0] for s in generator.SHELLS} == set()
+    # Each spelling class of watch's optional argument is drawn (issue 10, item 1).
+    assert {"watch -d permanent", "watch --differences=permanent"} <= set(generator.WRAPPERS)
 
 
 # Derandomized: CI runs the same 150 examples every time, so a red run is a finding anyone can

@@ -83,6 +83,9 @@ def _example(text: str) -> str:
 
 def grammars(rule: Rule) -> list[Grammar]:
     """Return the option grammars of the programs a rule's matching examples run, in order."""
+    from tether.rules.base import Tier
+    from tether.rules.readonly.engine import CATALOGUE
+    from tether.rules.readonly.spec import grammar_of
     from tether.shell import parse_command
     from tether.shell.programs import RUNNERS, SHELLS, WRAPPERS
     from tether.shell.tools import GIT, GIT_SUBCOMMANDS, MACHINE, TOOLS
@@ -102,6 +105,10 @@ def grammars(rule: Rule) -> list[Grammar]:
                 g = tables.get(name) or GIT_SUBCOMMANDS.get(name.removeprefix("git "))
                 if g is not None and name.startswith("git ") == g.name.startswith("git "):
                     found.setdefault(g.name, g)
+            entry = CATALOGUE.get(cmd.name)
+            for spec in entry.specs if entry is not None and rule.tier is Tier.READ else ():
+                if not spec.open:
+                    found.setdefault(f"read-only {spec.name}", grammar_of(spec))
     return list(found.values())
 
 
@@ -116,7 +123,7 @@ def render_rule(rule: Rule) -> str:
         lines += ["", f"{no}:"] + [f"  {_example(m)}" for m in not_match]
     specs = grammars(rule)
     if specs:
-        lines += ["", "Option grammars (tether.shell.programs / tether.shell.tools):"]
+        lines += ["", "Option grammars (tether.shell.programs / tools, the catalogue's specs):"]
         lines += ["  " + line for g in specs for line in describe(g).splitlines()]
     return "\n".join(lines) + "\n"
 

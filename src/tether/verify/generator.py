@@ -1,14 +1,14 @@
 """Hypothesis strategies that compose commands from the read-only catalogue and mutate them.
 
 The bases are the catalogue's own ``match`` examples; the options are those its specs name
-(found by looking for spec-like values with ``flags``/``valued``/``writes`` in the family
-modules, so this keeps working when the option engine moves) plus every option token in the
+(every spelling in the grammar of each spec in the family modules) plus every option token in the
 examples and a list of options that make common tools write. Mutations: options in every
 getopt spelling (long, ``--opt=v``, ``--opt v``, unique-prefix abbreviations, short,
 attached, clustered), placed before or after the operands, ``--``, an option turned into a
-bare word (``version``), environment prefixes, wrappers (xargs fed from stdin among them),
-redirects, pipes and lists, ``bash -c``. The property checked with them is
-"classified read-only ⇒ the oracle sees no change". Needs hypothesis (the ``test`` extra).
+bare word (``version``), environment prefixes, every wrapper of ``tether.shell.programs``
+(xargs fed from stdin, ``watch`` among them), redirects, pipes and lists, every shell's
+``-c``. The property checked with them is "classified read-only ⇒ the oracle sees no
+change". Needs hypothesis (the ``test`` extra).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from functools import lru_cache
 from hypothesis import strategies as st
 
 from tether.rules.base import Tier
+from tether.rules.readonly.spec import Spec, grammar_of
 
 _FAMILIES = ("files", "search", "text", "vcs", "vcs_rules", "forge", "system", "packages")
 # Options that make some common tool write, run a program or read a config that can.
@@ -43,7 +44,15 @@ WRAPPERS = (
     "env --chd /", "env -C src", "env -u FOO", "command", "command -p", "time", "time -p",
     "stdbuf -o0", "stdbuf --out 0", "stdbuf -o L", "nohup", "exec", "builtin", "sudo",
     "sudo -u root", "sudo --chd /", "ionice -c3", "chrt -i 0", "setsid", "unbuffer",
+    "doas", "doas -u root", "taskset 1", "taskset -c 0", "chrt -o 0", "ionice -n 2",
+    # watch: -d/--differences take an optional attached value only (`-d permanent cmd` runs
+    # `permanent`); -x runs the command without sh -c.
+    "watch", "watch -n 1", "watch -n1 -t", "watch --interval=1", "watch --inter 1", "watch -d",
+    "watch --differences=permanent", "watch -d permanent", "watch -x", "watch --exec -t",
+    "watch -c -g", "watch -e -q 1",
 )  # fmt: skip
+SHELLS = ("bash -c", "sh -c", "bash -lc", "bash -c --", "dash -c", "zsh -c", "ksh -c",
+          "mksh -c", "ash -c", "busybox-sh -c", "bash -O extglob -c")  # fmt: skip
 # xargs reads operands from stdin; `-i`/`-e`/`-l` take optional attached arguments only.
 XARGS = (
     "xargs", "xargs -r", "xargs -n1", "xargs -n 1", "xargs -I{}", "xargs --max-args=1",
@@ -58,19 +67,13 @@ REDIRECTS = (
 JOINERS = (" && ", " ; ", " | ", " || ")
 
 
-def _spec_like(value: object) -> bool:
-    return not isinstance(value, type) and all(
-        hasattr(value, a) for a in ("flags", "valued", "writes")
-    )
-
-
-def _spec_values(module: object) -> Iterable[object]:
+def _specs(module: object) -> Iterable[Spec]:
     for value in vars(module).values():
-        if _spec_like(value):
+        items = value.values() if isinstance(value, dict) else value
+        if isinstance(value, Spec):
             yield value
         elif isinstance(value, dict | tuple | list):
-            items = value.values() if isinstance(value, dict) else value
-            yield from (v for v in items if _spec_like(v))
+            yield from (v for v in items if isinstance(v, Spec))
 
 
 @lru_cache(maxsize=1)
@@ -85,15 +88,15 @@ def bases() -> tuple[str, ...]:
 @lru_cache(maxsize=1)
 def options() -> tuple[str, ...]:
     """Return every option the catalogue's specs and examples name, and the write options."""
-    found: set[str] = set(WRITE_OPTIONS)
+    from tether.rules.readonly.engine import CATALOGUE
+
+    specs = [s for entry in CATALOGUE.values() for s in entry.specs]
     for family in _FAMILIES:
-        try:
-            module = importlib.import_module(f"tether.rules.readonly.{family}")
-        except ImportError:
-            continue
-        for spec in _spec_values(module):
-            for attr in ("flags", "valued", "optional", "writes"):
-                found.update(str(o) for o in getattr(spec, attr, ()) if str(o).startswith("-"))
+        specs += _specs(importlib.import_module(f"tether.rules.readonly.{family}"))
+    found: set[str] = set(WRITE_OPTIONS)
+    for spec in specs:
+        found.update(grammar_of(spec).names)
+        found.update(spec.writes)
     for example in bases():
         try:
             words = shlex.split(example)
@@ -183,7 +186,7 @@ def mutated(draw: st.DrawFn, base: str | None = None) -> str:
             raw = render() + draw(st.sampled_from(JOINERS)) + draw(st.sampled_from(bases()))
             words, suffix = None, []
         else:
-            shell = draw(st.sampled_from(["bash -c", "sh -c", "bash -lc", "bash -c --"]))
+            shell = draw(st.sampled_from(SHELLS))
             raw = f"{shell} {shlex.quote(render())}"
             words, suffix = None, []
     return render()
@@ -197,4 +200,4 @@ def _quote(word: str) -> str:
     return shlex.quote(word)
 
 
-__all__ = ["bases", "mutated", "options", "spelled_option"]
+__all__ = ["SHELLS", "WRAPPERS", "XARGS", "bases", "mutated", "options", "spelled_option"]

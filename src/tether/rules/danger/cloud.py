@@ -6,8 +6,10 @@ import re
 from collections.abc import Iterator
 
 from tether.rules.base import Rule, Tier
-from tether.rules.danger._base import Hit, Scope, name_of
+from tether.rules.danger._base import Hit, Scope, name_of, options_of
 from tether.shell.model import SimpleCommand, Word
+from tether.shell.options import Parsed, parse
+from tether.shell.tools import tool_grammar
 
 RULES = (
     Rule(
@@ -16,7 +18,8 @@ RULES = (
         tier=Tier.ASK,
         summary="A cloud, SaaS or backup CLI deleting resources (buckets, secrets, backups)",
         why="`aws s3 rm --recursive`, `gsutil rm -r`, `vault kv destroy`, `restic forget --prune` "
-        "and their kind delete remote data that no local undo can restore.",
+        "and their kind delete remote data that no local undo can restore. Ask, not hardline: "
+        "remote resources are not this machine, and cleaning up a test bucket is routine.",
         instead="List what would be deleted first (ls/list/describe, --dry-run) and let the user "
         "run the delete.",
         match=(
@@ -30,6 +33,9 @@ RULES = (
             "gh repo delete owner/repo",
             "doppler secrets delete API_KEY",
             "az storage account delete -n acct",
+            "gsutil -m rsync -rd ./src gs://bucket",
+            "aws s3 sync . s3://b --delete",
+            "kafka-topics --bootstrap-server k:9092 --delete --topic t",
         ),
         not_match=(
             "aws s3 ls",
@@ -47,7 +53,8 @@ RULES = (
         name="http-delete-request",
         tier=Tier.ASK,
         summary="An HTTP DELETE (or delete endpoint) sent to an API",
-        why="A DELETE against a live API removes remote data (indices, projects, users) at once.",
+        why="A DELETE against a live API removes remote data (indices, projects, users) at once. "
+        "Ask, not hardline: a DELETE to a local dev server is everyday work.",
         instead="GET the resource first, show it, and let the user send the delete.",
         match=(
             "curl -X DELETE http://localhost:9200/my-index",
@@ -55,8 +62,16 @@ RULES = (
             "http DELETE :9200/idx",
             "gh api -X DELETE /repos/o/r",
             "curl -X POST http://localhost:9200/i/_delete_by_query",
+            "curl -sXDELETE http://localhost:9200/i",
+            "curl -s --request DELETE https://api.x/v1/p/1",
+            "wget --meth=delete https://api.x/v1/p/1",
+            "gh api --method=DELETE /repos/o/r",
+            "gh api -XDELETE /repos/o/r",
         ),
         not_match=(
+            "curl -o -XDELETE.txt http://localhost:9200/i",
+            "curl -H 'X-Reason: DELETE' https://api.x",
+            "gh api -f note=DELETE /repos/o/r/issues",
             "curl -X GET http://localhost:9200/_cat/indices",
             "curl https://example.com",
             "http GET :7700/health",
@@ -194,28 +209,33 @@ _SERVICE_CLIS = frozenset(
 _DRY = ("--dry-run", "--dryrun", "--dry_run", "--whatif")
 
 
+_KAFKA_DELETES = ("--delete", "--remove", "--delete-config", "--reset-offsets")
+
+
 def check_service_cli(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     """Flag delete verbs in cloud, SaaS, secrets and backup CLIs."""
     name = name_of(cmd)
-    vals = [w.value for w in cmd.args]
-    if name == "java" and any("jenkins-cli" in v for v in vals):
-        name = "jenkins-cli"
-        vals = vals[next(i for i, v in enumerate(vals) if "jenkins-cli" in v) + 1 :]
-    kafka_flags = [
-        v for v in vals if v in ("--delete", "--remove", "--delete-config", "--reset-offsets")
-    ]
-    if name.startswith("kafka-") and kafka_flags:
-        yield Hit("DG503", f"{name} {kafka_flags[0]}")
+    args = cmd.args
+    if name == "java":
+        jar = next((i for i, w in enumerate(args) if "jenkins-cli" in w.value), -1)
+        if jar >= 0:
+            name, args = "jenkins-cli", args[jar + 1 :]
+    # Most of these CLIs have no grammar in the table: options are flags and a value given as
+    # a separate word reads as an operand, so the verb is looked for among the first four.
+    parsed = options_of(name, args)
+    operands = [w.value for w in parsed.operands]
+    if name.startswith("kafka-") and parsed.has(*_KAFKA_DELETES):
+        yield Hit("DG503", f"{name} {next(o for o in parsed.names() if o in _KAFKA_DELETES)}")
         return
     if name == "gitlab-rails" and any(
-        re.search(r"\.(?:destroy|delete)(?:_all)?\b", v) for v in vals
+        re.search(r"\.(?:destroy|delete)(?:_all)?\b", v) for v in operands
     ):
         yield Hit("DG503", "gitlab-rails runner deletes records")
         return
     if (
         name == "aws"
-        and "change-resource-record-sets" in vals
-        and any('"DELETE"' in v for v in vals)
+        and "change-resource-record-sets" in operands
+        and any('"DELETE"' in v for v in [*operands, *parsed.values(*parsed.names())])
     ):
         yield Hit("DG503", "aws route53 change-resource-record-sets DELETE")
         return
@@ -224,11 +244,14 @@ def check_service_cli(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
         return
     if name not in _SERVICE_CLIS and name != "jenkins-cli":
         return
-    if any(v in _DRY for v in vals):
+    if parsed.has(*_DRY):
         return
-    positionals = [v for v in vals if not v.startswith("-")][:4]
+    positionals = operands[:4]
     if name in ("gh", "glab") and positionals[:1] == ["api"]:
-        yield from _api_method(name, cmd.args)
+        # The words after ``api``, options included (the first operand ends gh's own).
+        yield from _api_method(
+            f"{name} api", parse(tool_grammar(name), args, stop_at=1).operands[1:]
+        )
         return
     extra = _EXTRA_VERBS.get(name, frozenset())
     for v in positionals:
@@ -242,41 +265,42 @@ def check_service_cli(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
         ):
             yield Hit("DG503", f"{name} {' '.join(positionals[:3])}")
             return
-    if name == "aws" and positionals[:2] == ["s3", "sync"] and "--delete" in vals:
+    head = positionals[:1]
+    if name == "aws" and positionals[:2] == ["s3", "sync"] and parsed.has("--delete"):
         yield Hit("DG503", "aws s3 sync --delete")
-    elif name == "gsutil" and "rsync" in positionals and any(v in ("-d",) for v in vals):
+    elif name == "gsutil" and "rsync" in positionals and parsed.has("-d"):
         yield Hit("DG503", "gsutil rsync -d")
-    elif name == "rclone" and positionals[:1] == ["sync"]:
+    elif name == "rclone" and head == ["sync"]:
         yield Hit("DG503", "rclone sync deletes destination files missing from the source")
     elif (
         name == "azcopy"
-        and positionals[:1] == ["sync"]
-        and any(v.startswith("--delete-destination") for v in vals)
+        and head == ["sync"]
+        and parsed.has("--delete-destination")
+        and not all(v.lower() == "false" for v in parsed.values("--delete-destination") or ["x"])
     ):
         yield Hit("DG503", "azcopy sync --delete-destination")
-    elif name == "mc" and positionals[:1] == ["mirror"] and "--remove" in vals:
+    elif name == "mc" and head == ["mirror"] and parsed.has("--remove"):
         yield Hit("DG503", "mc mirror --remove")
-    elif name in ("gh", "glab") and positionals[:1] == ["api"]:
-        yield from _api_method(name, cmd.args)
-    elif name == "restic" and positionals[:1] == ["unlock"] and "--remove-all" in vals:
+    elif name == "restic" and head == ["unlock"] and parsed.has("--remove-all"):
         yield Hit("DG503", "restic unlock --remove-all")
-    elif name == "restic" and positionals[:1] == ["key"] and "remove" in positionals:
+    elif name == "restic" and head == ["key"] and "remove" in positionals:
         yield Hit("DG503", "restic key remove")
-    elif name == "restic" and positionals[:1] == ["cache"] and "--cleanup" in vals:
+    elif name == "restic" and head == ["cache"] and parsed.has("--cleanup"):
         yield Hit("DG503", "restic cache --cleanup")
 
 
+# Where each HTTP client takes the request method.
+_METHOD_OPTION = {"curl": "--request", "wget": "--method", "gh api": "--method",
+                  "glab api": "--method"}  # fmt: skip
+
+
 def _api_method(name: str, args: tuple[Word, ...]) -> Iterator[Hit]:
-    vals = [w.value for w in args]
-    for i, v in enumerate(vals):
-        method = ""
-        if v in ("-X", "--method", "--request") and i + 1 < len(vals):
-            method = vals[i + 1]
-        elif v.startswith(("-X", "--method=", "--request=")) and len(v) > 2:
-            method = v.split("=", 1)[1] if "=" in v else v[2:]
-        if method.upper() == "DELETE":
-            yield Hit("DG504", f"{name} DELETE request")
-            return
+    yield from _method_hits(name, options_of(name, args))
+
+
+def _method_hits(name: str, parsed: Parsed) -> Iterator[Hit]:
+    if any(m.upper() == "DELETE" for m in parsed.values(_METHOD_OPTION[name])):
+        yield Hit("DG504", f"{name} DELETE request")
 
 
 _DELETE_PATH = re.compile(
@@ -287,19 +311,21 @@ _DELETE_PATH = re.compile(
 def check_http(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     """Flag HTTP clients sending DELETE (or hitting well-known delete endpoints)."""
     name = name_of(cmd)
-    vals = [w.value for w in cmd.args]
+    parsed = options_of(name, cmd.args)
     if name in ("curl", "wget"):
-        yield from _api_method(name, cmd.args)
-        if any(v.upper() == "--METHOD=DELETE" for v in vals):
-            yield Hit("DG504", f"{name} DELETE request")
+        hits = list(_method_hits(name, parsed))
+        if hits:
+            yield from hits
             return
     elif name in ("http", "https", "xh"):
-        if any(v.upper() == "DELETE" for v in vals[:3]):
+        # httpie: ``http [METHOD] URL [ITEM …]``; the method is a leading operand.
+        if any(w.value.upper() == "DELETE" for w in parsed.operands[:1]):
             yield Hit("DG504", f"{name} DELETE request")
             return
     else:
         return
-    for v in vals:
+    texts = [w.value for w in parsed.operands] + [v for _, v in parsed.options if v]
+    for v in texts:
         if ("://" in v or v.startswith((":", "localhost", "127."))) and _DELETE_PATH.search(v):
             yield Hit("DG504", f"{name} {v[:60]}")
             return

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from tether.quoting import quote
 from tether.rules.base import Rule, Tier
 from tether.rules.danger._base import Hit, Scope, name_of, options_of
-from tether.rules.danger.paths import HARDLINE_PLACES, Place, place
+from tether.rules.danger.paths import HARDLINE_PLACES, Place, braces, place
 from tether.shell.model import SimpleCommand, Word
+from tether.shell.tools import FIND_EXEC, find_parts, find_primaries
 from tether.shell.words import unwrap
 
 RULES = (
@@ -18,8 +18,8 @@ RULES = (
         name="rm-recursive-root",
         tier=Tier.HARDLINE,
         summary="Recursive delete of /, a system root or a home directory",
-        why="Deleting /, /etc, /usr, /home or ~ recursively destroys the machine or a user's "
-        "data; no approval makes it a reasonable step for an agent.",
+        why="Hardline: deleting /, /etc, /usr, /home or ~ recursively destroys the machine or a "
+        "user's data beyond any undo; no approval makes it a reasonable step for an agent.",
         instead="Delete the specific build or cache directory inside the workspace "
         "(e.g. `rm -rf ./build`), never a root, a system directory or the home directory.",
         match=(
@@ -33,6 +33,8 @@ RULES = (
             "r''m -rf /",
             "rm -rf /tmp/../etc",
             "find / -delete",
+            "find -O3 ~ -delete",
+            "find -L -P / -delete",
             "bash -c 'rm -rf /usr'",
             "x=rm; $x -rf /",
             "$(echo rm) -rf /",
@@ -45,6 +47,7 @@ RULES = (
             "cd && rm -rf *",
             "cd ~/.. && rm -rf *",
             "cd ~/a/b && rm -rf ../..",
+            "rm -rf C:/Users/me",
         ),
         not_match=(
             'echo "rm -rf /"',
@@ -69,7 +72,8 @@ RULES = (
         summary="Recursive delete outside the workspace and temp directories",
         why="A recursive delete of an absolute path, a path above the working directory, a "
         "home sub-directory, the whole working directory or a path only known at run time can "
-        "remove data the task never owned; without a tty `rm -r` does not prompt either.",
+        "remove data the task never owned; without a tty `rm -r` does not prompt either. Ask, "
+        "not hardline: the path may really be the task's (a build dir elsewhere, a mount).",
         instead="Delete a path inside the workspace (`rm -rf ./build`) or under /tmp; if the "
         "directory really lies elsewhere, ask the user to remove it.",
         match=(
@@ -99,7 +103,8 @@ RULES = (
         tier=Tier.ASK,
         summary="Delete a file under a system directory",
         why="Files under /etc, /usr, /boot or /var/lib belong to the operating system or its "
-        "services; deleting one can break the machine.",
+        "services; deleting one can break the machine. Ask, not hardline: one file, which a "
+        "package reinstall or a backup restores.",
         instead="Leave system files alone; if a config file must change, show the user the edit.",
         match=("rm -f /etc/nginx/nginx.conf", "rm /etc/passwd", "sudo unlink /usr/bin/python3"),
         not_match=("rm -f /tmp/foo", "rm notes.txt", "rm -f ./etc/x"),
@@ -111,7 +116,8 @@ RULES = (
         summary="find deleting the whole working directory or outside it (-delete, -exec rm)",
         why="`find -delete` and `find -exec rm {}` delete every match at once: with no "
         "predicate in the working directory that is everything, and outside it a wrong "
-        "predicate or start path removes data the task never owned.",
+        "predicate or start path removes data the task never owned. Ask, not hardline: the "
+        "predicate may be exactly right (a find over / or ~ is DG101).",
         instead="Run the same find with -print first, show the list, then delete named paths.",
         match=(
             "find . -delete",
@@ -119,6 +125,7 @@ RULES = (
             "find /srv/logs -name '*.log' -delete",
             "find ~/cache -mtime +7 -exec rm -rf {} +",
             "busybox find . -delete",
+            "find -D tree /srv/logs -delete",
         ),
         not_match=(
             "find . -name '*.pyc' -delete",
@@ -127,6 +134,8 @@ RULES = (
             "find /tmp/x -name '*.o' -delete",
             "find . -name -delete -print",
             "find . -exec cat {} +",
+            "find /srv/logs -printf -delete",
+            "find /srv/logs -newermt -delete",
         ),
     ),
     Rule(
@@ -134,7 +143,8 @@ RULES = (
         name="mv-system-root",
         tier=Tier.ASK,
         summary="Move /, a system directory or a home directory away",
-        why="Moving ~ or /etc elsewhere breaks logins and services as surely as deleting them.",
+        why="Moving ~ or /etc elsewhere breaks logins and services as surely as deleting them. "
+        "Ask, not hardline: moving it back undoes it.",
         instead="Move the specific files you created, never a root or the home directory.",
         match=("mv ~ /tmp/x", "mv /etc /etc.old"),
         not_match=("mv a.txt b.txt", "mv ~/notes.txt ./"),
@@ -145,7 +155,8 @@ RULES = (
         tier=Tier.ASK,
         summary="rsync that deletes files at the destination or the source",
         why="`--delete*` removes destination files missing from the source and "
-        "`--remove-source-files` deletes the source; a swapped or empty source wipes data.",
+        "`--remove-source-files` deletes the source; a swapped or empty source wipes data. Ask, "
+        "not hardline: mirroring with --delete is a common, deliberate backup step.",
         instead="Run it with --dry-run first and show the deletions, or drop --delete.",
         match=(
             "rsync -a --delete src/ dest/",
@@ -163,7 +174,8 @@ RULES = (
         name="windows-recursive-delete",
         tier=Tier.ASK,
         summary="Windows recursive delete (del /s, rd /s, Remove-Item -Recurse)",
-        why="The Windows spellings of a recursive force delete are as destructive as `rm -rf`.",
+        why="The Windows spellings of a recursive force delete are as destructive as `rm -rf`. "
+        "Ask, not hardline: the target is not resolved (drive letters, no root model).",
         instead="Delete a specific path inside the workspace and show it to the user first.",
         match=(
             "cmd /c del /f /q C:\\tmp\\x\\file.txt",
@@ -182,7 +194,7 @@ def _rm(cmd: SimpleCommand, scope: Scope, args: tuple[Word, ...], how: str) -> I
     parsed = options_of("rm", args)
     recursive, operands = parsed.maybe("--recursive"), parsed.operands
     fed = _fed_words(cmd, scope) if any(_is_xargs_input(w) for w in operands) else []
-    for word in [*(e for w in operands for e in _braces(w)), *fed]:
+    for word in [*(e for w in operands for e in braces(w)), *fed]:
         where, path = place(word, cmd, scope)
         if recursive and where in HARDLINE_PLACES:
             yield Hit("DG101", f"{how} of {quote(path)} ({where.value})")
@@ -200,20 +212,6 @@ def _rm(cmd: SimpleCommand, scope: Scope, args: tuple[Word, ...], how: str) -> I
             yield Hit("DG103", f"delete {quote(path)} ({where.value})")
 
 
-_BRACE = re.compile(r"^([^{}$`]*)\{([^{}$`]*,[^{}$`]*)\}([^{}$`]*)$")
-
-
-def _braces(word: Word) -> list[Word]:
-    """Expand one simple brace list (``/{bin,etc}`` -> ``/bin``, ``/etc``); else the word."""
-    # Expanded whether or not the parser marked the word literal: reading a quoted "{a,b}"
-    # as a brace list can only make the verdict stricter.
-    m = _BRACE.match(word.value)
-    if m is None:
-        return [word]
-    head, items, tail = m.groups()
-    return [Word(f"{head}{item}{tail}") for item in items.split(",")[:32]]
-
-
 def _is_xargs_input(word: Word) -> bool:
     return not word.literal and word.value.startswith(("<", "{"))
 
@@ -227,6 +225,12 @@ def _fed_words(cmd: SimpleCommand, scope: Scope) -> list[Word]:
         for text in literal_output(up):
             words.extend(Word(t) for t in text.split()[:64])
     return words
+
+
+_RSYNC_DELETES = frozenset(
+    {"--del", "--delete", "--delete-before", "--delete-during", "--delete-delay",
+     "--delete-after", "--delete-excluded", "--delete-missing-args", "--remove-source-files"}
+)  # fmt: skip
 
 
 def check_rm(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
@@ -252,9 +256,7 @@ def check_rm(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     elif name == "rsync":
         parsed = options_of("rsync", args)
         dry = parsed.has("--dry-run", "--list-only")
-        deleting = [
-            o for o in parsed.names() if o.startswith("--del") or o == "--remove-source-files"
-        ]
+        deleting = [o for o in parsed.names() if o in _RSYNC_DELETES]
         if deleting and not dry:
             yield Hit("DG106", f"rsync {deleting[0]}")
     elif name in ("cmd", "cmd.exe"):
@@ -277,10 +279,20 @@ def _windows_cmd(args: tuple[Word, ...]) -> Iterator[Hit]:
         yield Hit("DG107", "cmd " + " ".join(words[:3]))
 
 
-_FIND_VALUE_OPTS = ("-D", "-O")
 # Predicates that narrow what find matches (``-type`` alone does not: ``-type f`` is every file).
 _FIND_FILTERS = frozenset(
     {
+        "-name",
+        "-iname",
+        "-path",
+        "-ipath",
+        "-wholename",
+        "-iwholename",
+        "-regex",
+        "-iregex",
+        "-newer",
+        "-user",
+        "-perm",
         "-empty",
         "-mtime",
         "-mmin",
@@ -292,61 +304,28 @@ _FIND_FILTERS = frozenset(
         "-group",
         "-nouser",
         "-nogroup",
-        "-iregex",
         "-newermt",
     }
 )
 
 
 def _find(cmd: SimpleCommand, scope: Scope, args: tuple[Word, ...]) -> Iterator[Hit]:
-    starts: list[Word] = []
-    i = 0
-    while (
-        i < len(args)
-        and args[i].value.startswith("-")
-        and args[i].value in ("-H", "-L", "-P", "-D", "-O")
-    ):
-        i += 2 if args[i].value in _FIND_VALUE_OPTS else 1
-    while i < len(args) and not args[i].value.startswith(("-", "(", "!")):
-        starts.append(args[i])
-        i += 1
-    if not starts:
-        starts = [Word(".")]
-    deletes = False
-    recursive_exec = False
-    filtered = False
-    while i < len(args):
-        v = args[i].value
-        if v in ("-exec", "-execdir", "-ok", "-okdir"):
-            inner: list[Word] = []
-            i += 1
-            while i < len(args) and args[i].value not in (";", "+", "\\;"):
-                inner.append(args[i])
-                i += 1
-            recursive_exec = recursive_exec or _is_recursive_rm(inner)
-        elif v == "-delete":
+    if not any(w.value == "-delete" or w.value in FIND_EXEC for w in args):
+        return
+    starts, expression = find_parts(args)
+    deletes = recursive_exec = filtered = False
+    # Each primary with the words it takes: a value is data (``find . -name -delete``).
+    for primary, taken in find_primaries(expression):
+        if primary in FIND_EXEC:
+            recursive_exec = recursive_exec or _is_recursive_rm(list(taken))
+        elif primary == "-delete":
             deletes = True
-        elif v in (
-            "-name",
-            "-iname",
-            "-path",
-            "-ipath",
-            "-regex",
-            "-newer",
-            "-type",
-            "-user",
-            "-perm",
-        ):
-            # The value of a predicate is data (``find . -name -delete`` deletes nothing).
-            filtered = filtered or v not in ("-type",)
-            i += 1
-        elif v in _FIND_FILTERS:
+        elif primary in _FIND_FILTERS:
             filtered = True
-        i += 1
     if not (deletes or recursive_exec):
         return
     how = "find -delete" if deletes else "find -exec rm"
-    places = [place(start, cmd, scope) for start in starts]
+    places = [place(start, cmd, scope) for start in starts or (Word("."),)]
     for where, path in places:
         if where in HARDLINE_PLACES:
             yield Hit("DG101", f"{how} under {path} ({where.value})")
@@ -357,7 +336,7 @@ def _find(cmd: SimpleCommand, scope: Scope, args: tuple[Word, ...]) -> Iterator[
     local = {Place.WORKSPACE, Place.TEMP}
     if all(w in local or (w is Place.WORKSPACE_ALL and filtered) for w, _ in places):
         return
-    yield Hit("DG104", f"{how} under {' '.join(w.value for w in starts)}")
+    yield Hit("DG104", f"{how} under {' '.join(w.value for w in starts) or '.'}")
 
 
 def _is_recursive_rm(argv: list[Word]) -> bool:

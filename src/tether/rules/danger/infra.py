@@ -8,8 +8,15 @@ from collections.abc import Iterator
 from tether.rules.base import Rule, Tier
 from tether.rules.danger._base import Hit, Scope, name_of, options_of
 from tether.rules.danger.interp import literal_output
-from tether.shell.model import SimpleCommand
-from tether.shell.tools import CLUSTER, subcommand_words
+from tether.shell.model import SimpleCommand, Word
+from tether.shell.options import parse
+from tether.shell.tools import (
+    CLUSTER,
+    DOCKER_SUBCOMMANDS,
+    TERRAFORM,
+    subcommand_words,
+    tool_grammar,
+)
 
 RULES = (
     Rule(
@@ -17,7 +24,8 @@ RULES = (
         name="sql-destructive",
         tier=Tier.ASK,
         summary="SQL DROP, TRUNCATE or an unqualified DELETE sent to a database client",
-        why="Dropped tables and unqualified deletes are gone unless someone restores a backup.",
+        why="Dropped tables and unqualified deletes are gone unless someone restores a backup. "
+        "Ask, not hardline: the database may be a scratch or test one; only a human knows.",
         instead="Run a SELECT to show what would go, back the table up, or add a WHERE clause.",
         match=(
             "psql -c 'DROP TABLE users'",
@@ -41,7 +49,8 @@ RULES = (
         tier=Tier.ASK,
         summary="Destroy infrastructure: terraform destroy, kubectl delete, docker prune, helm",
         why="These remove running infrastructure, cluster objects or volumes, often shared and "
-        "often in production; -auto-approve and --force skip the tool's own prompt.",
+        "often in production; -auto-approve and --force skip the tool's own prompt. Ask, not "
+        "hardline: tearing down a dev stack is routine, and only a human knows which one it is.",
         instead="Show the plan first (`terraform plan -destroy`, `kubectl get …`), and let the "
         "user run the teardown.",
         match=(
@@ -55,8 +64,28 @@ RULES = (
             "helm uninstall web",
             "pulumi destroy --yes",
             "docker compose down -v",
+            "terraform apply -destroy=true",
+            "terraform -chdir=infra apply --destroy -auto-approve",
+            "terraform apply -var env=prod -destroy",
+            "docker rm -vf web",
+            "docker container rm --force web",
+            "docker -H ssh://h image rm -f img",
+            "docker compose -f prod.yml down --volumes",
+            "docker compose -p shop down -v",
+            "docker-compose down -v",
+            "docker image prune --all",
+            "tofu destroy",
+            "terragrunt run-all destroy",
         ),
         not_match=(
+            "terraform apply -destroy=false",
+            "terraform plan -destroy",
+            "terraform apply -var destroy=1",
+            "docker rm -v web",
+            "docker run --rm -f x img",
+            "docker compose -f down.yml up",
+            "docker image prune",
+            "docker logs -f web",
             "terraform plan",
             "kubectl get pods",
             "docker ps",
@@ -69,7 +98,8 @@ RULES = (
         name="package-publish",
         tier=Tier.ASK,
         summary="Publish a package or release to a public registry",
-        why="A published version cannot be taken back cleanly; mirrors and users pick it up.",
+        why="A published version cannot be taken back cleanly; mirrors and users pick it up. "
+        "Ask, not hardline: publishing is a release step the user may have asked for.",
         instead="Build and test locally (`npm pack`, `cargo package`), and let the user publish.",
         match=(
             "npm publish",
@@ -127,20 +157,23 @@ def sql_danger(text: str) -> str | None:
 def check_sql(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     """Flag destructive SQL given to a database client by flag, operand, heredoc or pipe."""
     name = name_of(cmd)
-    vals = [w.value for w in cmd.args]
+    parsed = options_of(name, cmd.args)
+    operands = [w.value for w in parsed.operands]
     if name in ("dropdb", "dropuser"):
-        yield Hit("DG501", f"{name} {' '.join(vals[-1:])}")
+        yield Hit("DG501", f"{name} {' '.join(operands[-1:])}")
         return
-    if name == "mysqladmin" and "drop" in vals:
+    if name == "mysqladmin" and "drop" in operands:
         yield Hit("DG501", "mysqladmin drop")
         return
     if name in ("redis-cli", "valkey-cli"):
-        if any(v.upper() in ("FLUSHALL", "FLUSHDB") for v in vals):
+        if any(v.upper() in ("FLUSHALL", "FLUSHDB") for v in operands):
             yield Hit("DG501", "redis FLUSHALL/FLUSHDB")
         return
     if name not in _SQL_CLIENTS:
         return
-    texts = [v for v in vals if not v.startswith("-") or " " in v]
+    # No client here has a grammar in the table: a statement given to an option (``-c SQL``)
+    # reads as an operand, one given attached (``--command=SQL``) as the option's value.
+    texts = operands + [v for _, v in parsed.options if v]
     texts += [r.body for r in cmd.redirects if r.body]
     texts += [r.target.value for r in cmd.redirects if r.op == "<<<" and r.target is not None]
     for up in scope.upstream(cmd):
@@ -152,20 +185,57 @@ def check_sql(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
             return
 
 
+def _go_flags(args: tuple[Word, ...]) -> tuple[Word, ...]:
+    """Respell Go-style ``-name`` options as ``--name``, which Go's flag package reads alike."""
+    return tuple(
+        w._replace(value="-" + w.value)
+        if w.literal and len(w.value) > 2 and w.value[0] == "-" and w.value[1] != "-"
+        else w
+        for w in args
+    )
+
+
+def _terraform(name: str, args: tuple[Word, ...]) -> Iterator[Hit]:
+    words = _go_flags(args)
+    top = parse(TERRAFORM[""], words, stop_at=1).operands
+    verb = top[0].value if top else ""
+    rest = top[1:]
+    if verb == "run-all" and rest:  # terragrunt runs the command in every module
+        verb, rest = rest[0].value, rest[1:]
+    if verb == "destroy":
+        yield Hit("DG502", f"{name} destroy")
+    elif verb in ("apply", "plan"):
+        parsed = parse(TERRAFORM[verb], rest)
+        on = [v for o, v in parsed.options if o == "--destroy"]
+        if verb == "apply" and any(v is None or v.lower() not in _GO_FALSE for v in on):
+            yield Hit("DG502", f"{name} apply -destroy")
+    elif verb in ("state", "workspace"):
+        sub = [w.value for w in options_of(name, rest).operands[:1]]
+        if (verb, sub[:1]) in (("state", ["rm"]), ("workspace", ["delete"])):
+            yield Hit("DG502", f"{name} {verb} {sub[0]}")
+
+
+_GO_FALSE = frozenset({"false", "0", "f"})
+
+
 def check_teardown(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     """Flag terraform/pulumi destroy, kubectl/helm deletes and docker data removal."""
     name = name_of(cmd)
-    vals = [w.value for w in cmd.args]
+    if name in ("terraform", "tofu", "terragrunt"):
+        yield from _terraform(name, cmd.args)
+        return
+    if name in ("docker", "podman", "nerdctl"):
+        top = parse(CLUSTER[name], cmd.args, stop_at=1).operands
+        yield from _docker(name, top)
+        return
+    if name == "docker-compose":
+        yield from _docker(name, (Word("compose"), *cmd.args))
+        return
     if name in CLUSTER:
         verbs = subcommand_words(name, cmd.args)
     else:
-        verbs = [v for v in vals if not v.startswith("-")]
-    if name in ("terraform", "tofu", "terragrunt"):
-        if "destroy" in verbs[:2] or ("apply" in verbs[:2] and "-destroy" in vals):
-            yield Hit("DG502", f"{name} destroy")
-        elif verbs[:2] == ["state", "rm"] or verbs[:2] == ["workspace", "delete"]:
-            yield Hit("DG502", f"{name} {' '.join(verbs[:2])}")
-    elif name in ("pulumi", "cdk", "sst", "serverless", "sls", "cdktf"):
+        verbs = [w.value for w in options_of(name, cmd.args).operands]
+    if name in ("pulumi", "cdk", "sst", "serverless", "sls", "cdktf"):
         if "destroy" in verbs[:2] or verbs[:2] == ["stack", "rm"]:
             yield Hit("DG502", f"{name} destroy")
     elif name in ("kubectl", "oc", "kubecolor"):
@@ -173,31 +243,31 @@ def check_teardown(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
             yield Hit("DG502", f"kubectl {' '.join(verbs[:3])}")
     elif name == "helm" and verbs[:1] and verbs[0] in ("uninstall", "delete", "del"):
         yield Hit("DG502", f"helm {verbs[0]}")
-    elif name in ("docker", "podman", "nerdctl"):
-        yield from _docker(name, vals, verbs)
-    elif name in ("docker-compose",):
-        yield from _docker(name, ["compose", *vals], ["compose", *verbs])
     elif name in ("eksctl", "kind", "minikube", "k3d") and verbs[:1] == ["delete"]:
         yield Hit("DG502", f"{name} delete")
 
 
-def _docker(name: str, vals: list[str], verbs: list[str]) -> Iterator[Hit]:
-    head = verbs[:2]
-    force = any(
-        v in ("-f", "--force") or (v.startswith("-") and not v.startswith("--") and "f" in v)
-        for v in vals
-    )
-    if (
-        head == ["system", "prune"]
-        or head == ["volume", "prune"]
-        or head in (["volume", "rm"], ["volume", "remove"])
-    ):
-        yield Hit("DG502", f"{name} {' '.join(head)}")
-    elif head == ["image", "prune"] and any(v in ("-a", "--all") or v == "-af" for v in vals):
+def _docker(name: str, words: tuple[Word, ...]) -> Iterator[Hit]:
+    """Judge ``docker SUB …`` from the subcommand on (``words[0]`` is the subcommand)."""
+    if not words:
+        return
+    sub, rest = words[0].value, words[1:]
+    if sub == "compose":
+        inner = parse(DOCKER_SUBCOMMANDS["compose"], rest, stop_at=1).operands
+        sub, rest = "compose " + (inner[0].value if inner else ""), inner[1:]
+    elif sub in ("container", "image", "volume", "system") and rest:
+        first = parse(DOCKER_SUBCOMMANDS.get(sub) or tool_grammar(""), rest, stop_at=1)
+        if first.operands:
+            sub, rest = f"{sub} {first.operands[0].value}", first.operands[1:]
+    g = DOCKER_SUBCOMMANDS.get(sub)
+    parsed = parse(g, rest) if g is not None else options_of("", rest)
+    if sub in ("system prune", "volume prune", "volume rm", "volume remove"):
+        yield Hit("DG502", f"{name} {sub}")
+    elif sub == "image prune" and parsed.has("--all"):
         yield Hit("DG502", f"{name} image prune -a")
-    elif verbs[:1] in (["rm"], ["rmi"]) and force:
-        yield Hit("DG502", f"{name} {verbs[0]} --force")
-    elif verbs[:2] == ["compose", "down"] and any(v in ("-v", "--volumes") for v in vals):
+    elif sub in ("rm", "rmi", "container rm", "image rm") and parsed.has("--force"):
+        yield Hit("DG502", f"{name} {sub} --force")
+    elif sub == "compose down" and parsed.has("--volumes"):
         yield Hit("DG502", f"{name} compose down --volumes")
 
 
@@ -232,8 +302,9 @@ def check_publish(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     """Flag publishing a package to a registry."""
     name = name_of(cmd)
     raw = cmd.argv[0].value if cmd.argv else ""
-    positionals = [w.value for w in cmd.args if not w.value.startswith("-")][:2]
-    if options_of(name, cmd.args).has("--dry-run", "-n"):
+    parsed = options_of(name, cmd.args)
+    positionals = [w.value for w in parsed.operands[:2]]
+    if parsed.has("--dry-run", "-n"):
         return
     for p in positionals[:1]:
         if (name, p) in _PUBLISH or (raw, p) in _PUBLISH:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 import fnmatch
 import posixpath
+import re
 from typing import TYPE_CHECKING
 
 from tether.shell.model import SimpleCommand, Word
@@ -70,6 +71,42 @@ SYSTEM_ROOTS = frozenset(
 )
 
 
+# The system roots the operating system runs from: their files carry a mix of owners and modes
+# (setuid binaries, 0600 keys, 1777 temp dirs, service accounts' data) that a recursive chmod or
+# chown flattens and nothing records, so it cannot be undone. Mount points and add-on trees
+# (/opt, /srv, /mnt, /usr/local …), tmpfs rebuilt at boot (/run, /dev, /proc, /sys) and root's
+# own home are left out: a recursive change there is one owner's business, asked about.
+OS_ROOTS = frozenset(
+    {
+        "/bin",
+        "/boot",
+        "/etc",
+        "/home",
+        "/lib",
+        "/lib32",
+        "/lib64",
+        "/libx32",
+        "/sbin",
+        "/usr",
+        "/var",
+        "/Library",
+        "/System",
+        "/Users",
+        "/private",
+        "/usr/bin",
+        "/usr/sbin",
+        "/usr/lib",
+        "/usr/lib64",
+        "/var/lib",
+        "/private/etc",
+        "/private/var",
+    }
+)
+
+# Home directories listed among the system roots: taking other users' access away is privacy.
+HOME_ROOTS = frozenset({"/root", "/home", "/Users"})
+
+
 SYSTEM_PREFIXES = (
     "/etc/",
     "/usr/",
@@ -104,6 +141,10 @@ _HOME_SPELLINGS = ("${HOME}", "$HOME")
 def resolve(word: Word, cmd: SimpleCommand, scope: Scope | None = None) -> str | None:
     """Return the path a word names (``$HOME`` as ``~``, ``$TMPDIR`` resolved); None if dynamic."""
     v = word.value
+    if v[1:3] == ":/" and v[0].isalpha():
+        # A Windows drive as Git Bash, MSYS and Cygwin accept it (``C:/Users/me/.bashrc``):
+        # its folders are judged like the root's (``C:/Users/NAME`` is a home).
+        v = v[2:]
     if "$" in v or "`" in v:
         for spelling in _HOME_SPELLINGS:
             if v.startswith(spelling):
@@ -256,3 +297,17 @@ def home_relative(path: str) -> str | None:
     if path.startswith("/root/"):
         return path[6:]
     return None
+
+
+_BRACE = re.compile(r"^([^{}$`]*)\{([^{}$`]*,[^{}$`]*)\}([^{}$`]*)$")
+
+
+def braces(word: Word) -> list[Word]:
+    """Expand one simple brace list (``/{bin,etc}`` -> ``/bin``, ``/etc``); else the word."""
+    # Expanded whether or not the parser marked the word literal: reading a quoted "{a,b}"
+    # as a brace list can only make the verdict stricter.
+    m = _BRACE.match(word.value)
+    if m is None:
+        return [word]
+    head, items, tail = m.groups()
+    return [Word(f"{head}{item}{tail}") for item in items.split(",")[:32]]

@@ -12,7 +12,7 @@ from tether.quoting import clip, quote
 from tether.rules.base import ReadVerdict
 from tether.rules.readonly import files, forge, packages, search, system, text, vcs
 from tether.rules.readonly.catalogue import Entry
-from tether.rules.readonly.grammar import UNKNOWN_OPTION, Check, opts, read, write
+from tether.rules.readonly.spec import UNKNOWN_OPTION, Check, opts, read, write
 from tether.shell.model import CommandModel, Redirect, SimpleCommand, Word, Wrapper
 from tether.shell.options import parse
 from tether.shell.programs import SHELLS, WRAPPERS

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 from tether.rules.readonly.catalogue import Entry, entries, pure_entries, rule
-from tether.rules.readonly.grammar import (
+from tether.rules.readonly.spec import (
     WRITE_OPERAND,
     Check,
     Spec,
     check_spec,
-    opts,
     read,
     write,
 )
 from tether.shell.model import Word
+from tether.shell.options import GNU_STANDARD
 
 RULES = (
     rule(
@@ -120,26 +120,24 @@ RULES = (
 
 _TREE = Spec(
     "tree",
-    flags=opts(
-        "-a -d -l -f -x -q -N -Q -p -u -g -s -h -D -F -v -t -c -U -r -C -n -A -S -i -J -X "
-        "--noreport --du --si --dirsfirst --filesfirst --prune --matchdirs --ignore-case "
-        "--inodes --device --nolinks --gitignore --info --metafirst --fflinks --version --help "
-        "--condense"
-    ),
-    valued=opts(
-        "-L -P -I -H -T --charset --filelimit --timefmt --sort --fromfile --gitfile --infofile "
-        "--hintro --houtro"
-    ),
+    options="a d l f x q N Q p u g s h D F v t c U r C n A S i J X noreport du si dirsfirst "
+    "filesfirst prune matchdirs ignore-case inodes device nolinks gitignore info metafirst "
+    "fflinks version help condense L: P: I: H: T: charset: filelimit: timefmt: sort: "
+    "fromfile gitfile: infofile: hintro: houtro: o|output:",
     writes={
         "-o": "writes the listing to a file",
         "--output": "writes the listing to a file",
         "-R": "writes 00Tree.html into every directory",
     },
+    checked="tree 2.1.0",
 )
+# file 5.44 --help. -p restores each file's access time after reading it (a metadata write).
 _FILE = Spec(
     "file",
-    open=True,
-    valued=opts("-m -f -F -e -P --magic-file --files-from --separator --exclude --parameter"),
+    options="help v|version m|magic-file: b|brief c|checking-printout e|exclude: "
+    "exclude-quiet: f|files-from: F|separator: i|mime apple extension mime-type mime-encoding "
+    "k|keep-going l|list L|dereference h|no-dereference n|no-buffer N|no-pad 0|print0 "
+    "P|parameter: r|raw s|special-files S|no-sandbox d|debug",
     writes={
         "-C": "compiles a magic file",
         "--compile": "compiles a magic file",
@@ -147,20 +145,41 @@ _FILE = Spec(
         "-Z": "may run external decompression programs",
         "--uncompress": "may run external decompression programs",
         "--uncompress-noreport": "may run external decompression programs",
+        "-p": "resets the access time of every file it reads",
+        "--preserve-date": "resets the access time of every file it reads",
     },
+    checked="file 5.44",
 )
+# GNU base64 (coreutils 9.1) and the BSD/macOS spellings (-b/--break, -i/--input, -D): the
+# union, so a BSD command line reads the same; -o/--output (BSD) writes.
+_BASE64_WRITES = {"-o": "writes a file", "--output": "writes a file"}
 _BASE64 = Spec(
     "base64",
-    open=True,
-    valued=opts("-w -b -i --wrap --break --input"),
-    writes={"-o": "writes a file", "--output": "writes a file"},
+    options=f"d|D|decode ignore-garbage w|wrap: b|break: i|input: {GNU_STANDARD}",
+    writes=_BASE64_WRITES,
+    checked="coreutils 9.1; macOS base64 (man page)",
 )
-# Only the options that really take a value: treating a flag (`-C`) as valued would swallow
-# the input operand and hide the output one (`xxd -C in out`).
-# xxd stops at its first operand: in `xxd f.bin --x` the second operand `--x` is the output.
-_XXD = Spec("xxd", open=True, valued=opts("-c -g -l -s -o -n -R"), permute=False)
+_BASENC = Spec(
+    "basenc",
+    options="base64 base64url base32 base32hex base16 base2msbf base2lsbf z85 d|decode "
+    f"i|ignore-garbage w|wrap: {GNU_STANDARD}",
+    checked="coreutils 9.1",
+)
+# xxd reads options by their first letters, not with getopt (``-ps``, ``-postscript`` and
+# ``-plain`` are all ``-p``; ``-cols 8`` is ``-c 8``): ``_xxd`` spells each as its letter
+# first. It stops at its first operand: in ``xxd f.bin --x`` the second operand is the output.
+_XXD = Spec("xxd", options="a b C c: E e g: h i l: n: o: p r s: d u v R:", permute=False,
+            checked="xxd 2022-01-14 (vim 9.0)")  # fmt: skip
+_XXD_WORDS = {
+    "-ps": "-p", "-postscript": "-p", "-plain": "-p", "-cols": "-c", "-len": "-l",
+    "-seek": "-s", "-groupsize": "-g", "-bits": "-b", "-include": "-i", "-revert": "-r",
+    "-name": "-n", "-autoskip": "-a", "-capitalize": "-C", "-EBCDIC": "-E",
+    "-uppercase": "-u", "-version": "-v", "-help": "-h", "-decimal": "-d", "-offset": "-o",
+}  # fmt: skip
 _TEE = Spec(
-    "tee", flags=opts("-a -i -p --append --ignore-interrupts"), optional=opts("--output-error")
+    "tee",
+    options="a|append i|ignore-interrupts p output-error:: help version",
+    checked="coreutils 9.1",
 )
 _HARMLESS_FILES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "-"})
 
@@ -177,8 +196,14 @@ def _base64(name: str, args: tuple[Word, ...]) -> Check:
     return check_spec(_BASE64, args, "RO108")
 
 
+def _basenc(name: str, args: tuple[Word, ...]) -> Check:
+    return check_spec(_BASENC, args, "RO108")
+
+
 def _xxd(name: str, args: tuple[Word, ...]) -> Check:
-    return check_spec(_XXD, args, "RO109", max_operands=1)
+    spelt = tuple(w._replace(value=_XXD_WORDS.get(w.value, w.value)) if w.literal else w
+                  for w in args)  # fmt: skip
+    return check_spec(_XXD, spelt, "RO109", max_operands=1)
 
 
 def _tee(name: str, args: tuple[Word, ...]) -> Check:
@@ -191,20 +216,183 @@ def _tee(name: str, args: tuple[Word, ...]) -> Check:
     return read("RO110", "tee only copies to stdout")
 
 
+# Every option of the commands that only read (RO101-RO105), from their --help on Debian 12:
+# none writes or runs a program, so words that expand at run time stay reads; an option not
+# listed here is refused (a newer version may have added one that writes).
+COREUTILS = "coreutils 9.1"
+_GNU_CHECKSUM = "b|binary c|check tag t|text z|zero ignore-missing quiet status strict w|warn"
+
+
+def _gnu(name: str, options: str, checked: str = COREUTILS, numeric: bool = False) -> Spec:
+    return Spec(name, options=f"{options} {GNU_STANDARD}", checked=checked, numeric=numeric)
+
+
+_LS = (
+    "a|all A|almost-all author b|escape block-size: B|ignore-backups c C color:: d|directory "
+    "D|dired f F classify:: file-type format: full-time g group-directories-first G|no-group "
+    "h|human-readable si H|dereference-command-line dereference-command-line-symlink-to-dir "
+    "hide: hyperlink:: p indicator-style: i|inode I|ignore: k|kibibytes l L|dereference m "
+    "n|numeric-uid-gid N|literal o q|hide-control-chars show-control-chars Q|quote-name "
+    "quoting-style: r|reverse R|recursive s|size S sort: time: time-style: t T|tabsize: u U v "
+    "w|width: x X Z|context zero 1"
+)
+_HEXDUMP = (
+    "b|one-byte-octal c|one-byte-char C|canonical d|two-bytes-decimal o|two-bytes-octal "
+    "x|two-bytes-hex L|color:: e|format: f|format-file: n|length: s|skip: v|no-squeezing "
+    "h|help V|version"
+)
+_VIEWERS = (
+    _gnu(
+        "cat",
+        "A|show-all b|number-nonblank e E|show-ends n|number s|squeeze-blank t T|show-tabs u "
+        "v|show-nonprinting",
+    ),
+    _gnu("tac", "b|before r|regex s|separator:"),
+    _gnu(
+        "nl",
+        "b|body-numbering: d|section-delimiter: f|footer-numbering: h|header-numbering: "
+        "i|line-increment: l|join-blank-lines: n|number-format: p|no-renumber "
+        "s|number-separator: v|starting-line-number: w|number-width:",
+    ),
+    _gnu("head", "c|bytes: n|lines: q|quiet|silent v|verbose z|zero-terminated", numeric=True),
+    _gnu(
+        "tail",
+        "c|bytes: f follow:: F n|lines: max-unchanged-stats: pid: q|quiet|silent retry "
+        "s|sleep-interval: v|verbose z|zero-terminated",
+        numeric=True,
+    ),
+    _gnu("wc", "c|bytes m|chars l|lines files0-from: L|max-line-length w|words"),
+    Spec("rev", options="h|help V|version", checked="util-linux 2.38.1"),
+    _gnu(
+        "od",
+        "A|address-radix: endian: j|skip-bytes: N|read-bytes: S: strings:: t|format: "
+        "v|output-duplicates w|width:: traditional a b c d f i l o s x",
+    ),
+    Spec("hexdump", options=_HEXDUMP, checked="bsdextrautils 2.38.1"),
+    Spec("hd", options=_HEXDUMP, checked="bsdextrautils 2.38.1"),
+    # ``@FILE`` reads more options from FILE: strings has none that writes.
+    Spec(
+        "strings",
+        options="a|all d|data f|print-file-name n: bytes: t|radix: w|include-all-whitespace o "
+        "T|target: e|encoding: unicode: U: s|output-separator: h|help v|V|version",
+        checked="binutils 2.40",
+        numeric=True,
+    ),
+    _gnu("fold", "b|bytes s|spaces w|width:"),
+    _gnu(
+        "fmt",
+        "c|crown-margin p|prefix: s|split-only t|tagged-paragraph u|uniform-spacing w|width: "
+        "g|goal:",
+        numeric=True,
+    ),
+    _gnu("expand", "i|initial t|tabs:", numeric=True),
+    _gnu("unexpand", "a|all first-only t|tabs:", numeric=True),
+    _gnu(
+        "pr",
+        "columns: a|across c|show-control-chars d|double-space D|date-format: e|expand-tabs:: "
+        "F|f|form-feed h|header: i|output-tabs:: J|join-lines l|length: m|merge "
+        "n|number-lines:: N|first-line-number: o|indent: r|no-file-warnings s|separator:: "
+        "S|sep-string:: t|omit-header T|omit-pagination v|show-nonprinting w|width: "
+        "W|page-width: pages:",
+        numeric=True,
+    ),
+)
+_COMPARERS = (
+    # -l/--paginate pipes the output through pr, a reader.
+    Spec(
+        "diff",
+        options="normal q|brief s|report-identical-files c C: context:: u U: unified:: e|ed "
+        "n|rcs y|side-by-side W|width: left-column suppress-common-lines p|show-c-function "
+        "F|show-function-line: label: t|expand-tabs T|initial-tab tabsize: suppress-blank-empty "
+        "l|paginate r|recursive no-dereference N|new-file unidirectional-new-file "
+        "ignore-file-name-case no-ignore-file-name-case x|exclude: X|exclude-from: "
+        "S|starting-file: from-file: to-file: i|ignore-case E|ignore-tab-expansion "
+        "Z|ignore-trailing-space b|ignore-space-change w|ignore-all-space B|ignore-blank-lines "
+        "I|ignore-matching-lines: a|text strip-trailing-cr D|ifdef: old-group-format: "
+        "new-group-format: unchanged-group-format: changed-group-format: line-format: "
+        "old-line-format: new-line-format: unchanged-line-format: d|minimal horizon-lines: "
+        "speed-large-files color:: palette: help v|version",
+        checked="diffutils 3.8",
+        numeric=True,
+    ),
+    Spec(
+        "cmp",
+        options="b|print-bytes i|ignore-initial: l|verbose n|bytes: s|quiet|silent help v|version",
+        checked="diffutils 3.8",
+    ),
+    _gnu("comm", "1 2 3 check-order nocheck-order output-delimiter: total z|zero-terminated"),
+)
+_LISTERS = (
+    _gnu("ls", _LS),
+    _gnu("dir", _LS),
+    _gnu("vdir", _LS),
+    _gnu(
+        "du",
+        "0|null a|all apparent-size B|block-size: b|bytes c|total D|dereference-args "
+        "d|max-depth: files0-from: H h|human-readable inodes k L|dereference l|count-links m "
+        "P|no-dereference S|separate-dirs si s|summarize t|threshold: time:: time-style: "
+        "X|exclude-from: exclude: x|one-file-system",
+    ),
+    _gnu(
+        "df",
+        "a|all B|block-size: h|human-readable H|si i|inodes k l|local no-sync output:: "
+        "P|portability sync total t|type: T|print-type x|exclude-type: v",
+    ),
+    Spec(
+        "lsblk",
+        options="A|noempty D|discard E|dedup: I|include: J|json M|merge O|output-all P|pairs "
+        "S|scsi T|tree:: a|all b|bytes d|nodeps e|exclude: f|fs i|ascii l|list m|perms "
+        "n|noheadings o|output: p|paths r|raw s|inverse t|topology w|width: x|sort: y|shell "
+        "z|zoned sysroot: h|help V|version",
+        checked="util-linux 2.38.1",
+    ),
+)
+_PATHS = (
+    _gnu("stat", "L|dereference f|file-system cached: c|format: printf: t|terse"),
+    _gnu(
+        "readlink",
+        "f|canonicalize e|canonicalize-existing m|canonicalize-missing n|no-newline q|quiet "
+        "s|silent v|verbose z|zero",
+    ),
+    _gnu(
+        "realpath",
+        "e|canonicalize-existing m|canonicalize-missing L|logical P|physical q|quiet "
+        "relative-to: relative-base: s|strip|no-symlinks z|zero",
+    ),
+    _gnu("basename", "a|multiple s|suffix: z|zero"),
+    _gnu("dirname", "z|zero"),
+    _gnu("pathchk", "p P portability"),
+)
+_CHECKSUMS = (
+    *(_gnu(f"{n}sum", _GNU_CHECKSUM) for n in ("md5", "sha1", "sha224", "sha256", "sha384")),
+    _gnu("sha512sum", _GNU_CHECKSUM),
+    _gnu("b2sum", f"{_GNU_CHECKSUM} l|length:"),
+    _gnu(
+        "cksum",
+        "a|algorithm: c|check l|length: tag untagged z|zero ignore-missing quiet status strict "
+        "w|warn debug",
+    ),
+    _gnu("sum", "r s|sysv"),
+    _gnu("base32", "d|decode i|ignore-garbage w|wrap:"),
+    # -a takes the algorithm (1, 224, 256, …), written as a separate word or attached.
+    Spec(
+        "shasum",
+        options="a|algorithm: b|binary c|check tag t|text U|UNIVERSAL 0|01 ignore-missing "
+        "q|quiet s|status strict w|warn h|help v|version",
+        checked="perl 5.36 shasum 6.02",
+    ),
+)
+
 ENTRIES: dict[str, Entry] = {
-    **pure_entries(
-        "RO101", "cat tac nl head tail wc rev od hexdump hd strings fold fmt expand unexpand pr"
-    ),
-    **pure_entries("RO102", "diff cmp comm"),
-    **pure_entries("RO103", "ls dir vdir du df lsblk"),
-    **pure_entries("RO104", "stat readlink realpath basename dirname pathchk"),
-    **pure_entries(
-        "RO105",
-        "md5sum sha1sum sha224sum sha256sum sha384sum sha512sum b2sum cksum sum base32 shasum",
-    ),
-    **entries("RO106", "tree", _tree),
-    **entries("RO107", "file", _file),
-    **entries("RO108", "base64 basenc", _base64),
-    **entries("RO109", "xxd", _xxd),
-    **entries("RO110", "tee", _tee),
+    **pure_entries("RO101", *_VIEWERS),
+    **pure_entries("RO102", *_COMPARERS),
+    **pure_entries("RO103", *_LISTERS),
+    **pure_entries("RO104", *_PATHS),
+    **pure_entries("RO105", *_CHECKSUMS),
+    **entries("RO106", "tree", _tree, _TREE),
+    **entries("RO107", "file", _file, _FILE),
+    **entries("RO108", "base64", _base64, _BASE64),
+    **entries("RO108", "basenc", _basenc, _BASENC),
+    **entries("RO109", "xxd", _xxd, _XXD),
+    **entries("RO110", "tee", _tee, _TEE),
 }

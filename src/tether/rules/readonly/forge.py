@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 from tether.rules.readonly.catalogue import Entry, entries, rule
-from tether.rules.readonly.grammar import (
+from tether.rules.readonly.spec import (
     DYNAMIC_ARGUMENT,
+    UNKNOWN_OPTION,
     UNKNOWN_SUBCOMMAND,
     WRITE_OPTION,
     WRITE_SUBCOMMAND,
     Check,
     Spec,
-    opts,
+    check_spec,
+    grammar_of,
     parse,
     read,
     write,
 )
 from tether.shell.model import Word
+from tether.shell.options import parse as parse_options
 
 RULES = (
     rule(
@@ -71,31 +74,115 @@ RULES = (
     ),
 )
 
-_READ_VERBS: dict[str, frozenset[str]] = {
-    "pr": opts("view list diff checks status"),
-    "issue": opts("view list status"),
-    "run": opts("view list watch"),
-    "repo": opts("view list"),
-    "release": opts("view list"),
-    "label": opts("list"),
-    "workflow": opts("view list"),
-    "search": opts("repos issues prs code commits"),
-    "auth": opts("status"),
-    "gist": opts("view list"),
-    "cache": opts("list"),
-    "secret": opts("list"),
-    "variable": opts("list get"),
-    "ruleset": opts("view list check"),
-    "org": opts("list"),
+# The options of each read verb, from the gh 2.46 manual (gh is not packaged in Debian 12, so
+# tests/test_option_help.py has nothing to compare them with). cobra/pflag: flags may follow
+# operands, long flags are spelt whole, `-R/--repo` is a persistent flag of the repository
+# groups. `--web` opens a browser (it runs a program); every other option only shapes output.
+_CHECKED = "gh 2.46 (manual pages)"
+_OUT = "q|jq: json: t|template:"
+_WEB = {"--web": "opens a browser"}
+_GH_LISTS = {
+    "pr": "app: a|assignee: A|author: B|base: d|draft H|head: l|label: L|limit: S|search: "
+    "s|state: w|web",
+    "issue": "app: a|assignee: A|author: l|label: L|limit: mention: m|milestone: S|search: "
+    "s|state: w|web",
 }
+_SEARCH = (
+    "archived: created: followers: forks: good-first-issues: help-wanted-issues: "
+    "include-forks: language: license: L|limit: match: number-topics: order: owner: size: "
+    "sort: stars: topic: updated: visibility: w|web app: assignee: author: closed: "
+    "commenter: comments: include-prs interactions: involves: label: locked mentions: "
+    "milestone: no-assignee no-label no-milestone no-project project: reactions: R|repo: "
+    "state: team-mentions: base: B: checks: draft H|head: merged merged-at: review: "
+    "review-requested: reviewed-by: extension: filename: author-date: author-email: "
+    "author-name: committer: committer-date: committer-email: committer-name: hash: merge "
+    "parent: tree: "
+)
+_READ_VERBS: dict[str, dict[str, str]] = {
+    "pr": {
+        "view": "c|comments w|web",
+        "list": _GH_LISTS["pr"],
+        "diff": "color: name-only patch w|web",
+        "checks": "fail-fast i|interval: required watch w|web",
+        "status": "c|conflict-status",
+    },
+    "issue": {"view": "c|comments w|web", "list": _GH_LISTS["issue"], "status": ""},
+    "run": {
+        "view": "a|attempt: exit-status j|job: log log-failed v|verbose w|web",
+        "list": "a|all b|branch: c|commit: created: e|event: L|limit: s|status: u|user: "
+        "w|workflow:",
+        "watch": "exit-status i|interval:",
+    },
+    "repo": {
+        "view": "b|branch: w|web",
+        "list": "archived fork l|language: L|limit: no-archived source topic: visibility:",
+    },
+    "release": {
+        "view": "w|web",
+        "list": "exclude-drafts exclude-pre-releases L|limit: O|order:",
+    },
+    "label": {"list": "L|limit: order: S|search: sort: w|web"},
+    "workflow": {"view": "r|ref: w|web y|yaml", "list": "a|all L|limit:"},
+    "search": dict.fromkeys(("repos", "issues", "prs", "code", "commits"), _SEARCH),
+    "auth": {"status": "a|active h|hostname:"},
+    "gist": {"view": "f|filename: files r|raw w|web", "list": "L|limit: public secret"},
+    "cache": {"list": "k|key: L|limit: O|order: S|sort: r|ref:"},
+    "secret": {"list": "a|app: e|env: o|org: u|user:"},
+    "variable": {"list": "e|env: o|org:", "get": "e|env: o|org:"},
+    "ruleset": {
+        "view": "o|org: p|parents w|web",
+        "list": "L|limit: o|org: p|parents w|web",
+        "check": "default w|web",
+    },
+    "org": {"list": "L|limit:"},
+}
+# Groups without -R/--repo (they are not scoped to one repository).
+_NO_REPO = frozenset({"search", "auth", "gist", "org"})
+_STATUS = Spec("gh status", options="e|exclude: o|org: help", checked=_CHECKED)
+_SHOW_TOKEN = {"-t": "prints the access token", "--show-token": "prints the access token"}
+
+
+# Specs built on first use and kept: grammar_of caches by identity.
+_SPECS: dict[tuple[str, str], Spec] = {}
+
+
+def _group_spec(group: str) -> Spec:
+    """Return the options a group takes before its verb (persistent flags)."""
+    found = _SPECS.get((group, ""))
+    if found is None:
+        repo = "" if group in _NO_REPO else "R|repo: "
+        found = _SPECS[group, ""] = Spec(f"gh {group}", options=f"{repo}help", checked=_CHECKED)
+    return found
+
+
+def _verb_spec(group: str, verb: str) -> Spec:
+    """Return the grammar of ``gh GROUP VERB``: its options, the output and persistent ones."""
+    found = _SPECS.get((group, verb))
+    if found is None:
+        found = _SPECS[group, verb] = _build_verb_spec(group, verb)
+    return found
+
+
+def _build_verb_spec(group: str, verb: str) -> Spec:
+    own = _READ_VERBS[group][verb]
+    # --json/--jq/--template where a verb lacks them only makes gh print an error; auth
+    # status spells -t as --show-token.
+    shared = "" if group == "auth" else f" {_OUT}"
+    repo = "" if group in _NO_REPO or "R|repo" in own else " R|repo:"
+    writes = dict(_WEB) if "web" in own else {}
+    if group == "auth":
+        writes.update(_SHOW_TOKEN)
+        own += " t|show-token"
+    return Spec(f"gh {group} {verb}", options=f"{own}{shared}{repo} help", writes=writes,
+                checked=_CHECKED)  # fmt: skip
+
+
 _API = Spec(
     "gh api",
-    flags=opts("--paginate --slurp -i --include --silent --verbose"),
-    valued=opts(
-        "-X --method -H --header -q --jq -t --template --cache --hostname -p --preview "
-        "-f -F --field --raw-field"
-    ),
+    options="paginate slurp i include silent verbose X: method: H: header: q: jq: t: "
+    "template: cache: hostname: p: preview: f: F: field: raw-field:",
     writes={"--input": "sends a request body and switches the method to POST"},
+    checked=_CHECKED,
 )
 _FIELDS = ("-f", "-F", "--field", "--raw-field")
 
@@ -119,7 +206,7 @@ def _api(args: tuple[Word, ...]) -> Check:
             return write(WRITE_OPTION, f"gh api {option} NAME=@FILE: sends a local file's contents")
     if len(parsed.operands) != 1:
         return write(WRITE_OPTION, "gh api: expected exactly one endpoint")
-    if parsed.operands[0].strip("/") == "graphql":
+    if parsed.operands[0].value.strip("/") == "graphql":
         return write(WRITE_OPTION, "gh api graphql: GraphQL requests are POSTs (maybe mutations)")
     return read("RO501", "gh api only GETs")
 
@@ -136,24 +223,20 @@ def _gh(name: str, args: tuple[Word, ...]) -> Check:
     if group == "api":
         return _api(args[1:])
     if group == "status":
-        verb_ok = True
-    else:
-        verbs = _READ_VERBS.get(group)
-        if verbs is None:
-            return write(
-                UNKNOWN_SUBCOMMAND, f"gh {group[:40]}: not a read subcommand in the catalogue"
-            )
-        verb = args[1].value if len(args) > 1 else ""
-        verb_ok = verb in verbs
-        if not verb_ok:
-            return write(WRITE_SUBCOMMAND, f"gh {group} {verb[:40]}: not a read-only verb")
-    for w in args:
-        bundle = w.value[1:] if w.value[:1] == "-" and w.value[1:2] != "-" else ""
-        if "w" in bundle or w.value == "--web" or w.value.startswith("--web="):
-            return write(WRITE_OPTION, f"gh {group} --web: opens a browser")
-        if group == "auth" and w.value in ("-t", "--show-token"):
-            return write(WRITE_OPTION, "gh auth status --show-token: prints the access token")
-    return read("RO502", f"gh {group} only reads")
+        return check_spec(_STATUS, args[1:], "RO502", max_operands=0)
+    verbs = _READ_VERBS.get(group)
+    if verbs is None:
+        return write(UNKNOWN_SUBCOMMAND, f"gh {group[:40]}: not a read subcommand in the catalogue")
+    # The verb is found with the group's own grammar (`gh pr -R o/r view 1`).
+    found = parse_options(grammar_of(_group_spec(group)), args[1:], stop_at=1)
+    if found.error is not None:
+        return write(UNKNOWN_OPTION, f"{found.error} before the verb")
+    verb = found.operands[0].value if found.operands else ""
+    if verb not in verbs:
+        return write(WRITE_SUBCOMMAND, f"gh {group} {verb[:40]}: not a read-only verb")
+    rest = list(args[1:])
+    rest.pop(next(i for i, w in enumerate(rest) if w.value == verb))
+    return check_spec(_verb_spec(group, verb), tuple(rest), "RO502")
 
 
 ENTRIES: dict[str, Entry] = entries("RO502", "gh", _gh)

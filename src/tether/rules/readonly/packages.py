@@ -7,8 +7,9 @@ but ``--version`` writes its debug log and update-check state under ``~/.npm``.
 from __future__ import annotations
 
 from tether.rules.readonly.catalogue import Entry, entries, rule
-from tether.rules.readonly.grammar import (
+from tether.rules.readonly.spec import (
     DYNAMIC_ARGUMENT,
+    WRITE_OPTION,
     WRITE_SUBCOMMAND,
     Check,
     Spec,
@@ -18,6 +19,7 @@ from tether.rules.readonly.grammar import (
     write,
 )
 from tether.shell.model import Word
+from tether.shell.options import Parsed
 
 RULES = (
     rule(
@@ -35,10 +37,26 @@ RULES = (
         "pip-query",
         "`pip list/show/freeze/check` (also as `python -m pip`) are read-only.",
         "They print installed distributions; `--log FILE` writes and `--python` runs another "
-        "interpreter, so both are refused; `install`/`uninstall` change the environment.",
-        "Nothing to change.",
-        ("pip list", "pip show django", "pip3 freeze", "python -m pip show numpy"),
-        ("pip install pytest", "pip list --log out.txt", "pip uninstall x"),
+        "interpreter, so both are refused; `install`/`uninstall` change the environment. "
+        "`pip list` is an index command: once a week it asks PyPI for a newer pip and writes "
+        "the answer under ~/.cache/pip/selfcheck, so it reads only with "
+        "`--disable-pip-version-check` or `--no-index`; `--outdated`/`--uptodate` fetch the "
+        "index and cache the responses.",
+        "Use `pip freeze` or `pip --disable-pip-version-check list`.",
+        (
+            "pip --disable-pip-version-check list",
+            "pip list --no-index",
+            "pip show django",
+            "pip3 freeze",
+            "python -m pip show numpy",
+        ),
+        (
+            "pip install pytest",
+            "pip list --log out.txt",
+            "pip uninstall x",
+            "pip list",
+            "pip list --outdated --disable-pip-version-check",
+        ),
     ),
 )
 
@@ -52,8 +70,9 @@ _TOOLS = opts(
 )
 _VERSION_FLAGS = frozenset({"--version", "-V", "-version", "-v"})
 # A bare ``version`` word is a subcommand that prints versions only for these; for the rest
-# it is a script, a make target or a source file to run or build (``node version``).
-_VERSION_WORD = frozenset({"docker", "npm", "uv"})
+# it is a script, a make target or a source file to run or build (``node version``). Not
+# npm: ``npm version`` writes its log and update-notifier state under ~/.npm (tether verify).
+_VERSION_WORD = frozenset({"docker", "uv"})
 # npm subcommands that only query, but npm logs every run under ~/.npm (tether verify saw it).
 _NPM_QUERIES = opts("ls list view info show v outdated root prefix")
 
@@ -66,39 +85,36 @@ _PIP_WRITES = {
     "--keyring-provider": "can run a keyring program",
     "--help": "is not a read subcommand",
 }
-_PIP_FLAGS = (
-    "-h --debug --isolated --require-virtualenv -v --verbose -V --version -q --quiet "
-    "--no-input --no-cache-dir --disable-pip-version-check --no-color "
-    "--no-python-version-warning"
+_PIP_GENERAL = (
+    "h debug isolated require-virtualenv v verbose V version q quiet no-input no-cache-dir "
+    "disable-pip-version-check no-color no-python-version-warning proxy: retries: timeout: "
+    "exists-action: trusted-host: cert: client-cert: use-feature: use-deprecated:"
 )
-_PIP_VALUED = (
-    "--proxy --retries --timeout --exists-action --trusted-host --cert --client-cert "
-    "--use-feature --use-deprecated"
-)
-_PIP = Spec("pip", opts(_PIP_FLAGS), opts(_PIP_VALUED), writes=_PIP_WRITES, permute=False)
+_PIP_CHECKED = "pip 23.2.1"
+_PIP = Spec("pip", options=_PIP_GENERAL, writes=_PIP_WRITES, permute=False, checked=_PIP_CHECKED)
 
 
-def _pip_spec(sub: str, flags: str, valued: str) -> Spec:
+def _pip_spec(sub: str, options: str) -> Spec:
     return Spec(
         f"pip {sub}",
-        opts(f"{_PIP_FLAGS} {flags}"),
-        opts(f"{_PIP_VALUED} {valued}"),
+        options=f"{_PIP_GENERAL} {options}",
         writes=_PIP_WRITES,
+        checked=_PIP_CHECKED,
     )
 
 
 _PIP_READS = {
     "list": _pip_spec(
         "list",
-        "-o --outdated -u --uptodate -e --editable -l --local --user --pre --not-required "
-        "--exclude-editable --include-editable --no-index",
-        "--path --format --exclude -i --index-url --extra-index-url -f --find-links",
+        "o outdated u uptodate e editable l local user pre not-required exclude-editable "
+        "include-editable no-index path: format: exclude: i: index-url: extra-index-url: f: "
+        "find-links:",
     ),
-    "show": _pip_spec("show", "-f --files", ""),
+    "show": _pip_spec("show", "f files"),
     "freeze": _pip_spec(
-        "freeze", "-l --local --user --all --exclude-editable", "-r --requirement --path --exclude"
+        "freeze", "l local user all exclude-editable r: requirement: path: exclude:"
     ),
-    "check": _pip_spec("check", "", ""),
+    "check": _pip_spec("check", ""),
 }
 
 
@@ -117,14 +133,36 @@ def _pip(name: str, args: tuple[Word, ...]) -> Check:
         if general.has("-V", "--version"):
             return read("RO702", f"{name} --version only prints its version")
         return write(WRITE_SUBCOMMAND, f"{name}: no read subcommand")
-    sub = general.operands[0]
+    sub = general.operands[0].value
     spec = _PIP_READS.get(sub)
     if spec is None:
         return write(WRITE_SUBCOMMAND, f"{name} {sub[:40]}: not a read subcommand")
     parsed = parse(spec, args[len(args) - len(general.operands) + 1 :])
     if isinstance(parsed, Check):
         return parsed
+    if sub == "list":
+        return _pip_list(name, general.has("--disable-pip-version-check"), parsed)
     return read("RO702", f"{name} {sub} only reads")
+
+
+def _pip_list(name: str, no_check: bool, parsed: Parsed) -> Check:
+    """Judge ``pip list``: an index command (pip 23 ``IndexGroupCommand``).
+
+    Decided from pip's source, since the oracle runs without a network and so cannot see it:
+    when the weekly state is stale, an index command fetches PyPI's page for pip (cached
+    under ~/.cache/pip/http-v2) and writes ~/.cache/pip/selfcheck/*.json, unless
+    ``--disable-pip-version-check`` or ``--no-index``. The oracle saw no change from
+    ``pip list`` once the sandbox had the machine's RUSTUP_HOME: the 17 corpus writes were
+    rustup's first run through a shim, not pip. ``freeze``, ``show`` and ``check`` are not
+    index commands.
+    """
+    if parsed.has("-o", "--outdated", "-u", "--uptodate"):
+        why = "fetches the package index and caches its responses under ~/.cache/pip"
+        return write(WRITE_OPTION, f"{name} list --outdated: {why}")
+    if not (no_check or parsed.has("--disable-pip-version-check", "--no-index")):
+        why = "checks PyPI for a newer pip weekly and writes ~/.cache/pip/selfcheck"
+        return write(WRITE_SUBCOMMAND, f"{name} list: {why} (add --disable-pip-version-check)")
+    return read("RO702", f"{name} list only reads")
 
 
 def _version_or_pip(name: str, args: tuple[Word, ...]) -> Check:
@@ -148,4 +186,7 @@ def _version_or_pip(name: str, args: tuple[Word, ...]) -> Check:
     return write("RW013", f"{name}: runs code whose effects cannot be proven")
 
 
-ENTRIES: dict[str, Entry] = entries("RO701", " ".join(sorted(_TOOLS)), _version_or_pip)
+ENTRIES: dict[str, Entry] = {
+    **entries("RO701", " ".join(sorted(_TOOLS)), _version_or_pip),
+    **entries("RO701", "pip pip3", _version_or_pip, _PIP, *_PIP_READS.values()),
+}

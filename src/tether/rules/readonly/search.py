@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from tether.rules.readonly.catalogue import Entry, entries, pure_entries, rule
-from tether.rules.readonly.grammar import (
+from tether.rules.readonly.spec import (
     DYNAMIC_ARGUMENT,
     UNKNOWN_OPTION,
     WRITE_OPTION,
@@ -112,39 +112,76 @@ EXEC_READERS = opts(
     "grep egrep fgrep cat head tail wc ls stat du nl md5sum sha1sum sha256sum basename "
     "dirname realpath readlink echo"
 )
+# grep 3.8 --help (egrep and fgrep are `grep -E`/`grep -F`); -NUM is --context=NUM, -y is
+# an old spelling of -i. -f FILE reads patterns; nothing writes.
+_GREP = (
+    "E|extended-regexp F|fixed-strings G|basic-regexp P|perl-regexp e|regexp: f|file: "
+    "i|y|ignore-case no-ignore-case w|word-regexp x|line-regexp z|null-data s|no-messages "
+    "v|invert-match V|version help m|max-count: b|byte-offset n|line-number line-buffered "
+    "H|with-filename h|no-filename label: o|only-matching q|quiet|silent binary-files: a|text "
+    "I d|directories: D|devices: r|recursive R|dereference-recursive include: exclude: "
+    "exclude-from: exclude-dir: L|files-without-match l|files-with-matches c|count "
+    "T|initial-tab Z|null B|before-context: A|after-context: C|context: group-separator: "
+    "no-group-separator color:: colour:: U|binary"
+)
+
+
+def _grep(name: str) -> Spec:
+    return Spec(name, options=_GREP, numeric=True, checked="grep 3.8")
+
+
+# ripgrep 13.0.0 --help, and the --no-X negations it accepts without listing them.
 _RG = Spec(
     "rg",
-    open=True,
-    valued=opts(
-        "-A -B -C -e -f -g -m -M -t -T -j -E -r -d --after-context --before-context --context "
-        "--regexp --file --glob --iglob --max-count --max-columns --type --type-not --threads "
-        "--encoding --replace --max-depth --max-filesize --type-add --type-clear --sort "
-        "--sortr --context-separator --field-context-separator --field-match-separator "
-        "--path-separator --colors --color --dfa-size-limit --regex-size-limit --engine "
-        "--ignore-file --pre-glob"
-    ),
+    options="A|after-context: auto-hybrid-regex B|before-context: binary block-buffered "
+    "b|byte-offset s|case-sensitive color: colors: column C|context: context-separator: "
+    "no-context-separator c|count count-matches crlf debug dfa-size-limit: E|encoding: "
+    "engine: field-context-separator: field-match-separator: f|file: files "
+    "l|files-with-matches files-without-match F|fixed-strings L|follow g|glob: "
+    "glob-case-insensitive h|help heading .|hidden iglob: i|ignore-case ignore-file: "
+    "ignore-file-case-insensitive include-zero v|invert-match json line-buffered "
+    "n|line-number x|line-regexp M|max-columns: max-columns-preview m|max-count: max-depth: "
+    "max-filesize: mmap U|multiline multiline-dotall no-config I|no-filename no-heading "
+    "no-ignore no-ignore-dot no-ignore-exclude no-ignore-files no-ignore-global "
+    "no-ignore-messages no-ignore-parent no-ignore-vcs N|no-line-number no-messages no-mmap "
+    "no-pcre2-unicode no-require-git no-unicode 0|null null-data one-file-system "
+    "o|only-matching passthru|passthrough path-separator: P|pcre2 pcre2-version pre-glob: "
+    "p|pretty q|quiet regex-size-limit: e|regexp: r|replace: S|smart-case sort: sortr: "
+    "stats a|text j|threads: trim t|type: type-add: type-clear: type-list T|type-not: "
+    "u|unrestricted V|version vimgrep H|with-filename w|word-regexp pcre2-unicode unicode "
+    "sort-files no-sort-files no-binary no-block-buffered no-byte-offset no-column no-crlf "
+    "no-encoding no-fixed-strings no-follow no-glob-case-insensitive no-hidden "
+    "no-ignore-file-case-insensitive no-include-zero no-invert-match no-json "
+    "no-line-buffered no-max-columns-preview no-multiline no-multiline-dotall "
+    "no-one-file-system no-pcre2 no-pre no-search-zip no-stats no-text no-trim "
+    "no-auto-hybrid-regex ignore-dot ignore-vcs ignore-parent ignore-global "
+    "ignore-exclude ignore-messages messages require-git ignore ignore-files print0 trace",
     writes={
         "--pre": "runs a program on every file searched",
         "--hostname-bin": "runs a program to find the host name",
         "-z": "shells out to decompression programs",
         "--search-zip": "shells out to decompression programs",
     },
+    checked="ripgrep 13.0.0",
 )
+# fd 8.7 (man page; not packaged with that name on Debian 12, so not compared with --help).
 _FD = Spec(
     "fd",
-    open=True,
-    valued=opts(
-        "-e -t -E -d -S -c -j -o --extension --type --exclude --max-depth --min-depth "
-        "--exact-depth --size --changed-within --changed-before --color --threads --owner "
-        "--base-directory --path-separator --search-path --max-results --ignore-file "
-        "--format --and"
-    ),
+    options="H|hidden I|no-ignore u|unrestricted no-ignore-vcs no-ignore-parent "
+    "no-global-ignore-file no-require-git s|case-sensitive i|ignore-case g|glob regex "
+    "F|fixed-strings and: a|absolute-path relative-path l|list-details L|follow p|full-path "
+    "0|print0 max-results: 1 q|quiet show-errors base-directory: path-separator: "
+    "search-path: strip-cwd-prefix one-file-system|mount|xdev e|extension: t|type: "
+    "E|exclude: d|max-depth: min-depth: exact-depth: S|size: changed-within|change-newer-than|"
+    "newer: changed-before|change-older-than|older: o|owner: c|color: j|threads: "
+    "ignore-file: format: prune h|help V|version",
     writes={
         "-x": "runs a command for every match",
         "--exec": "runs a command for every match",
         "-X": "runs a command on the matches",
         "--exec-batch": "runs a command on the matches",
     },
+    checked="fd 8.7 (man page)",
 )
 
 
@@ -236,8 +273,8 @@ def _find(name: str, args: tuple[Word, ...]) -> Check:
 
 
 ENTRIES: dict[str, Entry] = {
-    **pure_entries("RO201", "grep egrep fgrep"),
-    **entries("RO202", "rg", _rg),
+    **pure_entries("RO201", *(_grep(n) for n in ("grep", "egrep", "fgrep"))),
+    **entries("RO202", "rg", _rg, _RG),
     **entries("RO203", "find", _find),
-    **entries("RO204", "fd fdfind", _fd),
+    **entries("RO204", "fd fdfind", _fd, _FD),
 }

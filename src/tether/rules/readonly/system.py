@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from tether.rules.readonly.catalogue import Entry, entries, pure_entries, rule
-from tether.rules.readonly.grammar import (
+from tether.rules.readonly.spec import (
     DYNAMIC_ARGUMENT,
     UNKNOWN_OPTION,
     WRITE_OPERAND,
@@ -13,12 +13,12 @@ from tether.rules.readonly.grammar import (
     Check,
     Spec,
     check_spec,
-    opts,
     parse,
     read,
     write,
 )
 from tether.shell.model import Word
+from tether.shell.options import GNU_STANDARD
 
 RULES = (
     rule(
@@ -106,22 +106,151 @@ RULES = (
 
 _HOSTNAME = Spec(
     "hostname",
-    flags=opts(
-        "-a -A -d -f -i -I -s -y --alias --all-fqdns --domain --fqdn --long --ip-address "
-        "--all-ip-addresses --short --yp --nis -V --version -h --help"
-    ),
+    options="a A d f i I s y alias all-fqdns domain fqdn long ip-address all-ip-addresses "
+    "short yp nis V version h help F|file:",
+    writes={
+        "--file": "sets the host name from a file",
+        "-b": "sets a default host name when none is set",
+        "--boot": "sets a default host name when none is set",
+    },
+    checked="hostname 3.23",
 )
 _DATE = Spec(
     "date",
-    flags=opts("-u --utc --universal -R --rfc-email -j -n -I --debug --help --version"),
-    valued=opts("-d --date -f --file -r --reference -v -z"),
-    optional=opts("--iso-8601 --rfc-3339 --resolution"),
+    # -j -n -v -z -f are BSD date's (macOS): the union, none of them sets the clock.
+    options="u utc universal R rfc-email j n I:: debug help version d: date: f: file: r: "
+    "reference: v: z: iso-8601:: rfc-3339:: resolution::",
     writes={"-s": "sets the system clock", "--set": "sets the system clock"},
+    checked="coreutils 9.1",
 )
 _ENV = Spec(
     "env",
-    flags=opts("-0 --null -i --ignore-environment -v --debug --help --version"),
-    valued=opts("-u --unset"),
+    options="0 null i ignore-environment v debug help version u: unset: block-signal:: "
+    "default-signal:: ignore-signal:: list-signal-handling C|chdir: S|split-string:",
+    writes={
+        "--chdir": "runs a command in another directory",
+        "--split-string": "splits its string into a command to run",
+    },
+    checked="coreutils 9.1",
+)
+# Every option of the commands that only print (--help on Debian 12, bash 5.2 for builtins):
+# none writes. ``open`` marks words the program never reads as options: echo prints them
+# (only -n/-e/-E clusters are options), test/[/[[ evaluate an expression, expr computes one
+# (`expr -5 + 1`), true/false/: ignore them, exit/return take a status.
+_BASH = "bash 5.2 builtin"
+_COREUTILS = "coreutils 9.1"
+_PROCPS = "procps-ng 4.0.2"
+
+
+def _gnu(name: str, options: str = "", numeric: bool = False) -> Spec:
+    return Spec(name, options=f"{options} {GNU_STANDARD}", checked=_COREUTILS, numeric=numeric)
+
+
+def _builtin(*names: str) -> tuple[Spec, ...]:
+    return tuple(Spec(n, open=True, checked=_BASH) for n in names)
+
+
+_PRINTERS = (
+    *_builtin("echo", "true", "false", ":", "test", "[", "[["),
+    Spec("expr", open=True, checked=_COREUTILS),
+    _gnu("sleep"),
+    _gnu("seq", "f|format: s|separator: w|equal-width", numeric=True),  # seq -5 5
+    _gnu("yes"),
+)
+_INFO = (
+    Spec("pwd", options="L P help", checked=_BASH),
+    _gnu("whoami"),
+    _gnu("id", "a Z|context g|group G|groups n|name r|real u|user z|zero"),
+    _gnu("groups"),
+    _gnu(
+        "uname",
+        "a|all s|kernel-name n|nodename r|kernel-release v|kernel-version m|machine "
+        "p|processor i|hardware-platform o|operating-system",
+    ),
+    _gnu("nproc", "all ignore:"),
+    _gnu("arch"),
+    _gnu("tty", "s|silent|quiet"),
+    _gnu("printenv", "0|null"),
+    _gnu("logname"),
+    _gnu("users"),
+    _gnu(
+        "who",
+        "a|all b|boot d|dead H|heading ips l|login lookup m p|process q|count r|runlevel "
+        "s|short t|time T|w|mesg u|users message writable",
+    ),
+    Spec("uptime", options="p|pretty h|help s|since V|version", checked=_PROCPS),
+    Spec(
+        "free",
+        options="b|bytes kilo mega giga tera peta k|kibi m|mebi g|gibi tebi pebi h|human si "
+        "l|lohi t|total v|committed s|seconds: c|count: w|wide help V|version",
+        checked=_PROCPS,
+    ),
+    Spec(
+        "w",
+        options="h|no-header u|no-current s|short f|from o|old-style i|ip-addr help V|version",
+        checked=_PROCPS,
+    ),
+    Spec(
+        "vmstat",
+        options="a|active f|forks m|slabs n|one-header s|stats d|disk D|disk-sum "
+        "p|partition: S|unit: w|wide t|timestamp y|no-first h|help V|version",
+        checked=_PROCPS,
+    ),
+    Spec(
+        "pgrep",
+        options="d|delimiter: l|list-name a|list-full v|inverse w|lightweight c|count f|full "
+        "g|pgroup: G|group: i|ignore-case n|newest o|oldest O|older: P|parent: s|session: "
+        "t|terminal: u|euid: U|uid: x|exact F|pidfile: L|logpidfile r|runstates: "
+        "A|ignore-ancestors cgroup: ns: nslist: h|help V|version",
+        checked=_PROCPS,
+    ),
+    # ps --help all: BSD options (`aux`) are words without a dash, read as operands here.
+    Spec(
+        "ps",
+        options="A e a d N|deselect C: G|Group: g|group: p|pid: ppid: q|quick-pid: s|sid: "
+        "t|tty: u|user: U|User: F f forest H j l M Z O: o|format: P y context headers "
+        "no-headers cols|columns|width: rows|lines: L m T c sort: cumulative V|version w "
+        "n: X info help::",
+        checked=_PROCPS,
+    ),
+    Spec(
+        "locale",
+        options="a|all-locales m|charmaps c|category-name k|keyword-name v|verbose help usage "
+        "V|version",
+        checked="libc-bin 2.36",
+    ),
+    Spec("getconf", options="a v:", checked="libc-bin 2.36"),
+    Spec(
+        "lscpu",
+        options="a|all b|online B|bytes C|caches:: c|offline J|json e|extended:: p|parse:: "
+        "s|sysroot: x|hex y|physical output-all h|help V|version",
+        checked="util-linux 2.38.1",
+    ),
+    # lsof -h: options also spelt +x; bracketed values are optional. +m without a path
+    # writes a mount supplement to stdout, not a file.
+    Spec(
+        "lsof",
+        options="? a b h K:: l n N o:: O P Q R t U v V X c: d: D: e: E f:: F:: g:: i:: L:: "
+        "m:: M p: r:: s:: S:: T:: u: w x:: Z::",
+        checked="lsof 4.95.0",
+        plus=True,
+    ),
+)
+_NAVIGATION = (
+    Spec("cd", options="L P e @ help", checked=_BASH),
+    Spec("pushd", options="n help", checked=_BASH, numeric=True),  # -N rotates the stack
+    Spec("popd", options="n help", checked=_BASH, numeric=True),
+    Spec("dirs", options="c l p v help", checked=_BASH, numeric=True),
+    *_builtin("exit", "return"),
+)
+_LOOKUP = (
+    Spec("which", options="a s", checked="debianutils 5.7"),
+    Spec("type", options="a f p P t help", checked=_BASH),
+    Spec(
+        "whereis",
+        options="b B: m M: s S: f u l h|help V|version",
+        checked="util-linux 2.38.1",
+    ),
 )
 _SET_OPTION = re.compile(r"[-+][a-zA-Z]+")
 _KEYWORD = "turns later `cmd NAME=value` words into environment assignments (PATH, LD_PRELOAD)"
@@ -147,8 +276,8 @@ def _date(name: str, args: tuple[Word, ...]) -> Check:
     if isinstance(parsed, Check):
         return parsed
     for op in parsed.operands:
-        if not op.startswith("+"):
-            return write(WRITE_OPERAND, f"date {op[:40]}: sets the system clock")
+        if not op.value.startswith("+"):
+            return write(WRITE_OPERAND, f"date {op.value[:40]}: sets the system clock")
     return read("RO603", "date only prints the time")
 
 
@@ -189,27 +318,23 @@ def _env(name: str, args: tuple[Word, ...]) -> Check:
     if isinstance(parsed, Check):
         return parsed
     for op in parsed.operands:
-        if "=" not in op:
-            return write(UNKNOWN_OPTION, f"env {op[:40]}: runs a command")
+        if "=" not in op.value:
+            return write(UNKNOWN_OPTION, f"env {op.value[:40]}: runs a command")
     if parsed.operands:
         return write(WRITE_OPTION, "env NAME=VALUE: environment assignments are not proven")
     return read("RO606", "env only prints the environment")
 
 
 ENTRIES: dict[str, Entry] = {
-    **pure_entries("RO601", "echo true false : test [ [[ sleep seq expr yes"),
+    **pure_entries("RO601", *_PRINTERS),
     **entries("RO601", "printf", _printf),
-    **pure_entries(
-        "RO602",
-        "pwd whoami id groups uname nproc arch tty uptime locale getconf lscpu free ps pgrep "
-        "printenv logname users who w vmstat lsof",
-    ),
-    **entries("RO602", "hostname", _hostname),
-    **entries("RO603", "date", _date),
-    **pure_entries("RO604", "cd pushd popd dirs exit return"),
+    **pure_entries("RO602", *_INFO),
+    **entries("RO602", "hostname", _hostname, _HOSTNAME),
+    **entries("RO603", "date", _date, _DATE),
+    **pure_entries("RO604", *_NAVIGATION),
     **entries("RO604", "wait", _wait),
     **entries("RO604", "set", _set),
-    **pure_entries("RO605", "which type whereis"),
+    **pure_entries("RO605", *_LOOKUP),
     **entries("RO605", "command", _command),
-    **entries("RO606", "env", _env),
+    **entries("RO606", "env", _env, _ENV),
 }

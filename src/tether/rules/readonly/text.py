@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 from tether.rules.readonly.catalogue import Entry, entries, pure_entries, rule
-from tether.rules.readonly.grammar import (
+from tether.rules.readonly.scripts import awk_program_problem, sed_script_problem
+from tether.rules.readonly.spec import (
     SCRIPT_CAN_WRITE,
     UNKNOWN_OPTION,
     Check,
     Spec,
     check_spec,
-    opts,
     parse,
     read,
     write,
 )
-from tether.rules.readonly.scripts import awk_program_problem, sed_script_problem
 from tether.shell.model import Word
+from tether.shell.options import GNU_STANDARD
 
 RULES = (
     rule(
@@ -123,11 +123,8 @@ RULES = (
 
 _SED = Spec(
     "sed",
-    flags=opts(
-        "-n --quiet --silent -E -r --regexp-extended -s --separate -u --unbuffered -z "
-        "--null-data --posix --debug --sandbox -b --binary --help --version"
-    ),
-    valued=opts("-e --expression -l --line-length"),
+    options="n quiet silent E r regexp-extended s separate u unbuffered z null-data posix "
+    "debug sandbox b binary help version e: expression: l: line-length:",
     writes={
         "-i": "edits files in place",
         "-I": "edits files in place",
@@ -136,11 +133,12 @@ _SED = Spec(
         "--file": "reads its script from a file, which is not proven",
         "--follow-symlinks": "only matters when editing in place",
     },
+    checked="GNU sed 4.9",
 )
 _AWK = Spec(
     "awk",
-    flags=opts("-b -c -P -r -s -S --sandbox --posix --traditional --characters-as-bytes"),
-    valued=opts("-F -v --field-separator --assign"),
+    options="b c P r s S sandbox posix traditional characters-as-bytes F: v: "
+    "field-separator: assign:",
     writes={
         "-f": "reads its program from a file, which is not proven",
         "--file": "reads its program from a file, which is not proven",
@@ -159,46 +157,97 @@ _AWK = Spec(
         "--dump-variables": "writes a variable dump file",
         "-W": "takes implementation options (exec=…)",
     },
+    checked="gawk 5.2 (man page); mawk 1.3.4",
 )
 _SORT = Spec(
     "sort",
-    flags=opts(
-        "-b -d -f -g -h -i -M -n -R -r -V -c -C -m -s -u -z --ignore-leading-blanks "
-        "--dictionary-order --ignore-case --general-numeric-sort --human-numeric-sort "
-        "--ignore-nonprinting --month-sort --numeric-sort --random-sort --reverse "
-        "--version-sort --merge --stable --unique --zero-terminated --debug --help --version"
-    ),
-    valued=opts(
-        "-k -t -S -T --key --field-separator --buffer-size --temporary-directory --parallel "
-        "--batch-size --random-source --files0-from --sort"
-    ),
-    optional=opts("--check"),
+    options="b d f g h i M n R r V c C m s u z ignore-leading-blanks dictionary-order "
+    "ignore-case general-numeric-sort human-numeric-sort ignore-nonprinting month-sort "
+    "numeric-sort random-sort reverse version-sort merge stable unique zero-terminated debug "
+    "help version k: t: S: T: key: field-separator: buffer-size: temporary-directory: "
+    "parallel: batch-size: random-source: files0-from: sort: check::",
     writes={
         "-o": "writes the result to a file",
         "--output": "writes the result to a file",
         "--compress-program": "runs a program on temporary files",
     },
+    checked="coreutils 9.1",
 )
 _UNIQ = Spec(
     "uniq",
-    flags=opts(
-        "-c -d -D -u -i -z --count --repeated --unique --ignore-case --zero-terminated --help "
-        "--version"
-    ),
-    valued=opts("-f -s -w --skip-fields --skip-chars --check-chars"),
-    optional=opts("--all-repeated --group"),
+    options="c d D u i z count repeated unique ignore-case zero-terminated help version f: "
+    "s: w: skip-fields: skip-chars: check-chars: all-repeated:: group::",
+    checked="coreutils 9.1",
 )
+_TO_FILE = {"-o": "writes the result to a file", "--output": "writes the result to a file"}
 _SHUF = Spec(
     "shuf",
-    open=True,
-    valued=opts("-i -n --input-range --head-count --random-source"),
-    writes={"-o": "writes the result to a file", "--output": "writes the result to a file"},
+    options="e|echo i|input-range: n|head-count: random-source: r|repeat z|zero-terminated "
+    f"{GNU_STANDARD}",
+    writes=_TO_FILE,
+    checked="coreutils 9.1",
 )
 _ICONV = Spec(
     "iconv",
-    open=True,
-    valued=opts("-f -t --from-code --to-code"),
-    writes={"-o": "writes the result to a file", "--output": "writes the result to a file"},
+    options="f|from-code: t|to-code: l|list c s|silent verbose help usage V|version",
+    writes=_TO_FILE,
+    checked="libc-bin 2.36",
+)
+
+
+# Every option of the RO301 filters (--help on Debian 12): none writes or runs a program.
+_FILTERS = (
+    Spec(
+        "cut",
+        options="b|bytes: c|characters: d|delimiter: f|fields: n complement s|only-delimited "
+        f"output-delimiter: z|zero-terminated {GNU_STANDARD}",
+        checked="coreutils 9.1",
+    ),
+    Spec(
+        "tr",
+        options=f"c|C|complement d|delete s|squeeze-repeats t|truncate-set1 {GNU_STANDARD}",
+        checked="coreutils 9.1",
+    ),
+    Spec(
+        "paste",
+        options=f"d|delimiters: s|serial z|zero-terminated {GNU_STANDARD}",
+        checked="coreutils 9.1",
+    ),
+    Spec(
+        "join",
+        options="a: e: i|ignore-case j: o: t: v: 1: 2: check-order nocheck-order header "
+        f"z|zero-terminated {GNU_STANDARD}",
+        checked="coreutils 9.1",
+    ),
+    Spec("tsort", options=GNU_STANDARD, checked="coreutils 9.1"),
+    Spec(
+        "numfmt",
+        options="debug d|delimiter: field: format: from: from-unit: grouping header:: "
+        "invalid: padding: round: suffix: to: to-unit: z|zero-terminated "
+        f"{GNU_STANDARD}",
+        checked="coreutils 9.1",
+    ),
+    Spec(
+        "column",
+        options="t|table n|table-name: O|table-order: N|table-columns: l|table-columns-limit: "
+        "E|table-noextreme: d|table-noheadings e|table-header-repeat H|table-hide: "
+        "R|table-right: T|table-truncate: W|table-wrap: L|keep-empty-lines J|json r|tree: "
+        "i|tree-id: p|tree-parent: c|output-width: o|output-separator: s|separator: "
+        "x|fillrows h|help V|version",
+        checked="bsdextrautils 2.38.1",
+    ),
+    # jq's own parser (man jq): long options spelt whole; --arg/--argjson/--slurpfile/
+    # --rawfile take a name and a value (the value is read here as an operand); -L DIR and
+    # -f FILE read jq modules and programs, which cannot write.
+    Spec(
+        "jq",
+        options="c|compact-output n|null-input e|exit-status s|slurp r|raw-output "
+        "j|join-output a|ascii-output R|raw-input C|color-output M|monochrome-output "
+        "S|sort-keys tab indent: arg: argjson: slurpfile: rawfile: args jsonargs f|from-file: "
+        "L: seq stream stream-errors unbuffered h|help V|version debug-dump-disasm "
+        "debug-trace run-tests::",
+        checked="jq 1.6",
+    ),
 )
 
 
@@ -210,7 +259,7 @@ def _sed(name: str, args: tuple[Word, ...]) -> Check:
     if not scripts:
         if not parsed.operands:
             return write(UNKNOWN_OPTION, "sed: no script given")
-        scripts = [parsed.operands[0]]
+        scripts = [parsed.operands[0].value]
     problem = sed_script_problem("\n".join(scripts))
     if problem:
         return write(SCRIPT_CAN_WRITE, f"sed: {problem}")
@@ -223,7 +272,7 @@ def _awk(name: str, args: tuple[Word, ...]) -> Check:
         return parsed
     if not parsed.operands:
         return write(UNKNOWN_OPTION, f"{name}: no program given")
-    problem = awk_program_problem(parsed.operands[0])
+    problem = awk_program_problem(parsed.operands[0].value)
     if problem:
         return write(SCRIPT_CAN_WRITE, f"{name}: {problem}")
     return read("RO303", f"{name} only prints")
@@ -246,11 +295,11 @@ def _iconv(name: str, args: tuple[Word, ...]) -> Check:
 
 
 ENTRIES: dict[str, Entry] = {
-    **pure_entries("RO301", "cut tr paste join column tsort jq numfmt"),
-    **entries("RO302", "sed gsed", _sed),
-    **entries("RO303", "awk gawk mawk nawk", _awk),
-    **entries("RO304", "sort", _sort),
-    **entries("RO305", "uniq", _uniq),
-    **entries("RO306", "shuf", _shuf),
-    **entries("RO306", "iconv", _iconv),
+    **pure_entries("RO301", *_FILTERS),
+    **entries("RO302", "sed gsed", _sed, _SED),
+    **entries("RO303", "awk gawk mawk nawk", _awk, _AWK),
+    **entries("RO304", "sort", _sort, _SORT),
+    **entries("RO305", "uniq", _uniq, _UNIQ),
+    **entries("RO306", "shuf", _shuf, _SHUF),
+    **entries("RO306", "iconv", _iconv, _ICONV),
 }

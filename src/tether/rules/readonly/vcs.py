@@ -10,7 +10,7 @@ layer treats that. Here, everything that injects config or paths from the comman
 from __future__ import annotations
 
 from tether.rules.readonly.catalogue import Entry, entries
-from tether.rules.readonly.grammar import (
+from tether.rules.readonly.spec import (
     DYNAMIC_ARGUMENT,
     UNKNOWN_OPTION,
     UNKNOWN_SUBCOMMAND,
@@ -112,30 +112,47 @@ def _denied(args: list[str], sub: str) -> Check | None:
     return None
 
 
+def _writes(why: str, names: str) -> dict[str, str]:
+    return dict.fromkeys(names.split(), why)
+
+
 _BRANCH = Spec(
     "git branch",
-    flags=opts(
-        "-a --all -r --remotes -v -vv --verbose -l --list --show-current -i --ignore-case "
-        "--no-color --no-column --omit-empty --no-abbrev -q --quiet"
+    options="a all r remotes v verbose l list show-current i ignore-case no-color no-column "
+    "omit-empty no-abbrev q quiet color:: column:: abbrev:: sort: format: contains: "
+    "no-contains: merged: no-merged: points-at:",
+    writes=_writes(
+        "creates, deletes, renames or copies a branch, or sets its upstream",
+        "-d --delete -D -m --move -M -c --copy -C -f --force -t --track --no-track -u "
+        "--set-upstream-to --unset-upstream --create-reflog --edit-description "
+        "--recurse-submodules",
     ),
-    optional=opts("--color --column --abbrev"),
-    valued=opts("--sort --format --contains --no-contains --merged --no-merged --points-at"),
+    checked="git 2.39.5",
 )
 _TAG = Spec(
     "git tag",
-    flags=opts("-l --list -i --ignore-case --no-color --no-column --omit-empty"),
-    optional=opts("--color --column"),
-    valued=opts("--sort --format --contains --no-contains --merged --no-merged --points-at"),
+    # -n<num> prints annotation lines; the count can only be attached.
+    options="l list n:: i ignore-case no-color no-column omit-empty color:: column:: sort: "
+    "format: contains: no-contains: merged: no-merged: points-at:",
+    writes=_writes(
+        "creates, deletes or verifies a tag (verifying runs gpg)",
+        "-a --annotate -s --sign -u --local-user -f --force -d --delete -v --verify -m "
+        "--message -F --file -e --edit --cleanup --create-reflog",
+    ),
+    checked="git 2.39.5",
 )
 _CONFIG = Spec(
     "git config",
-    flags=opts(
-        "--global --system --local --worktree -l --list --get --get-all --get-regexp "
-        "--get-urlmatch --show-origin --show-scope --name-only -z --null --includes "
-        "--no-includes --bool --int --bool-or-int --path --expiry-date --all --regexp --value"
-    ),
-    valued=opts("-f --file --blob --type --default --url"),
+    options="global system local worktree l list get get-all get-regexp get-urlmatch "
+    "show-origin show-scope name-only z null includes no-includes bool int bool-or-int path "
+    "expiry-date all regexp value f: file: blob: type: default: url: get-color "
+    "get-colorbool bool-or-str fixed-value",
     permute=False,  # `git config user.name --bool` sets user.name to "--bool"
+    writes=_writes(
+        "sets, unsets or edits config",
+        "--add --replace-all --unset --unset-all --rename-section --remove-section -e --edit",
+    ),
+    checked="git 2.39.5",
 )
 _CONFIG_GETS = ("--get", "--get-all", "--get-regexp", "--get-urlmatch")
 _CONFIG_VERBS = opts("set unset rename-section remove-section edit")
@@ -148,22 +165,18 @@ def _branch(args: tuple[Word, ...]) -> Check:
     if isinstance(parsed, Check):
         return write(WRITE_SUBCOMMAND, f"git branch: {parsed.reason.split(': ', 1)[-1]}")
     if parsed.operands:
-        return write(WRITE_SUBCOMMAND, f"git branch {parsed.operands[0][:40]}: creates a branch")
+        made = parsed.operands[0].value[:40]
+        return write(WRITE_SUBCOMMAND, f"git branch {made}: creates a branch")
     return read("RO404", "git branch only lists branches")
 
 
 def _tag(args: tuple[Word, ...]) -> Check:
-    # `-n` / `-n<num>` print annotation lines; the count can only be attached.
-    words = [
-        w
-        for w in args
-        if not (w.literal and w.value[:2] == "-n" and (w.value == "-n" or w.value[2:].isdigit()))
-    ]
-    parsed = parse(_TAG, tuple(words))
+    parsed = parse(_TAG, args)
     if isinstance(parsed, Check):
         return write(WRITE_SUBCOMMAND, f"git tag: {parsed.reason.split(': ', 1)[-1]}")
     if parsed.operands and not parsed.has("-l", "--list"):
-        return write(WRITE_SUBCOMMAND, f"git tag {parsed.operands[0][:40]}: creates a tag")
+        made = parsed.operands[0].value[:40]
+        return write(WRITE_SUBCOMMAND, f"git tag {made}: creates a tag")
     return read("RO405", "git tag only lists tags")
 
 
@@ -171,7 +184,7 @@ def _config(args: tuple[Word, ...]) -> Check:
     parsed = parse(_CONFIG, args)
     if isinstance(parsed, Check):
         return write(WRITE_SUBCOMMAND, f"git config: {parsed.reason.split(': ', 1)[-1]}")
-    ops = parsed.operands
+    ops = [w.value for w in parsed.operands]
     if parsed.has("-l", "--list"):
         ok = not ops
     elif parsed.has(*_CONFIG_GETS):
@@ -255,4 +268,4 @@ def _git(name: str, args: tuple[Word, ...]) -> Check:
     return write(UNKNOWN_SUBCOMMAND, f"git {sub[:40]}: not a read subcommand in the catalogue")
 
 
-ENTRIES: dict[str, Entry] = entries("RO402", "git", _git)
+ENTRIES: dict[str, Entry] = entries("RO402", "git", _git, _BRANCH, _TAG, _CONFIG)

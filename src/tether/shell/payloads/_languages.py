@@ -393,7 +393,9 @@ def from_vim(name: str, args: tuple[Word, ...]) -> list[Payload]:
     commands.extend(Word(v) for v in parsed.values("-c", "--cmd"))
     out: list[Payload] = []
     for w in commands:
-        for piece in w.value.split("|") if not w.value.lstrip(": ").startswith("!") else [w.value]:
+        # ``:!cmd`` takes the rest of the line, ``|`` included; other commands end at ``|``.
+        pieces = [w.value] if _VIM_SHELL.match(w.value) else w.value.split("|")
+        for piece in pieces:
             m = _VIM_SHELL.match(piece)
             if m:
                 text = m.group(1).strip().rstrip("'\"")

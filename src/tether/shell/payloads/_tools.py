@@ -7,7 +7,7 @@ from __future__ import annotations
 from tether.shell.model import Word
 from tether.shell.options import parse
 from tether.shell.payloads._model import Payload, render
-from tether.shell.tools import GIT, TMUX, TMUX_ALIASES, TMUX_COMMANDS, TOOLS
+from tether.shell.tools import FIND, GIT, TMUX, TMUX_ALIASES, TMUX_COMMANDS, TOOLS
 from tether.shell.words import decode_ansi_c
 
 # --- git -c alias.NAME=!cmd NAME ------------------------------------------------------------------
@@ -50,7 +50,7 @@ def from_find(name: str, args: tuple[Word, ...]) -> list[Payload]:
     if not any(w.value in _FIND_EXEC for w in args):
         return []
     out: list[Payload] = []
-    parsed = parse(TOOLS["find"], args)  # -H -L -P -D … -O…, then the starting points
+    parsed = parse(FIND, args)  # -H -L -P -D … -O…, then the starting points
     starts = [w for w in args[parsed.stop :] if w.value[:1] not in ("-", "(", "!")][:1]
     # The first match is the starting point itself: ``find / -exec sh -c 'rm -rf {}' \;``
     # runs ``rm -rf /`` first. Only a root, a home or a top-level directory is put in for {}

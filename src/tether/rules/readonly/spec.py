@@ -1,0 +1,167 @@
+"""What every read-only check shares: the ``Check`` verdict, its codes, and ``Spec``.
+
+A ``Spec`` is one command's (or subcommand's) options written for the one getopt engine
+(``tether.shell.options``: ``n|lines: q|quiet color::``), which of them make it write (scoped
+to that command: ``-f`` is a pattern file for ``grep`` but a field for ``gh api``) and the
+version they were read from. ``parse`` reads arguments with the engine's grammar for the
+spec (bundled short options, attached values, ``--opt=value``, unique prefixes of long
+options, permuted operands, ``--``) and judges the result; no check reads options another way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import NamedTuple
+
+from tether.shell.model import Word
+from tether.shell.options import Grammar, Parsed, grammar
+from tether.shell.options import parse as parse_options
+
+# Codes shared by every checker (their Rule entries live in ``structural.py``).
+WRITE_OPTION = "RW020"
+UNKNOWN_OPTION = "RW021"
+WRITE_OPERAND = "RW022"
+WRITE_SUBCOMMAND = "RW023"
+UNKNOWN_SUBCOMMAND = "RW024"
+DYNAMIC_ARGUMENT = "RW025"
+SCRIPT_CAN_WRITE = "RW026"
+
+
+class Check(NamedTuple):
+    """One command's verdict: read-only or not, the deciding code, and why."""
+
+    read_only: bool
+    code: str
+    reason: str
+
+
+def read(code: str, reason: str) -> Check:
+    """Return a read-only verdict."""
+    return Check(True, code, reason)
+
+
+def write(code: str, reason: str) -> Check:
+    """Return a not-read-only verdict."""
+    return Check(False, code, reason)
+
+
+class Spec(NamedTuple):
+    """The options of one command (or subcommand), for the one getopt engine.
+
+    ``options`` lists them in the engine's compact form (``n|lines: q|quiet color::``: a
+    flag, one taking a value, one whose value may only be attached; see
+    ``tether.shell.options.grammar``). ``writes`` maps an option to why it writes (one named
+    only there is read as a flag: whatever its value, the command is refused); long ones also
+    match their unique prefixes. ``open`` accepts options not listed: only for words the
+    program never reads as options (``echo``'s text, ``test``'s expression). ``numeric``
+    accepts ``-NUM`` (``head -20``); ``permute`` is False for commands that stop at the first
+    operand; ``plus`` for options also spelt ``+x`` (``lsof +D DIR``). ``checked`` names the
+    version the options were read from (``--help``, a man page); ``tests/test_option_help.py``
+    compares them with the installed tool.
+    """
+
+    name: str
+    options: str = ""
+    writes: Mapping[str, str] = MappingProxyType({})  # read-only: one shared default
+    open: bool = False
+    numeric: bool = False
+    permute: bool = True
+    checked: str = ""
+    plus: bool = False
+
+
+def opts(text: str) -> frozenset[str]:
+    """Return the words of a space-separated list as a set (names of commands, verbs)."""
+    return frozenset(text.split())
+
+
+# Each Spec is read by the one getopt engine through a Grammar built on first use (specs are
+# module constants, so their ids are stable; the Spec is kept so an id is never reused).
+_GRAMMARS: dict[int, tuple[Spec, Grammar]] = {}
+
+
+def grammar_of(spec: Spec) -> Grammar:
+    """Return the engine grammar ``spec`` is read with."""
+    found = _GRAMMARS.get(id(spec))
+    if found is None:
+        listed = {
+            ("-" if len(n) == 1 else "--") + n
+            for item in spec.options.split()
+            for n in item.rstrip(":").split("|")
+        }
+        text = " ".join([spec.options, *(n.lstrip("-") for n in spec.writes if n not in listed)])
+        g = grammar(spec.name, text, permute=spec.permute, numeric=spec.numeric, plus=spec.plus)
+        found = _GRAMMARS[id(spec)] = (spec, g)
+    return found[1]
+
+
+def _write_prefix(spec: Spec, g: Grammar, spelt: str) -> str | None:
+    """Return the write option an ambiguous prefix may mean (a write either way)."""
+    for name in g.candidates(spelt):
+        if name in spec.writes:
+            return name
+    return None
+
+
+def parse(spec: Spec, args: tuple[Word, ...]) -> Parsed | Check:
+    """Split ``args`` by ``spec``; return a not-read-only Check when they cannot be proven."""
+    for word in args:
+        if not word.literal:
+            return write(DYNAMIC_ARGUMENT, f"{spec.name}: '{word.value[:60]}' expands at run time")
+    g = grammar_of(spec)
+    parsed = parse_options(g, args)
+    for option, _value in parsed.options:
+        if option in spec.writes:
+            return write(WRITE_OPTION, f"{spec.name} {option}: {spec.writes[option]}")
+        if option in parsed.unknown:
+            hit = _write_prefix(spec, g, option) if option.startswith("--") else None
+            if hit is not None:
+                return write(WRITE_OPTION, f"{spec.name} {hit}: {spec.writes[hit]}")
+            if not spec.open:
+                return write(
+                    UNKNOWN_OPTION, f"{spec.name}: option '{option}' is not known to be safe"
+                )
+    if parsed.error is not None and not parsed.unknown:
+        return write(UNKNOWN_OPTION, parsed.error)  # a missing value, a value given to a flag
+    return parsed
+
+
+def unknown_option(spec: Spec, args: tuple[Word, ...]) -> Check | None:
+    """Return a not-read-only Check when a literal word of ``args`` is not an option of ``spec``.
+
+    For commands none of whose options writes (in the version ``spec`` was checked against):
+    words that expand at run time are left alone, but an option the spec does not list may be
+    one a newer version added, so it is not proven.
+    """
+    if spec.open:
+        return None
+    marks = "-+" if spec.plus else "-"
+    for w in args:
+        if w.literal and len(w.value) > 1 and w.value[0] in marks:
+            break
+    else:
+        return None  # no option at all (`cat f`): the common case, without the engine
+    parsed = parse_options(grammar_of(spec), args)
+    if parsed.error is None:
+        return None
+    if parsed.unknown:
+        hint = f" (checked against {spec.checked})" if spec.checked else ""
+        return write(
+            UNKNOWN_OPTION,
+            f"{spec.name}: option '{parsed.unknown[0][:40]}' is not known to be safe{hint}",
+        )
+    if parsed.dynamic:
+        return None  # a value that expands at run time: still a value of a known option
+    return write(UNKNOWN_OPTION, parsed.error)
+
+
+def check_spec(spec: Spec, args: tuple[Word, ...], code: str, max_operands: int = -1) -> Check:
+    """Return read-only when ``args`` parse under ``spec`` with at most ``max_operands``."""
+    parsed = parse(spec, args)
+    if isinstance(parsed, Check):
+        return parsed
+    if 0 <= max_operands < len(parsed.operands):
+        extra = parsed.operands[max_operands].value
+        return write(WRITE_OPERAND, f"{spec.name}: operand '{extra[:60]}' is an output file")
+    return read(code, f"{spec.name} only reads")
