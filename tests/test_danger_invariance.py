@@ -7,6 +7,7 @@ to ``echo``, ``grep`` or a commit message.
 
 from __future__ import annotations
 
+import base64
 import shlex
 
 import pytest
@@ -29,6 +30,7 @@ DANGEROUS: list[tuple[str, Danger, str]] = [
     ("chmod -R 777 .", Danger.ASK, "DG406"),
     ("terraform destroy -auto-approve", Danger.ASK, "DG502"),
     ("crontab -r", Danger.ASK, "DG411"),
+    ("docker run -v /:/host alpine true", Danger.ASK, "DG308"),
     ("mkfs.ext4 /dev/sdz9", Danger.HARDLINE, "DG401"),
     ("cp disk.img /dev/sda", Danger.HARDLINE, "DG401"),
     ("sfdisk --delete /dev/sda", Danger.HARDLINE, "DG401"),
@@ -99,6 +101,33 @@ WRAPPINGS = [
     "docker exec -it web {c}",
     "kubectl exec -it pod -- {c}",
     "kubectl exec pod -- sh -c {q}",
+    # Programs that run a shell command from their own arguments (tether.shell.payloads).
+    "awk 'BEGIN{{system(\"{c}\")}}'",
+    'gawk \'BEGIN{{print "{c}" | "sh"}}\'',
+    "awk 'BEGIN{{\"{c}\" | getline x}}'",
+    "sed -n '1e {c}' notes.txt",
+    "perl -e 'system \"{c}\"'",
+    "perl -e 'qx{{{c}}}'",
+    "perl -e 'exec q{{{c}}}'",
+    "ruby -e 'system(\"{c}\")'",
+    "python3 -c 'import os; os.system(\"{c}\")'",
+    'node -e \'require("child_process").execSync("{c}")\'',
+    "vim -c '!{c}' -c q",
+    "nvim +'silent !{c}' +q",
+    "git -c 'alias.x=!{c}' x",
+    "env -S {q}",
+    "find . -maxdepth 0 -exec sh -c {q} \\;",
+    "find . -maxdepth 0 -execdir {c} \\;",
+    "echo . | xargs sh -c {q}",
+    "docker run --rm alpine sh -c {q}",
+    "podman run -it img {c}",
+    # Decoded payloads: static bytes are judged like the typed command.
+    "echo {b64} | base64 -d | sh",
+    "base64 --decode <<< {b64} | bash",
+    "printf {px} | sh",
+    "echo -e {px} | bash",
+    "xxd -r -p <<< {hex} | sh",
+    'sh -c "$(echo {b64} | base64 -d)"',
 ]
 
 
@@ -114,10 +143,18 @@ def _respell(command: str) -> list[str]:
     return spellings
 
 
+def _fill(template: str, cmd: str) -> str:
+    return template.format(
+        c=cmd,
+        q=shlex.quote(cmd),
+        b64=base64.b64encode(cmd.encode()).decode(),
+        hex=cmd.encode().hex(),
+        px="'" + "".join(f"\\x{b:02x}" for b in cmd.encode()) + "'",
+    )
+
+
 CASES = [
-    (template.format(c=cmd, q=shlex.quote(cmd)), level, code)
-    for cmd, level, code in DANGEROUS
-    for template in WRAPPINGS
+    (_fill(template, cmd), level, code) for cmd, level, code in DANGEROUS for template in WRAPPINGS
 ] + [(spelled, level, code) for cmd, level, code in DANGEROUS for spelled in _respell(cmd)]
 
 

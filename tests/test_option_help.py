@@ -37,6 +37,7 @@ _NOT_OPTIONS = {
 # Usage lines whose brackets are not getopt options.
 _USAGE_EXEMPT = {
     "sg": "'[-c] command': -c marks the command string that follows",
+    "xxd": "'[-ps]' is one option word: xxd reads only its first letter (-p)",
     "read-only fmt": "'[-WIDTH]' is -NUM",
     "read-only dirs": "'[-N]' is -NUM",
     "read-only xxd": "'[-ps]' is one option, -p (xxd reads options by their first letters)",
@@ -53,7 +54,7 @@ def _cases() -> list[tuple[str, Grammar, list[str]]]:
             cases.append(
                 (n, r.grammar, [n, r.subcommand, "--help"] if r.subcommand else [n, "--help"])
             )
-    cases += [(n, g, [n, "--help"]) for n, g in TOOLS.items()]
+    cases += [(n, g, [*n.split(), "--help"]) for n, g in TOOLS.items()]
     cases += [(n, g, [n, "--help"]) for n, g in MACHINE.items()]
     cases += [("git", GIT, ["git", "--help"])]
     cases += [(f"git {n}", g, ["git", *n.split(), "-h"]) for n, g in GIT_SUBCOMMANDS.items()]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from tether.shell.model import Word
-from tether.shell.options import GNU_STANDARD, Grammar, LazyTable, grammar, parse
+from tether.shell.options import GNU_STANDARD, Grammar, LazyTable, Parsed, grammar, parse
 from tether.shell.programs import SHELLS
 
 _BACKUP = "b backup:: S|suffix: t|target-directory: T|no-target-directory v|verbose"
@@ -39,6 +39,39 @@ _RSYNC = (
     "4|ipv4 6|ipv6 V|version help daemon drop-D no-D confine-root: insecure-links"
 )
 
+
+# GNU tar 1.34, from ``tar --help``: the options that run a command are --to-command,
+# --checkpoint-action=exec=, -I/--use-compress-program, --rsh-command and -F.
+_TAR = (
+    "A|catenate|concatenate c|create delete d|diff|compare r|append test-label t|list "
+    "u|update x|extract|get check-device g|listed-incremental: G|incremental hole-detection: "
+    "ignore-failed-read level: no-check-device no-seek n|seek occurrence:: sparse-version: "
+    "S|sparse add-file: C|directory: exclude: exclude-backups exclude-caches "
+    "exclude-caches-all exclude-ignore: exclude-ignore-recursive: exclude-tag: "
+    "exclude-tag-under: exclude-vcs exclude-vcs-ignores no-null no-recursion no-unquote "
+    "no-verbatim-files-from null verbatim-files-from recursion T|files-from: unquote "
+    "X|exclude-from: anchored ignore-case no-anchored no-ignore-case no-wildcards "
+    "no-wildcards-match-slash wildcards wildcards-match-slash keep-directory-symlink "
+    "keep-newer-files k|keep-old-files no-overwrite-dir one-top-level:: overwrite "
+    "overwrite-dir recursive-unlink remove-files skip-old-files U|unlink-first W|verify "
+    "no-ignore-command-error O|to-stdout to-command: atime-preserve:: clamp-mtime "
+    "delay-directory-restore group: group-map: mode: mtime: m|touch "
+    "no-delay-directory-restore no-same-owner no-same-permissions numeric-owner owner: "
+    "owner-map: p|preserve-permissions|same-permissions same-owner sort: "
+    "s|preserve-order|same-order acls no-acls no-selinux no-xattrs selinux xattrs "
+    "xattrs-exclude: xattrs-include: force-local f|file: F|info-script|new-volume-script: "
+    "L|tape-length: M|multi-volume rmt-command: rsh-command: volno-file: b|blocking-factor: "
+    "B|read-full-records i|ignore-zeros record-size: H|format: old-archive|portability posix "
+    "V|label: a|auto-compress I|use-compress-program: j|bzip2 J|xz lzip lzma lzop "
+    "no-auto-compress zstd z|gzip|gunzip|ungzip Z|compress|uncompress backup:: "
+    "hard-dereference h|dereference K|starting-file: newer-mtime: N|newer|after-date: "
+    "one-file-system P|absolute-names suffix: strip-components: transform|xform: checkpoint:: "
+    "checkpoint-action: full-time index-file: l|check-links no-quote-chars: quote-chars: "
+    "quoting-style: R|block-number show-defaults show-omitted-dirs show-snapshot-field-ranges "
+    "show-transformed-names|show-stored-names totals:: utc v|verbose warning: "
+    "w|interactive|confirmation restrict usage version exclude-caches-under exclude-tag-all: "
+    "ignore-command-error pax-option:"
+)
 CHMOD_MODE_LETTERS = "rwxXstugoa,+=01234567"
 _CHMOD_MODE = " ".join(f"{c}::" for c in CHMOD_MODE_LETTERS)
 
@@ -208,8 +241,258 @@ TOOLS: LazyTable[Grammar] = LazyTable(
         ),
         # nginx 1.22: single-letter options, ``-s SIGNAL`` attached or separate.
         "nginx": lambda: grammar("nginx", "? h v V t T q s: p: e: c: g:", abbreviate=False),
+        # gawk 5.2 (``+`` in its optstring: the program text ends the options); mawk and
+        # busybox awk take a subset (-f -F -v -W), read with the same table.
+        "gawk": lambda: grammar(
+            "gawk",
+            "f|file: F|field-separator: v|assign: b|characters-as-bytes c|traditional "
+            "C|copyright d|dump-variables:: D|debug:: e|source: E|exec: g|gen-pot h|help "
+            "i|include: I|trace k|csv l|load: L|lint:: M|bignum N|use-lc-numeric "
+            "n|non-decimal-data o|pretty-print:: O|optimize p|profile:: P|posix r|re-interval "
+            "s|no-optimize S|sandbox t|lint-old V|version W: Y Z:",
+            permute=False,
+        ),
+        # Vim 9.0: every option stands alone; ``-c``/``--cmd`` and ``+CMD`` run ex commands.
+        "vim": lambda: grammar(
+            "vim",
+            "v e E s d y R Z m M b l C N V:: D n r L A H T: not-a-term ttyfail u: noplugin "
+            "p:: o:: O:: cmd: c: S: w: W: x startuptime: log: i: clean h|help version t: q:: "
+            "g f nofork servername: remote remote-silent remote-wait remote-wait-silent "
+            "remote-tab remote-send: remote-expr: serverlist literal echo-wid",
+            abbreviate=False,
+        ),
+        # coreutils 9.1, with macOS base64's -D (decode), -b, -i/-o files in the union.
+        "base64": lambda: grammar(
+            "base64",
+            f"d|decode D i|ignore-garbage w|wrap: input: o|output: b|break: {GNU_STANDARD}",
+        ),
+        "base32": lambda: TOOLS["base64"]._replace(name="base32"),
+        # xxd (vim 9.0) reads an option word by its first letter (``decode.xxd_words``).
+        "xxd": lambda: grammar("xxd", "a b C c: d E e g: h i l: n: o: p r R: s: t u v"),
+        # OpenSSH 9.2: options end at the destination, and ssh reads options again after it
+        # (``ssh host -v ls``) up to the remote command.
+        "ssh": lambda: grammar(
+            "ssh",
+            "4 6 A a C f G g K k M N n q s T t V v X x Y y B: b: c: D: E: e: F: I: i: J: L: l: "
+            "m: O: o: p: Q: R: S: W: w:",
+            abbreviate=False,
+            permute=False,
+        ),
+        # netcat: the union of OpenBSD nc, traditional nc and nmap's ncat (-e/-c run programs).
+        "nc": lambda: grammar(
+            "nc",
+            "4 6 b C D d F h I: i|idle-timeout: k|keep-open l|listen M m|max-conns: N n|nodns "
+            "O: P: p|source-port: q: R r S s|source: T: t|telnet U|unixsock u|udp V: v|verbose "
+            "W: w|wait: X: x|hex-dump: Z z e|exec: c|sh-exec: lua-exec: g: G: o|output: "
+            "append-output send-only recv-only no-shutdown allow: allowfile: deny: denyfile: "
+            "broker chat proxy: proxy-type: proxy-auth: proxy-dns: ssl ssl-cert: ssl-key: "
+            "ssl-verify ssl-trustfile: ssl-ciphers: ssl-servername: ssl-alpn: vsock sctp "
+            "delay: crlf version help",
+        ),
+        # GNU parallel 20221122 (Getopt::Long: bundling, require_order, unique prefixes).
+        "parallel": lambda: grammar(
+            "parallel",
+            "j|P|jobs: S|sshlogin: sshloginfile|slf: results|res: a|arg-file: joblog: I: "
+            "replace:: d|delimiter: E: eof:: n|max-args: N: L|max-lines: l:: s|max-chars: "
+            "C|colsep: delay: timeout: retries: memfree: load: nice: tmpdir: workdir|wd: "
+            "basefile|bf: transferfile|tf: return: env: tagstring|tag-string: header: halt: "
+            "termseq: limit: sshdelay: block|bs: recstart: recend: id: ssh: X m k|keep-order "
+            "q|quote pipe pipepart dry-run|dryrun v|verbose t tag bar eta progress "
+            "line-buffer|lb group u|ungroup shuf 0|null xargs r|no-run-if-empty plus "
+            "M|controlmaster semaphore fg bg citation will-cite g|grep e|extract h|help "
+            "V|version",
+            permute=False,
+        ),
+        "tar": lambda: grammar("tar", _TAR + " ?|help"),
+        # at 3.2.5: -f FILE is the job; -l/-d/-r/-c list, remove or show jobs.
+        "at": lambda: grammar("at", "V q: f: m M k v l d r b t: c u:", permute=False),
+        "batch": lambda: TOOLS["at"]._replace(name="batch"),
+        # GNU screen 4.9: options end at the command it starts; -X sends a command to a session.
+        "screen": lambda: grammar(
+            "screen",
+            "a A c: d D e: f F h: i l L m O p: q Q r R s: S: t: T: U v V x X: Logfile: wipe ls "
+            "list",
+            abbreviate=False,
+            permute=False,
+        ),
+        # Other fetchers' output options (aria2c 1.36 man page; HTTPie 3 / xh: -o FILE, -d).
+        "aria2c": lambda: grammar(
+            "aria2c",
+            "o|out: d|dir: i|input-file: x|max-connection-per-server: s|split: "
+            "k|min-split-size: j|max-concurrent-downloads: c|continue q|quiet l|log: "
+            "Z|force-sequential h|help:: v|version",
+        ),
+        "http": lambda: grammar(
+            "http", "o|output: d|download c|continue b|body h|headers v|verbose q|quiet"
+        ),
+        "https": lambda: TOOLS["http"]._replace(name="https"),
+        "xh": lambda: TOOLS["http"]._replace(name="xh"),
+        # CPython 3.11: -c and -m end the options (the rest is sys.argv); long names whole.
+        "python3": lambda: grammar(
+            "python3",
+            "b B c: d E h ? i I m: O P q s S u v V W: x X: check-hash-based-pycs: help-env "
+            "help-xoptions help-all help version",
+            abbreviate=False,
+            permute=False,
+        ),
+        # ``docker run``/``create`` (docker 27, pflag: names spelt whole); IMAGE ends options.
+        "docker run": lambda: grammar(
+            "docker run",
+            "add-host: annotation: a|attach: blkio-weight: blkio-weight-device: cap-add: "
+            "cap-drop: cgroup-parent: cgroupns: cidfile: cpu-count: cpu-percent: cpu-period: "
+            "cpu-quota: cpu-rt-period: cpu-rt-runtime: c|cpu-shares: cpus: cpuset-cpus: "
+            "cpuset-mems: d|detach detach-keys: device: device-cgroup-rule: device-read-bps: "
+            "device-read-iops: device-write-bps: device-write-iops: disable-content-trust dns: "
+            "dns-option: dns-search: domainname: entrypoint: e|env: env-file: expose: gpus: "
+            "group-add: health-cmd: health-interval: health-retries: health-start-interval: "
+            "health-start-period: health-timeout: help h|hostname: init i|interactive "
+            "io-maxbandwidth: io-maxiops: ip: ip6: ipc: isolation: kernel-memory: l|label: "
+            "label-file: link: link-local-ip: log-driver: log-opt: mac-address: m|memory: "
+            "memory-reservation: memory-swap: memory-swappiness: mount: name: network|net: "
+            "network-alias: no-healthcheck oom-kill-disable oom-score-adj: pid: pids-limit: "
+            "platform: privileged p|publish: P|publish-all pull: q|quiet read-only restart: rm "
+            "runtime: security-opt: shm-size: sig-proxy stop-signal: stop-timeout: storage-opt: "
+            "sysctl: tmpfs: t|tty ulimit: use-api-socket u|user: userns: uts: v|volume: "
+            "volume-driver: volumes-from: w|workdir:",
+            abbreviate=False,
+            permute=False,
+        ),
     }
 )
+
+# Inline-code interpreters whose help lists hundreds of runtime flags: only the options that
+# carry code or take a separate value are listed (an unknown option is read as a flag, so a
+# value-taking one must be known or the code after it would be missed). node 20.20.
+_NODE_VALUES = (
+    "allow-fs-read: allow-fs-write: build-snapshot-config: C|conditions: cpu-prof-dir: "
+    "cpu-prof-interval: cpu-prof-name: diagnostic-dir: disable-proto: disable-warning: "
+    "dns-result-order: env-file: env-file-if-exists: e|eval: experimental-default-type: "
+    "experimental-policy: experimental-sea-config: heap-prof-dir: heap-prof-interval: "
+    "heap-prof-name: heapsnapshot-near-heap-limit: heapsnapshot-signal: icu-data-dir: import: "
+    "input-type: inspect-publish-uid: max-http-header-size: "
+    "network-family-autoselection-attempt-timeout: openssl-config: policy-integrity: "
+    "redirect-warnings: report-filename: report-signal: r|require: secure-heap: "
+    "secure-heap-min: snapshot-blob: test-concurrency: test-name-pattern: test-reporter: "
+    "test-reporter-destination: test-shard: test-timeout: title: tls-cipher-list: tls-keylog: "
+    "trace-event-categories: trace-event-file-pattern: trace-require-module: "
+    "unhandled-rejections: use-largepages: v8-pool-size: watch-path: p|print: c|check "
+    "i|interactive h|help v|version loader: experimental-loader: inspect-port:"
+)
+INTERPRETERS: LazyTable[Grammar] = LazyTable(
+    {
+        "node": lambda: grammar("node", _NODE_VALUES, abbreviate=False, permute=False),
+        "bun": lambda: grammar(
+            "bun",
+            "e|eval: p|print: r|preload: cwd: h|help v|version",
+            abbreviate=False,
+            permute=False,
+        ),
+        # php 8: -r CODE runs code; -B/-R/-F/-E per-line code.
+        "php": lambda: grammar(
+            "php",
+            "a b: C c: n d: e f: h i l m r: B: R: F: E: H s S: t: v w z: ini:: rf: rc: re: rz: ri:",
+            abbreviate=False,
+            permute=False,
+        ),
+        "osascript": lambda: grammar("osascript", "e: i l: s:", permute=False),
+    }
+)
+
+
+def code_grammar(name: str) -> Grammar:
+    """Return the grammar an inline-code interpreter reads (``python3.11`` reads python3's)."""
+    base = name.rstrip("0123456789.")
+    if base in ("python", "pypy"):
+        return TOOLS["python3"]
+    if name in ("nodejs", "deno"):
+        return INTERPRETERS["node"]
+    return INTERPRETERS.get(name) or tool_grammar(name)
+
+
+# Tools whose long options are single-dash words (``openssl enc -d -base64``, PowerShell's
+# ``-EncodedCommand``): ``single_dash`` spells those as ``--name`` so the engine reads them.
+SINGLE_DASH: LazyTable[Grammar] = LazyTable(
+    {
+        # PowerShell reads single-dash names case-insensitively by unique prefix; the danger
+        # catalogue spells them as long options (``-Enc`` -> ``--enc``) to read them here.
+        "powershell": lambda: grammar(
+            "powershell",
+            "e|encodedcommand|ec: c|command: f|file: executionpolicy|ep|ex: noprofile "
+            "noninteractive nologo noexit windowstyle: inputformat: outputformat: sta mta "
+            "version: configurationname: custompipename: workingdirectory: settingsfile: login "
+            "interactive commandwithargs: help",
+        ),
+        "pwsh": lambda: SINGLE_DASH["powershell"]._replace(name="pwsh"),
+        # openssl 3.0 ``enc`` / ``base64`` (and the cipher subcommands).
+        "openssl": lambda: grammar(
+            "openssl",
+            "d e a A base64 in: out: pass: k: K: iv: md: S: salt nosalt p P z none engine: "
+            "kfile: v debug nopad bufsize: list ciphers iter: pbkdf2 saltlen: provider: "
+            "provider-path: propquery: rand: writerand: decrypt",
+            abbreviate=False,
+            permute=True,
+        ),
+    }
+)
+
+
+def single_dash(name: str, args: tuple[Word, ...]) -> Parsed:
+    """Parse the arguments of a single-dash tool (``-enc`` is PowerShell's ``--enc``).
+
+    PowerShell matches names case-insensitively; a one-letter word stays a short option.
+    """
+    g = SINGLE_DASH[name]
+    ci = name in ("powershell", "pwsh")
+    words = []
+    for w in args:
+        v = w.value.lower() if ci else w.value
+        long = w.literal and v[:1] == "-" and v[1:2] != "-" and len(v) > 2
+        if long and g.resolve("-" + v.partition("=")[0]) is not None:
+            w = Word("-" + v)
+        words.append(w)
+    return parse(g, tuple(words))
+
+
+# tmux 3.3a (``tmux list-commands``): its own options, then commands split at ``;`` words.
+# The commands that run a shell command (their last operands) or type keys into a pane.
+TMUX = grammar("tmux", "2 C D l N u v V c: f: L: S: T:", abbreviate=False, permute=False)
+TMUX_COMMANDS: LazyTable[Grammar] = LazyTable(
+    {
+        "new-session": lambda: grammar(
+            "tmux new-session", "A d D E P X c: e: F: f: n: s: t: x: y:", permute=False
+        ),
+        "new-window": lambda: grammar(
+            "tmux new-window", "a b d k P S c: e: F: n: t:", permute=False
+        ),
+        "split-window": lambda: grammar(
+            "tmux split-window", "b d e f h I P v Z c: e: F: l: t:", permute=False
+        ),
+        "respawn-pane": lambda: grammar("tmux respawn-pane", "k c: e: t:", permute=False),
+        "respawn-window": lambda: grammar("tmux respawn-window", "k c: e: t:", permute=False),
+        "run-shell": lambda: grammar("tmux run-shell", "b C d: t:", permute=False),
+        "display-popup": lambda: grammar(
+            "tmux display-popup",
+            "B C E b: c: d: e: h: s: S: t: T: w: x: y:",
+            permute=False,
+        ),
+        "if-shell": lambda: grammar("tmux if-shell", "b F t:", permute=False),
+        "pipe-pane": lambda: grammar("tmux pipe-pane", "I O o t:", permute=False),
+        "send-keys": lambda: grammar("tmux send-keys", "F H l M R X N: t:", permute=False),
+    }
+)
+TMUX_ALIASES = {
+    "new": "new-session",
+    "neww": "new-window",
+    "splitw": "split-window",
+    "respawnp": "respawn-pane",
+    "respawnw": "respawn-window",
+    "run": "run-shell",
+    "popup": "display-popup",
+    "if": "if-shell",
+    "pipep": "pipe-pane",
+    "send": "send-keys",
+}
+
 
 # Container and cluster CLIs (cobra/pflag: names spelt whole). Their own options before the
 # subcommand, some with values (``kubectl -n NS delete …``, ``docker -H HOST system prune``).
@@ -235,6 +518,41 @@ CLUSTER: LazyTable[Grammar] = LazyTable(
         "kubectl": lambda: grammar("kubectl", _KUBE, abbreviate=False),
         "oc": lambda: CLUSTER["kubectl"]._replace(name="oc"),
         "kubecolor": lambda: CLUSTER["kubectl"]._replace(name="kubecolor"),
+        # docker compose v2 (and docker-compose): global options, then run/exec SERVICE CMD…
+        "docker compose": lambda: grammar(
+            "docker compose",
+            "f|file: p|project-name: profile: env-file: project-directory: ansi: progress: "
+            "parallel: compatibility dry-run all-resources h|help",
+            abbreviate=False,
+            permute=False,
+        ),
+        "docker compose run": lambda: grammar(
+            "docker compose run",
+            "d|detach entrypoint: e|env: l|label: name: no-deps p|publish: pull: quiet-pull rm "
+            "remove-orphans service-ports use-aliases u|user: v|volume: w|workdir: T|no-TTY "
+            "i|interactive t|tty build cap-add: cap-drop: P|service-ports-all env-from-file: "
+            "h|help",
+            abbreviate=False,
+            permute=False,
+        ),
+        "docker compose exec": lambda: grammar(
+            "docker compose exec",
+            "d|detach privileged u|user: T|no-TTY index: e|env: w|workdir: i|interactive t|tty "
+            "dry-run h|help",
+            abbreviate=False,
+            permute=False,
+        ),
+        # kubectl run NAME --image=IMG … -- COMMAND ARGS (pflag: interspersed, names whole).
+        "kubectl run": lambda: grammar(
+            "kubectl run",
+            "image: command restart: rm i|stdin t|tty attach env: labels|l: port: expose "
+            "overrides: dry-run: image-pull-policy: privileged annotations: field-manager: "
+            "pod-running-timeout: q|quiet save-config override-type: o|output: template: "
+            "show-managed-fields allow-missing-template-keys cascade: grace-period: force "
+            "timeout: wait leave-stdin-open filename|f: kustomize|k: recursive|R "
+            "n|namespace: context: kubeconfig: cluster: user: s|server: token: h|help",
+            abbreviate=False,
+        ),
         "helm": lambda: grammar(
             "helm",
             "burst-limit: debug kube-apiserver: kube-as-group: kube-as-user: kube-ca-file: "
@@ -721,13 +1039,20 @@ __all__ = [
     "FIND_UNARY",
     "GIT",
     "GIT_SUBCOMMANDS",
+    "INTERPRETERS",
     "MACHINE",
     "SIGNALS",
+    "SINGLE_DASH",
     "TERRAFORM",
+    "TMUX",
+    "TMUX_ALIASES",
+    "TMUX_COMMANDS",
     "TOOLS",
+    "code_grammar",
     "find_parts",
     "find_primaries",
     "signal_and_rest",
+    "single_dash",
     "subcommand_words",
     "tool_grammar",
 ]

@@ -38,6 +38,7 @@ RULES: tuple[Rule, ...] = tuple(
             *deletion.RULES,
             *vcs.RULES,
             *remote.RULES,
+            *runners.RULES,
             *hidden.RULES,
             *system.RULES,
             *privilege.RULES,
@@ -75,6 +76,7 @@ _BY_NAME = _merge(
     infra.CHECKS,
     cloud.CHECKS,
     secrets.CHECKS,
+    runners.CHECKS,  # awk system(), sed e, vim -c '!…', find -exec, docker run, su -c …
     *self_protection.TABLES,
 )
 # Checks that are not tied to one command name, grouped by what makes them relevant, so the
@@ -145,6 +147,8 @@ def _generic_table(
         checks += (privilege.check_sudo,)
     if (wrapped or assigned) and name not in self_protection.ENV_NAMES:
         checks += (self_protection.check_env_override,)  # TETHER_X=1 cmd, env TETHER_X=1 cmd
+    if wrapped or assigned:
+        checks += (runners.check_env_commands,)  # GIT_SSH_COMMAND='…' git fetch, PAGER='…' man
     return checks, self_protection.ungated(checks, name)
 
 
@@ -204,24 +208,12 @@ def _unglue(words: list[str]) -> list[str] | None:
 
 
 def _echo_output(text: str, scope: Scope) -> str | None:
-    """Return what a substitution prints when it is only echo/printf of literals."""
+    """Return what a substitution prints when it is static (echo/printf, decoded base64 …)."""
     if len(text) > 256 or "$" in text or "`" in text or not scope.take(text):
         return None
-    from tether.shell import parse_command
+    from tether.shell.decode import substitution_output
 
-    model = parse_command(text)
-    if not model.ok or len(model.commands) != 1:
-        return None
-    inner = model.commands[0]
-    if name_of(inner) not in ("echo", "printf") or not all(w.literal for w in inner.args):
-        return None
-    args = [w.value for w in inner.args]
-    if name_of(inner) == "printf":
-        if args[:1] and "%" in args[0]:
-            args = args[1:]
-    else:
-        args = [a for a in args if a not in ("-n", "-e", "-E")]
-    return " ".join(args)
+    return substitution_output(f"$({text})")
 
 
 def _resolve_word(cmd: SimpleCommand, scope: Scope) -> SimpleCommand | None:
@@ -274,30 +266,18 @@ def _judge(cmd: SimpleCommand, scope: Scope) -> list[Hit]:
         hits.extend(check(cmd, scope))
     for check in generic:
         hits.extend(check(cmd, scope))
-    if name in runners.RUNNER_NAMES:
-        hits.extend(_judge_runner(cmd, scope, name))
     return hits
-
-
-def _judge_runner(cmd: SimpleCommand, scope: Scope, name: str) -> list[Hit]:
-    """Judge what ``su -c``, ``pkexec``, ``chroot``, ``docker exec`` … run."""
-    inner = runners.inner(cmd.argv)
-    if isinstance(inner, str):
-        return [Hit(h.code, f"{name} runs {h.detail}") for h in scope.reparse(inner)]
-    if inner is None:
-        return []
-    # Parsed again from its words, so wrappers and ``sh -c`` payloads inside are peeled too.
-    import shlex  # only here: few commands run through su -c, chroot, docker exec …
-
-    text = shlex.join(w.value for w in inner)
-    return [Hit(h.code, f"{name} runs {h.detail}") for h in scope.reparse(text)]
 
 
 def _reparse(text: str, depth: int, budget: Budget) -> list[Hit]:
     from tether.shell import parse_command
 
     model = parse_command(text)
-    return _hits(model, depth, budget)
+    hits = _hits(model, depth, budget)
+    if model.unprovable is not None:
+        # Past a parser cap, part of the payload was never seen: it cannot be checked.
+        hits.append(Hit("DG304", f"a nested command could not be analysed: {model.unprovable}"))
+    return hits
 
 
 def _hits(model: CommandModel, depth: int = 0, budget: Budget | None = None) -> list[Hit]:

@@ -75,9 +75,15 @@ class Scope:
         return f"Scope(model={self.model!r}, depth={self.depth!r}, budget={self.budget!r})"
 
     def reparse(self, text: str) -> list[Hit]:
-        """Parse ``text`` as a shell command and judge it (within depth and budget)."""
-        if self.reparser is None or not text.strip() or not self.take(text):
+        """Parse ``text`` as a shell command and judge it (within depth and budget).
+
+        Past the depth or the budget the text is not read, so it asks (DG304) rather than
+        passing: nesting ``ssh h 'ssh h …'`` one level deeper must not hide ``rm -rf /``.
+        """
+        if self.reparser is None or not text.strip():
             return []
+        if not self.take(text):
+            return [Hit("DG304", "a command nested deeper or longer than the analysis follows")]
         return self.reparser(text, self.depth + 1, self.budget)
 
     def judge(self, cmd: SimpleCommand) -> list[Hit]:

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from tether.rules.base import Rule, Tier
-from tether.rules.danger._base import Hit, Scope, is_python, name_of
+from tether.rules.danger._base import Hit, Scope, is_python, name_of, options_of
 from tether.rules.danger.remote import SHELLS
 from tether.shell.model import SimpleCommand, Word
+from tether.shell.words import unwrap
 
 RULES = (
     Rule(
@@ -47,18 +48,18 @@ RULES = (
 )
 
 
+_NETCATS = ("nc", "ncat", "netcat")
+
+
 def check_sockets(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     """Flag netcat/socat invocations that attach a program to the connection."""
     name = name_of(cmd)
-    vals = [w.value for w in cmd.args]
-    if name in ("nc", "ncat", "netcat"):
-        if any(
-            v in ("-e", "-c", "--exec", "--sh-exec", "--lua-exec") or v.startswith("-e")
-            for v in vals
-        ):
+    if name in _NETCATS:
+        if options_of("nc", cmd.args).has("--exec", "--sh-exec", "--lua-exec"):
             yield Hit("DG305", f"{name} -e attaches a program to the socket")
     elif name == "socat":
-        low = [v.lower() for v in vals]
+        # socat's addresses are its operands (``exec:``, ``system:`` run a program).
+        low = [w.value.lower() for w in cmd.args]
         if any(v.startswith(("exec:", "system:")) or ",exec:" in v for v in low):
             yield Hit("DG305", "socat exec: attaches a program to the socket")
 
@@ -98,11 +99,9 @@ def check_dynamic_word(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
 
 def check_parallel(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     """Judge the commands GNU parallel builds (template × ::: inputs, or ::: command strings)."""
-    args = list(cmd.args)
+    parsed = options_of("parallel", cmd.args)
+    args = list(cmd.args[parsed.stop :])
     i = 0
-    while i < len(args) and args[i].value.startswith("-"):
-        v = args[i].value
-        i += 2 if v in ("-j", "-S", "--jobs", "--results", "-a", "--arg-file", "--sshlogin") else 1
     template = []
     while i < len(args) and args[i].value not in (":::", "::::", ":::+"):
         template.append(args[i])
@@ -122,11 +121,13 @@ def check_parallel(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
         )
         if not has_slot:
             argv = (*argv, feed)
-        synthetic = SimpleCommand(argv, wrappers=cmd.wrappers, shell_depth=cmd.shell_depth)
-        tmpl_name = name_of(synthetic)
-        if tmpl_name in SHELLS and len(argv) > 2 and argv[1].value == "-c" and argv[2].literal:
-            hits = scope.reparse(argv[2].value)
+        # Wrappers and ``sh -c`` payloads in the template are peeled as the parser peels them.
+        peeled = unwrap(argv)
+        if peeled.payload is not None:
+            hits = scope.reparse(peeled.payload)
         else:
+            wrappers = cmd.wrappers + peeled.wrappers
+            synthetic = SimpleCommand(peeled.argv, wrappers=wrappers, shell_depth=cmd.shell_depth)
             hits = scope.judge(synthetic)
         for hit in hits:
             if hit.code not in seen:
@@ -134,17 +135,13 @@ def check_parallel(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
                 yield Hit(hit.code, f"parallel runs {hit.detail}")
 
 
-_SSH_VALUES = "bcDEeFIiJLlmOoPpQRSWw"
-
-
 def check_ssh(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     """Judge the command ``ssh host '…'`` runs on the remote machine (same rules, other host)."""
-    args = cmd.args
-    i = 0
-    while i < len(args) and args[i].value.startswith("-"):
-        v = args[i].value
-        i += 2 if v[-1:] in _SSH_VALUES and len(v) == 2 else 1
-    rest = args[i + 1 :]
+    before = options_of("ssh", cmd.args)
+    if not before.operands:
+        return
+    # ssh reads options again after the destination, up to the remote command.
+    rest = options_of("ssh", before.operands[1:]).operands
     if not rest:
         return
     if not all(w.literal for w in rest):

@@ -15,7 +15,11 @@ from typing import NamedTuple
 
 from tether.rules.danger._base import Hit, Scope, is_python, name_of
 from tether.rules.danger.paths import HARDLINE_PLACES, Place, place
+from tether.shell.decode import produced, static_input
 from tether.shell.model import SimpleCommand, Word
+from tether.shell.options import parse
+from tether.shell.payloads import code_payloads
+from tether.shell.tools import code_grammar
 
 _STR = r"""(?:'([^'\\\n]{0,4096})'|"([^"\\\n]{0,4096})")"""
 _ARG = r"\s*(?:" + _STR + r"|([A-Za-z_][\w.\[\]]{0,200}))"
@@ -25,9 +29,6 @@ class _Patterns(NamedTuple):
     recursive_delete: re.Pattern[str]
     file_delete: re.Pattern[str]
     path_delete: re.Pattern[str]
-    shell_call: re.Pattern[str]
-    list_call: re.Pattern[str]
-    backtick: re.Pattern[str]
     socket: re.Pattern[str]
     spawn_shell: re.Pattern[str]
     decode_exec: re.Pattern[str]
@@ -50,17 +51,6 @@ def _patterns() -> _Patterns:
             r"|\bunlink)\s*\(?" + _ARG
         ),
         path_delete=re.compile(r"Path\(" + _ARG + r"\s*\)\s*\.\s*(?:unlink|rmdir)\s*\("),
-        # Calls that hand a string (or list) to a shell or exec.
-        shell_call=re.compile(
-            r"(?:os\.system|os\.popen|os\.exec\w*|subprocess\.\w+|commands\.getoutput"
-            r"|check_output|check_call|execSync|exec|execFileSync|spawnSync|spawn|shell_exec"
-            r"|passthru|popen|\bsystem|\bqx)\s*[({]\s*"
-            r"(?:\[\s*)?" + _STR
-        ),
-        list_call=re.compile(
-            r"(?:subprocess\.\w+|spawnSync|spawn|execFileSync|execFile)\s*\(\s*(\[[^\]]{0,4096}\])"
-        ),
-        backtick=re.compile(r"(?:%x[({]|`)([^`)}\n]{1,4096})[`)}]"),
         socket=re.compile(r"socket|Socket|TCPSocket|net\.connect|fsockopen"),
         spawn_shell=re.compile(r"dup2|pty\.spawn|/bin/(?:ba)?sh|cmd\.exe|exec\s*\(|spawn\s*\("),
         decode_exec=re.compile(
@@ -79,30 +69,56 @@ def is_interpreter(name: str) -> bool:
     return is_python(name) or name in INTERPRETERS
 
 
-def interpreter_code(cmd: SimpleCommand) -> list[str]:
-    """Return the program texts an interpreter command runs inline (``-c``, ``-e``, heredoc)."""
+# Where each interpreter takes inline code: the options whose value is a program text.
+_CODE_OPTIONS = {
+    "perl": ("-e", "-E"),
+    "ruby": ("-e",),
+    "php": ("-r", "-B", "-R", "-F", "-E"),
+    "osascript": ("-e",),
+}
+_JS_CODE = ("--eval", "--print")
+
+
+# The letters those options are spelt with (clustered too: ``-Bc``, ``-ne``): a command with
+# no option word holding one has no inline code, and skips the parse.
+_CODE_LETTERS = {"perl": "eE", "ruby": "e", "php": "rBRFE", "osascript": "e", "python": "c"}
+_JS_LETTERS = "ep"
+
+
+def interpreter_words(cmd: SimpleCommand) -> list[Word]:
+    """Return the words holding inline code an interpreter runs (``-c``, ``-e``, ``eval CODE``)."""
     name = name_of(cmd)
     if not is_interpreter(name):
         return []
-    codes: list[str] = []
+    python = is_python(name)
+    letters = _CODE_LETTERS["python"] if python else _CODE_LETTERS.get(name, _JS_LETTERS)
     args = cmd.args
-    flags = ("-c",) if is_python(name) else ("-e", "-E", "--eval", "-p", "--print", "-r", "eval")
-    for i, word in enumerate(args):
-        v = word.value
-        if v in flags or (
-            name in ("perl", "ruby")
-            and v.startswith("-")
-            and v[-1:] in "eE"
-            and not v.startswith("--")
-        ):
-            if i + 1 < len(args):
-                codes.append(args[i + 1].value)
-            break
-        if v.startswith("--eval=") or (is_python(name) and v.startswith("-c") and len(v) > 2):
-            codes.append(v.split("=", 1)[1] if "=" in v else v[2:])
-            break
-        if not v.startswith("-"):
-            break  # a script file: its contents are not ours to see
+    if name != "deno" and not any(
+        w.value[:1] == "-" and any(ch in w.value for ch in letters) for w in args
+    ):
+        return []
+    parsed = parse(code_grammar(name), args)
+    wanted = ("-c",) if python else _CODE_OPTIONS.get(name, _JS_CODE)
+    # An option word is always literal; its value is a run-time string only when it came as
+    # a separate word that expands (``python3 -c "$(curl …)"``).
+    found: list[Word] = []
+    for option, value in parsed.options:
+        if python and option == "-m":
+            break  # -m MODULE ends python's options: a later -c is the module's
+        if option in wanted and value is not None:
+            found.append(Word(value, option not in parsed.dynamic))
+            if python:
+                break  # -c CODE ends them too
+    if name == "deno" and parsed.operands[:1] and parsed.operands[0].value == "eval":
+        found.extend(parsed.operands[1:2])
+    return found
+
+
+def interpreter_code(cmd: SimpleCommand) -> list[str]:
+    """Return the program texts an interpreter command runs inline (``-c``, ``-e``, heredoc)."""
+    if not is_interpreter(name_of(cmd)):
+        return []
+    codes = [w.value for w in interpreter_words(cmd)]
     for r in cmd.redirects:
         if r.op in ("<<", "<<-") and r.body:
             codes.append(r.body)
@@ -123,18 +139,10 @@ def scan(code: str, cmd: SimpleCommand, scope: Scope, how: str) -> Iterator[Hit]
         for m in pattern.finditer(code):
             literal = m.group(1) if m.group(1) is not None else m.group(2)
             yield from _judge_path(literal, cmd, scope, how, recursive=False)
-    for m in p.shell_call.finditer(code):
-        text = m.group(1) if m.group(1) is not None else m.group(2)
-        yield from _shell(text, scope, how)
-    for m in p.list_call.finditer(code):
-        items = re.findall(_STR, m.group(1))
-        argv = [a or b for a, b in items]
-        if argv:
-            import shlex  # only here: few commands get this far
-
-            yield from _shell(shlex.join(argv), scope, how)
-    for m in p.backtick.finditer(code):
-        yield from _shell(m.group(1), scope, how)
+    for payload in code_payloads(code, how):
+        if payload.dynamic:
+            continue  # a command computed in code: judged by what else the code does
+        yield from _shell(payload.text, scope, how)
     if p.socket.search(code) and p.spawn_shell.search(code):
         yield Hit("DG305", f"{how} opens a socket and runs a shell over it")
     if p.decode_exec.search(code):
@@ -184,6 +192,10 @@ def check_interpreter(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     for code in interpreter_code(cmd):
         yield from scan(code, cmd, scope, f"{name} code")
     if cmd.stage > 0 and is_interpreter(name) and _reads_stdin(cmd):
+        decoded = static_input(scope.upstream(cmd)[::-1])
+        if decoded is not None:
+            yield from scan(decoded, cmd, scope, f"{name} code from stdin")
+            return
         for up in scope.upstream(cmd):
             if name_of(up) in ("echo", "printf", "cat"):
                 for text in _literal_output(up):
@@ -191,15 +203,21 @@ def check_interpreter(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
 
 
 def _reads_stdin(cmd: SimpleCommand) -> bool:
-    operands = [w for w in cmd.args if not w.value.startswith("-")]
-    return not operands or operands[0].value == "-"
+    """Return True when an interpreter reads its program from stdin (no code, no script)."""
+    if interpreter_words(cmd):
+        return False
+    parsed = parse(code_grammar(name_of(cmd)), cmd.args)
+    if parsed.has("-m"):
+        return False  # python -m MODULE
+    return not parsed.operands or parsed.operands[0].value == "-"
 
 
 def _literal_output(cmd: SimpleCommand) -> list[str]:
     """Return text a command prints that we can see: echo/printf literals, cat of a heredoc."""
     name = name_of(cmd)
-    if name in ("echo", "printf") and all(w.literal for w in cmd.args):
-        return [" ".join(w.value for w in cmd.args if not w.value.startswith("-"))]
+    if name in ("echo", "printf"):
+        text = produced(cmd)  # echo's -n/-e and printf's format, read as they print
+        return [text] if text is not None else []
     if name == "cat":
         return [r.body for r in cmd.redirects if r.body] + [
             r.target.value for r in cmd.redirects if r.op == "<<<" and r.target is not None

@@ -1,50 +1,128 @@
-"""Programs that run another command: find what they run so the catalogue can judge it.
+"""Programs that run another command: what they run is judged like a typed command.
 
-The parser peels the common wrappers (sudo, env, timeout, xargs, bash -c …). These are the
-rest: privilege changers (``su -c``, ``pkexec``, ``runuser``), sandboxes and tracers
-(``chroot``, ``strace``, ``firejail``, ``nsenter``), lock and tty helpers (``flock``,
-``script -c``, ``unbuffer``) and container/cluster exec (``docker exec``, ``kubectl exec``).
-Their grammars live in ``tether.shell.programs.RUNNERS``, read by the one getopt engine.
+``tether.shell.payloads`` knows which programs run a shell command from their arguments (awk,
+sed, vim, git aliases, find -exec, docker run, su -c, kubectl exec …); this check parses each
+payload again through ``Scope.reparse`` (the depth and size caps every nested payload has) and
+reports the inner rule's code. A payload built at run time asks (DG304). A container given the
+host's root read-write asks (DG308), and its paths are judged as the host's.
 """
 
 from __future__ import annotations
 
-from tether.shell.model import Word
-from tether.shell.options import parse
-from tether.shell.programs import RUNNERS
-from tether.shell.tools import CLUSTER
+import posixpath
+from collections.abc import Iterator
 
-RUNNER_NAMES = frozenset(RUNNERS)
+from tether.rules.base import Rule, Tier
+from tether.rules.danger._base import Hit, Scope, name_of, options_of
+from tether.shell.decode import static_input
+from tether.shell.model import CommandModel, SimpleCommand, Word
+from tether.shell.payloads import ENV_COMMANDS, NAMES, Payload, env_payloads, payloads, render
+from tether.shell.words import unwrap
+
+RULES = (
+    Rule(
+        code="DG308",
+        name="container-mounts-host-root",
+        tier=Tier.ASK,
+        summary="A container is given the host's root or a system directory read-write",
+        why="`docker run -v /:/host …` lets whatever runs in the container (as root there) "
+        "rewrite the host's files: `chroot /host` is a root shell on this machine. Tier ask: it "
+        "is how some admin tools work, but nothing the container does is contained.",
+        instead="Mount only the directory the task needs, read-only where possible "
+        '(`-v "$PWD":/src:ro`).',
+        match=(
+            "docker run -it -v /:/host alpine chroot /host",
+            "docker run --rm --volume=/:/mnt ubuntu ls /mnt",
+            "podman run -v /etc:/etc2 img true",
+            "docker run --mount type=bind,source=/,target=/host img sh",
+            "sudo docker container run -v /:/h img",
+        ),
+        not_match=(
+            "docker run -v /:/host:ro alpine ls /host",
+            'docker run -v "$PWD":/src img make',
+            "docker run -v /srv/cache:/cache img",
+            "docker ps -v /:/x",
+            "echo docker run -v /:/host img",
+        ),
+    ),
+)
+
+# Host directories whose read-write mount hands the machine to the container.
+_HOST_ROOTS = frozenset(
+    {"/", "/etc", "/usr", "/bin", "/sbin", "/lib", "/lib64", "/boot", "/root", "/var"}
+)
 
 
-def _literal(word: Word) -> str | None:
-    return word.value if word.literal else None
+def _judge(payload: Payload, scope: Scope, cmd: SimpleCommand) -> Iterator[Hit]:
+    if payload.dynamic:
+        yield Hit("DG304", f"{payload.how}: the command is only known at run time")
+        return
+    hits = _judge_argv(payload.argv, scope, cmd) if payload.argv else scope.reparse(payload.text)
+    for hit in hits:
+        yield Hit(hit.code, f"{payload.how} runs {hit.detail}")
 
 
-def inner(argv: tuple[Word, ...]) -> tuple[Word, ...] | str | None:
-    """Return what a runner runs: an argv, a shell string (``su -c '…'``), or None."""
-    if not argv or not argv[0].literal:
-        return None
-    name = argv[0].value.rpartition("/")[2]
-    spec = RUNNERS.get(name)
-    if spec is None:
-        return None
-    args = argv[1:]
-    if spec.subcommand:
-        # The tool's own options may come first (``kubectl -n ns exec pod -- …``).
-        rest = parse(CLUSTER[name], args, stop_at=1).operands if name in CLUSTER else args
-        if not rest or rest[0].value != spec.subcommand:
-            return None
-        args = rest[1:]
-    # su, sg and runuser without -u find -c anywhere (they permute); a command given as
-    # operands starts at the first operand after the positionals.
-    parsed = parse(spec.grammar, args)
-    for option, value in parsed.options:
-        if option in spec.payload and value is not None:
-            return None if option in parsed.dynamic else value
-    if spec.needs_payload or (name == "runuser" and not parsed.has("--user")):
-        return None
-    command = parse(spec.grammar, args, stop_at=spec.positionals + 1).operands[spec.positionals :]
-    if name in ("flock", "sg") and command and command[0].value in ("-c", "--command"):
-        return _literal(command[1]) if len(command) > 1 else None
-    return command or None
+def _judge_argv(argv: tuple[Word, ...], scope: Scope, cmd: SimpleCommand) -> list[Hit]:
+    """Judge a command given as words, one nesting level down (the caps of ``reparse``)."""
+    peeled = unwrap(argv)  # the parser's own peeling: sudo, env, ``sh -c '…'`` …
+    if peeled.payload is not None:
+        return scope.reparse(peeled.payload)
+    if not peeled.argv or not scope.take(" ".join(w.value for w in peeled.argv)):
+        return []
+    inner = SimpleCommand(
+        peeled.argv,
+        assignments=cmd.assignments,
+        wrappers=cmd.wrappers + peeled.wrappers,
+        shell_depth=cmd.shell_depth + 1,
+    )
+    child = Scope(
+        CommandModel(source=render(peeled.argv), commands=(inner,)),
+        scope.depth + 1,
+        scope.budget,
+        reparser=scope.reparser,
+        judge_fn=scope.judge_fn,
+    )
+    return child.judge(inner)
+
+
+def check_payloads(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
+    """Judge the commands awk, sed, vim, git, find, docker, su, kubectl … run for ``cmd``."""
+    for payload in payloads(cmd.argv, name_of(cmd)):
+        roots = sorted({h for _, h in payload.mounts if posixpath.normpath(h) in _HOST_ROOTS})
+        if roots:
+            yield Hit("DG308", f"{name_of(cmd)} mounts the host's {', '.join(roots)} read-write")
+        yield from _judge(payload, scope, cmd)
+
+
+def check_env_commands(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
+    """Judge commands given in the environment (``GIT_SSH_COMMAND='…' git fetch``)."""
+    pairs = [(a.name, a.value) for a in cmd.assignments]
+    for wrapper in cmd.wrappers:
+        if wrapper.name in ("env", "sudo"):
+            for w in wrapper.args:
+                key, eq, value = w.value.partition("=")
+                if eq and key in ENV_COMMANDS:
+                    pairs.append((key, Word(value, w.literal)))
+    if not any(key in ENV_COMMANDS for key, _ in pairs):
+        return
+    for payload in env_payloads(pairs):
+        if payload.dynamic:
+            continue  # ``EDITOR="$EDITOR"``-like settings are everyday; only literals are read
+        yield from _judge(payload, scope, cmd)
+
+
+def check_at_job(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
+    """Judge the job ``at``/``batch`` read from stdin: a shell script run later, on this host."""
+    if options_of("at", cmd.args).has("-f", "-l", "-d", "-r", "-c", "-V"):
+        return  # a job file, or listing / removing / showing jobs: nothing read from stdin
+    texts = [r.body for r in cmd.redirects if r.op in ("<<", "<<-") and r.body]
+    texts += [r.target.value for r in cmd.redirects if r.op == "<<<" and r.target is not None]
+    if cmd.stage > 0:
+        piped = static_input(scope.upstream(cmd)[::-1])
+        texts += [piped] if piped is not None else []
+    for text in texts:
+        for hit in scope.reparse(text):
+            yield Hit(hit.code, f"{name_of(cmd)} job runs {hit.detail}")
+
+
+CHECKS = {**dict.fromkeys(NAMES, check_payloads), "at": check_at_job, "batch": check_at_job}

@@ -1,0 +1,176 @@
+"""What containers and runners run: ``docker/podman run``, ``docker compose run|exec``,
+``kubectl run``, with bind mounts read as host paths, and the runners of
+``tether.shell.programs.RUNNERS`` (``su -c``, ``chroot``, ``docker exec``, ``kubectl exec`` …)."""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from tether.shell.model import Word
+from tether.shell.options import parse
+from tether.shell.payloads._model import Payload, render
+from tether.shell.programs import RUNNERS
+from tether.shell.tools import CLUSTER, TOOLS
+from tether.shell.words import unwrap
+
+# --- containers -----------------------------------------------------------------------------------
+
+CONTAINERS = frozenset({"docker", "podman", "nerdctl", "docker-compose", "kubectl", "oc"})
+
+
+def _bind_mounts(values: list[str], mounts: list[str]) -> tuple[tuple[str, str], ...]:
+    """Return (container path, host path) for each writable bind mount given literally."""
+    found: list[tuple[str, str]] = []
+    for spec in values:
+        host, sep, rest = spec.partition(":")
+        target, _, mode = rest.partition(":")
+        if sep and host.startswith(("/", "~")) and target.startswith("/") and "ro" not in mode:
+            found.append((target.rstrip("/") or "/", host))
+    for spec in mounts:
+        fields = dict(f.partition("=")[::2] for f in spec.split(","))
+        host = fields.get("source") or fields.get("src") or ""
+        target = fields.get("target") or fields.get("dst") or fields.get("destination") or ""
+        if fields.get("type", "bind") != "bind" or "readonly" in fields or "ro" in fields:
+            continue
+        if host.startswith(("/", "~")) and target.startswith("/"):
+            found.append((target.rstrip("/") or "/", host))
+    # Longest container path first: the deepest mount decides.
+    return tuple(sorted(found, key=lambda m: -len(m[0])))
+
+
+def host_path(path: str, mounts: tuple[tuple[str, str], ...]) -> str:
+    """Return the host path a container path names (unchanged when no bind mount covers it)."""
+    for target, host in mounts:
+        if target == "/" and target != host:
+            continue  # a mount over the container's own root is not what ``-v /:/`` means here
+        if path == target or path.startswith(target + "/"):
+            tail = path[len(target) :]
+            return (host.rstrip("/") + tail) or "/"
+    return path
+
+
+def _host_paths_in(text: str, mounts: tuple[tuple[str, str], ...]) -> str:
+    """Rewrite the container paths in shell text that start a word to the host's paths."""
+    for target, host in mounts:
+        if target == "/":
+            continue
+        pattern = r"(?<![^\s'\"=:;|&(])" + re.escape(target) + r"(?=[/\s'\";|&)*]|$)"
+        text = re.sub(pattern, functools.partial(_host_root, host.rstrip("/")), text)
+    return text
+
+
+def _host_root(root: str, m: re.Match[str]) -> str:
+    # ``/host/etc`` -> ``/etc``; ``/host`` alone -> ``/``.
+    return root if m.string[m.end() : m.end() + 1] == "/" else root or "/"
+
+
+def _compose(args: tuple[Word, ...]) -> list[Payload]:
+    """Return what ``docker compose run|exec SERVICE CMD…`` runs in the service's container."""
+    rest = parse(CLUSTER["docker compose"], args, stop_at=1).operands
+    if not rest or rest[0].value not in ("run", "exec"):
+        return []
+    sub = rest[0].value
+    parsed = parse(CLUSTER[f"docker compose {sub}"], rest[1:])
+    argv = list(parsed.operands[1:])
+    entry = parsed.values("--entrypoint")
+    if entry:
+        argv = [Word(e) for e in entry[-1].split()] + argv
+    mounts = _bind_mounts(parsed.values("--volume"), [])
+    if not argv:
+        return [Payload(f"docker compose {sub}", mounts=mounts)] if mounts else []
+    return [Payload(f"docker compose {sub}", mounts=mounts, argv=_on_host(argv, mounts))]
+
+
+def _on_host(argv: list[Word], mounts: tuple[tuple[str, str], ...]) -> tuple[Word, ...]:
+    """Return ``argv`` with container paths under a bind mount spelt as the host's paths."""
+    return tuple(
+        Word(host_path(w.value, mounts), w.literal, w.glob) if w.literal and mounts else w
+        for w in argv
+    )
+
+
+def _kubectl_run(args: tuple[Word, ...]) -> list[Payload]:
+    """Return what ``kubectl run NAME --image=I -- CMD…`` runs in the new pod."""
+    rest = parse(CLUSTER["kubectl"], args, stop_at=1).operands
+    if not rest or rest[0].value != "run":
+        return []
+    parsed = parse(CLUSTER["kubectl run"], rest[1:])
+    command = rest[1:][parsed.stop :] if parsed.dashdash else ()
+    return [Payload("kubectl run", argv=tuple(command))] if command else []
+
+
+def from_container(name: str, args: tuple[Word, ...]) -> list[Payload]:
+    """Return what ``docker/podman run``, ``compose run|exec`` and ``kubectl run`` run."""
+    if name in ("kubectl", "oc"):
+        return _kubectl_run(args) if any(w.value == "run" for w in args) else []
+    if name == "docker-compose" or any(w.value == "compose" for w in args[:8]):
+        rest = args if name == "docker-compose" else parse(CLUSTER[name], args, stop_at=1).operands
+        if name == "docker-compose" or (rest and rest[0].value == "compose"):
+            return _compose(rest if name == "docker-compose" else rest[1:])
+    if not any(w.value in ("run", "create") for w in args):
+        return []
+    rest = parse(CLUSTER[name], args, stop_at=1).operands
+    if rest and rest[0].value == "container":
+        rest = rest[1:]
+    if not rest or rest[0].value not in ("run", "create"):
+        return []
+    parsed = parse(TOOLS["docker run"], rest[1:])
+    after = parsed.operands
+    mounts = _bind_mounts(parsed.values("--volume"), parsed.values("--mount"))
+    argv = list(after[1:]) if after else []
+    entry = parsed.values("--entrypoint")
+    if entry:
+        argv = [Word(e) for e in entry[-1].split()] + argv
+    if not argv:
+        return [Payload(f"{name} run", mounts=mounts)] if mounts else []
+    words = _on_host(argv, mounts)
+    if mounts:
+        # ``sh -c 'rm -rf /host/etc'``: the paths inside a shell string are the host's too.
+        peeled = unwrap(tuple(argv))
+        if peeled.payload is not None:
+            return [Payload(f"{name} run", _host_paths_in(peeled.payload, mounts), mounts=mounts)]
+    workdir = parsed.values("--workdir")
+    if workdir and mounts and host_path(workdir[-1], mounts) != workdir[-1]:
+        # The container starts in a host directory: judged after a ``cd`` there.
+        text = f"cd {render([Word(host_path(workdir[-1], mounts))])} && {render(words)}"
+        return [Payload(f"{name} run", text, mounts=mounts)]
+    return [Payload(f"{name} run", mounts=mounts, argv=words)]
+
+
+# --- runners: su -c, chroot, docker exec, kubectl exec … ------------------------------------------
+
+
+def runner_payload(argv: tuple[Word, ...]) -> Payload | None:
+    """Return what a runner (``su -c``, ``pkexec``, ``chroot``, ``docker exec`` …) runs."""
+    if not argv or not argv[0].literal:
+        return None
+    name = argv[0].value.rpartition("/")[2]
+    spec = RUNNERS.get(name)
+    if spec is None:
+        return None
+    args = argv[1:]
+    if spec.subcommand:
+        # The tool's own options may come first (``kubectl -n ns exec pod -- …``).
+        rest = parse(CLUSTER[name], args, stop_at=1).operands if name in CLUSTER else args
+        if not rest or rest[0].value != spec.subcommand:
+            return None
+        args = rest[1:]
+    # su, sg and runuser without -u find -c anywhere (they permute); a command given as
+    # operands starts at the first operand after the positionals.
+    parsed = parse(spec.grammar, args)
+    for option, value in parsed.options:
+        if option in spec.payload and value is not None:
+            if option in parsed.dynamic:
+                return Payload(f"{name} -c of a run-time string", dynamic=True)
+            return Payload(name, value)
+    if spec.needs_payload or (name == "runuser" and not parsed.has("--user")):
+        return None
+    command = parse(spec.grammar, args, stop_at=spec.positionals + 1).operands[spec.positionals :]
+    if name in ("flock", "sg") and command and command[0].value in ("-c", "--command"):
+        if len(command) < 2:
+            return None
+        if not command[1].literal:
+            return Payload(f"{name} -c of a run-time string", dynamic=True)
+        return Payload(name, command[1].value)
+    return Payload(name, argv=tuple(command)) if command else None

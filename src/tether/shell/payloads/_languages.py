@@ -1,0 +1,408 @@
+"""The shell commands other languages hand a shell: interpreter code (python, perl, ruby, node,
+php strings given to system/exec/backticks/subprocess/child_process), awk (``system()``,
+``print | "cmd"``, ``"cmd" | getline``), sed (``e``, ``s///e``) and vim/ex (``-c '!cmd'``)."""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterator
+from typing import NamedTuple
+
+from tether.shell.model import Word
+from tether.shell.options import parse
+from tether.shell.payloads._model import Payload, render
+from tether.shell.tools import TOOLS
+from tether.shell.words import command_name
+
+# --- interpreter code: the strings handed to a shell ----------------------------------------------
+
+_STR = r"""(?:'((?:[^'\\\n]|\\.){0,4096})'|"((?:[^"\\\n]|\\.){0,4096})")"""
+# perl's and ruby's own quoting: q{} qq{} q() qq() q// qq// %q{} %Q{} %x{} and friends.
+_QUOTED = (
+    r"(?:q|qq|%q|%Q|%)\s*(?:\{([^{}\n]{0,4096})\}|\(([^()\n]{0,4096})\)|\[([^\[\]\n]{0,4096})\]"
+    r"|<([^<>\n]{0,4096})>|/([^/\n]{0,4096})/|!([^!\n]{0,4096})!|\|([^|\n]{0,4096})\|)"
+)
+
+
+class _Code(NamedTuple):
+    call: re.Pattern[str]
+    bare: re.Pattern[str]
+    quoted_call: re.Pattern[str]
+    list_call: re.Pattern[str]
+    backtick: re.Pattern[str]
+    qx: re.Pattern[str]
+    item: re.Pattern[str]
+    more: re.Pattern[str]
+    argv_call: re.Pattern[str]
+    piped_open: re.Pattern[str]
+
+
+# Functions whose string argument is a shell command (os.system, subprocess.run(…, shell=True),
+# child_process.execSync, perl/ruby/php system/exec/popen …).
+_SHELL_FUNCS = (
+    r"(?:os\.system|os\.popen|os\.exec\w*|subprocess\.\w+|commands\.getoutput|check_output"
+    r"|check_call|execSync|\bexec|execFileSync|spawnSync|\bspawn|shell_exec|passthru|\bpopen"
+    r"|IO\.popen|Open3\.\w+|\bsystem|\breadpipe)"
+)
+
+
+@functools.cache
+def _code() -> _Code:
+    # Compiled on first use: most commands hold no interpreter code.
+    return _Code(
+        call=re.compile(_SHELL_FUNCS + r"\s*[({]\s*(?:\[\s*)?" + _STR),
+        # perl and ruby call without parentheses: ``system "rm -rf /"``, ``exec 'x'``.
+        bare=re.compile(r"(?<![\w.$@>])(?:system|exec)[ \t]+" + _STR),
+        quoted_call=re.compile(r"(?<![\w.$@>])(?:system|exec|readpipe)[ \t]*\(?\s*" + _QUOTED),
+        list_call=re.compile(
+            r"(?:subprocess\.\w+|spawnSync|spawn|execFileSync|execFile)\s*\(\s*(\[[^\]]{0,4096}\])"
+        ),
+        backtick=re.compile(r"`([^`\n]{1,4096})`"),
+        qx=re.compile(
+            r"(?:\bqx|%x)\s*(?:\{([^{}\n]{1,4096})\}|\(([^()\n]{1,4096})\)|\[([^\[\]\n]{1,4096})\]"
+            r"|/([^/\n]{1,4096})/|!([^!\n]{1,4096})!|\|([^|\n]{1,4096})\|)"
+        ),
+        item=re.compile(_STR),
+        more=re.compile(r"\s*,\s*" + _STR),
+        # node's spawn("sh", ["-c", "…"]) and execFile(file, [args]): a program and its words.
+        argv_call=re.compile(
+            r"(?:spawnSync|spawn|execFileSync|execFile)\s*\(\s*"
+            + _STR
+            + r"\s*,\s*(\[[^\]]{0,4096}\])"
+        ),
+        # perl's open(FH, "cmd |") / open(FH, "| cmd") / open(FH, "-|", "cmd"): a piped open.
+        piped_open=re.compile(
+            r"\bopen\s*\(?\s*(?:my\s+)?[$\w]+\s*,\s*(?:['\"][-+]?\|-?['\"]\s*,\s*"
+            + _STR
+            + r"|['\"]\s*\|([^'\"\n]{1,4096})['\"]|['\"]([^'\"\n|]{1,4096})\|\s*['\"])"
+        ),
+    )
+
+
+def _unescape_code(text: str, double: bool) -> str:
+    """Undo the escapes a double-quoted string of code has (``\\"``, ``\\\\``, ``\\/``)."""
+    if "\\" not in text or not double:
+        return text.replace("\\'", "'") if "\\" in text else text
+    return re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t"}.get(m.group(1), m.group(1)), text)
+
+
+def _first(m: re.Match[str]) -> tuple[str, bool]:
+    for i, g in enumerate(m.groups()):
+        if g is not None:
+            return g, i == 1
+    return "", False
+
+
+# A program text without any of these hands nothing to a shell.
+_CODE_WORDS = ("system", "exec", "popen", "spawn", "`", "subprocess", "qx", "%x", "passthru",
+               "getoutput", "check_", "readpipe", "Open3", "open")  # fmt: skip
+
+
+def code_payloads(code: str, how: str) -> list[Payload]:
+    """Return the shell commands a program text (python, perl, ruby, node, php) hands a shell."""
+    if not any(k in code for k in _CODE_WORDS):
+        return []  # most code hands nothing to a shell
+    p = _code()
+    out: list[Payload] = []
+    for pattern in (p.call, p.bare):
+        for m in pattern.finditer(code):
+            text, double = _first(m)
+            words = [Word(_unescape_code(text, double))]
+            # ``system("rm", "-rf", "/")``: a list of words, run without a shell.
+            more = p.more.match(code, m.end())
+            while more is not None and len(words) < 256:
+                words.append(Word(_unescape_code(*_first(more))))
+                more = p.more.match(code, more.end())
+            out.append(Payload(how, words[0].value if len(words) == 1 else render(words)))
+    for m in p.quoted_call.finditer(code):
+        out.append(Payload(how, _first(m)[0]))
+    for m in p.argv_call.finditer(code):
+        head, double = _first(m)
+        items = [Word(_unescape_code(a or b, bool(b))) for a, b in p.item.findall(m.group(3))]
+        out.append(Payload(how, render([Word(_unescape_code(head, double)), *items])))
+    for m in p.piped_open.finditer(code):
+        out.append(Payload(how, _first(m)[0].strip()))
+    for m in p.list_call.finditer(code):
+        argv = [Word(_unescape_code(a or b, bool(b))) for a, b in p.item.findall(m.group(1))]
+        if argv:
+            out.append(Payload(how, render(argv)))
+    for pattern in (p.backtick, p.qx):
+        for m in pattern.finditer(code):
+            out.append(Payload(how, _first(m)[0]))
+    return out
+
+
+# --- awk ------------------------------------------------------------------------------------------
+
+AWKS = frozenset({"awk", "gawk", "mawk", "nawk", "busybox-awk"})
+_SHELL_NAMES = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "busybox"})
+
+
+def _awk_tokens(program: str) -> Iterator[tuple[str, str]]:
+    """Yield awk tokens: ("str", value), ("pipe", "|"), ("word", name), ("op", char)."""
+    i, n = 0, len(program)
+    last = "op"
+    while i < n:
+        c = program[i]
+        if c == '"':
+            j, buf = i + 1, []
+            while j < n and program[j] != '"':
+                if program[j] == "\\" and j + 1 < n:
+                    nxt = program[j + 1]
+                    buf.append({"n": "\n", "t": "\t"}.get(nxt, nxt))
+                    j += 2
+                    continue
+                buf.append(program[j])
+                j += 1
+            yield "str", "".join(buf)
+            last, i = "str", j + 1
+        elif c == "/" and last == "op":
+            # A regex literal where an operand is expected (/a|b/ is no pipe).
+            j = i + 1
+            while j < n and program[j] not in "/\n":
+                j += 2 if program[j] == "\\" else 1
+            last, i = "str", j + 1
+        elif c == "#":
+            while i < n and program[i] != "\n":
+                i += 1
+        elif c == "|":
+            if program[i : i + 2] == "||":
+                last, i = "op", i + 2
+                yield "op", "||"
+                continue
+            i += 2 if program[i : i + 2] == "|&" else 1
+            last = "op"
+            yield "pipe", "|"
+        elif c.isalpha() or c == "_":
+            j = i
+            while j < n and (program[j].isalnum() or program[j] == "_"):
+                j += 1
+            word = program[i:j]
+            yield "word", word
+            # After a keyword or function name an operand follows; after a variable, an operator.
+            last = "op" if word in ("print", "printf", "return", "in", "getline") else "word"
+            i = j
+        elif c.isspace():
+            i += 1
+        elif c in ")]$":
+            last, i = "word", i + 1
+            yield "op", c
+        else:
+            last, i = "op", i + 1
+            yield "op", c
+
+
+def awk_payloads(program: str, how: str = "awk") -> list[Payload]:
+    """Return the commands an awk program runs: ``system()``, ``| "cmd"``, ``"cmd" | getline``."""
+    if "system" not in program and "|" not in program:
+        return []
+    tokens = list(_awk_tokens(program))
+    out: list[Payload] = []
+    for k, (kind, value) in enumerate(tokens):
+        after = tokens[k + 1 : k + 4]
+        if kind == "word" and value == "system" and after[:1] == [("op", "(")]:
+            if len(after) == 3 and after[1][0] == "str" and after[2] == ("op", ")"):
+                out.append(Payload(f"{how} system()", after[1][1]))
+            else:
+                out.append(Payload(f"{how} system() of a computed string", dynamic=True))
+        elif kind == "pipe":
+            before = tokens[k - 1] if k else ("op", "")
+            if after[:1] == [("word", "getline")]:
+                if before[0] == "str":
+                    out.append(Payload(f'{how} "cmd" | getline', before[1]))
+                else:
+                    out.append(Payload(f"{how} getline from a computed command", dynamic=True))
+            elif after[:1] and after[0][0] == "str":
+                target = after[0][1]
+                if command_name(target.split(" ", 1)[0]) in _SHELL_NAMES:
+                    # ``print "rm -rf /" | "sh"``: the shell runs what is printed.
+                    if before[0] == "str" and k >= 2 and tokens[k - 2][1] in ("print", "printf"):
+                        out.append(Payload(f'{how} print "cmd" | "sh"', before[1]))
+                    else:
+                        out.append(Payload(f"{how} prints computed text into a shell",
+                                           dynamic=True))  # fmt: skip
+                else:
+                    out.append(Payload(f'{how} print | "cmd"', target))
+            else:
+                out.append(Payload(f"{how} prints into a computed command", dynamic=True))
+    return out
+
+
+def from_awk(name: str, args: tuple[Word, ...]) -> list[Payload]:
+    """Return what an awk program given on the command line runs."""
+    g = TOOLS["gawk"]
+    parsed = parse(g, args)
+    programs = parsed.values("--source")
+    literal = True
+    if not parsed.has("--file", "--source", "--exec") and parsed.operands:
+        first = parsed.operands[0]
+        literal = first.literal
+        programs.append(first.value)
+    out: list[Payload] = []
+    for program in programs:
+        for found in awk_payloads(program, name):
+            if not literal and any(c in found.text for c in "$`"):
+                # ``awk "BEGIN{system(\"rm $DIR\")}"``: the shell expands part of the command.
+                found = Payload(f"{found.how} of a string the shell expands", dynamic=True)
+            out.append(found)
+    return out
+
+
+# --- sed ------------------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=64)
+def _delimited(delim: str) -> re.Pattern[str]:
+    return re.compile(r"(?:[^" + re.escape(delim) + r"\\\n]|\\.)*")
+
+
+def _sed_delimited(script: str, i: int, delim: str) -> tuple[str, int]:
+    """Read up to the unescaped ``delim`` from ``i``; return (text, index after delim)."""
+    m = _delimited(delim).match(script, i)
+    text = m.group() if m is not None else ""
+    end = m.end() if m is not None else i
+    if "\\" in text:  # ``\/`` is the delimiter itself; other escapes stay for the regex
+        text = re.sub(r"\\(.)", lambda e: e.group(1) if e.group(1) == delim else e.group(), text)
+    return text, end + 1
+
+
+def sed_payloads(script: str) -> list[Payload]:
+    """Return the commands a sed script runs: ``e CMD``, ``e`` and ``s/…/…/e`` (GNU sed)."""
+    if "e" not in script:
+        return []
+    out: list[Payload] = []
+    i, n = 0, len(script)
+    while i < n:
+        c = script[i]
+        if c in " \t\n;{}!":
+            i += 1
+            continue
+        if c.isdigit() or c in "$,~+":
+            i += 1
+            continue
+        if c in "/\\":  # an address regex: /re/ or \cREc
+            if c == "\\" and i + 1 < n:
+                i += 1
+            _, i = _sed_delimited(script, i + 1, script[i])
+            while i < n and script[i] in "IM":
+                i += 1
+            continue
+        if c == "#" or c == ":":
+            while i < n and script[i] != "\n":
+                i += 1
+            continue
+        i += 1
+        if c in "aicrRwWbtTvlLqQ":
+            # Text, a file name or a label to the end of the line (b, t, T also end at ;).
+            stops = "\n;}" if c in "btTvlLqQ" else "\n"
+            while i < n and script[i] not in stops:
+                i += 1
+            continue
+        if c == "e":
+            j = i
+            while j < n and script[j] != "\n":
+                j += 1
+            command = script[i:j].strip()
+            out.append(Payload("sed e", command) if command else
+                       Payload("sed e runs the pattern space", dynamic=True))  # fmt: skip
+            i = j
+            continue
+        if c in "sy" and i < n:
+            delim = script[i]
+            _, i = _sed_delimited(script, i + 1, delim)
+            replacement, i = _sed_delimited(script, i, delim)
+            j = i
+            while j < n and script[j] not in ";\n}":
+                j += 1
+            flags = script[i:j]
+            i = j
+            if c == "s" and "e" in flags.split("w", 1)[0]:
+                if "&" in replacement or re.search(r"\\[0-9]", replacement):
+                    out.append(Payload("sed s///e runs the edited line", dynamic=True))
+                else:
+                    text = re.sub(r"\\(.)", lambda m: {"n": "\n"}.get(m.group(1), m.group(1)),
+                                  replacement)  # fmt: skip
+                    out.append(Payload("sed s///e", text))
+            continue
+    return out
+
+
+_SED_CUSTOM_ADDRESS_E = re.compile(r"\\(.)(?:(?!\1).)*\1[IM]*\s*e")
+_SED_COMMAND_BEFORE = frozenset("0123456789$/,;{}!\n~+ \t")
+_SED_FLAGS = frozenset("gpIiMm0123456789")
+
+
+def sed_may_run(text: str) -> bool:
+    """Return True when an ``e`` in ``text`` may be sed's e command or the s///e flag.
+
+    A superset, so a script without one runs nothing and skips the full read: an ``e`` at a
+    command position (after an address or a separator, or a ``\\cREGEXc`` address), or a run
+    of s flags holding e that ends at a blank, ``;``, ``}``, ``#``, ``w FILE`` or the end.
+    """
+    i = text.find("e")
+    while i >= 0:
+        if i == 0 or text[i - 1] in _SED_COMMAND_BEFORE:
+            return True
+        j = i + 1
+        while j < len(text) and text[j] in _SED_FLAGS:
+            j += 1
+        if j == len(text) or text[j] in "w \t\n;}#":
+            return True
+        i = text.find("e", i + 1)
+    return "\\" in text and _SED_CUSTOM_ADDRESS_E.search(text) is not None
+
+
+def from_sed(name: str, args: tuple[Word, ...]) -> list[Payload]:
+    """Return what the sed scripts given on the command line run."""
+    words = "\n".join(w.value for w in args if w.value != "-e")
+    if not sed_may_run(words):
+        return []  # no word holds an ``e`` where a command or a flag stands (most sed commands)
+    parsed = parse(TOOLS["sed"], args)
+    if parsed.has("--sandbox"):
+        return []  # --sandbox refuses e, r and w
+    scripts = parsed.values("--expression")
+    if not parsed.has("--expression", "--file") and parsed.operands:
+        first = parsed.operands[0]
+        if first.literal:
+            scripts.append(first.value)
+    out: list[Payload] = []
+    for script in scripts:
+        out.extend(sed_payloads(script))
+    return out
+
+
+# --- vim / ex -------------------------------------------------------------------------------------
+
+VIMS = frozenset({"vi", "vim", "nvim", "ex", "view", "gvim", "vimdiff", "rvim", "evim", "nex"})
+_VIM_SHELL = re.compile(
+    r"^[\s:]*(?:silent!?\s*|exe(?:cute)?\s*['\"]\s*|[%.$,\d'<>]+\s*|(?:r(?:ead)?|w(?:rite)?)\s*)*!"
+    r"(.*)$",
+    re.S,
+)
+_VIM_SYSTEM = re.compile(r"\b(?:system|systemlist|jobstart|term(?:inal)?)\s*\(\s*" + _STR)
+
+
+def from_vim(name: str, args: tuple[Word, ...]) -> list[Payload]:
+    """Return the shell commands vim/ex's ``-c``, ``--cmd`` and ``+`` commands run."""
+    commands: list[Word] = []
+    parsed = parse(TOOLS["vim"], [w for w in args if not w.value.startswith("+")])
+    for w in args:
+        if w.value.startswith("+") and len(w.value) > 1:
+            commands.append(Word(w.value[1:], w.literal))
+    commands.extend(Word(v) for v in parsed.values("-c", "--cmd"))
+    out: list[Payload] = []
+    for w in commands:
+        # ``:!cmd`` takes the rest of the line, ``|`` included; other commands end at ``|``.
+        pieces = [w.value] if _VIM_SHELL.match(w.value) else w.value.split("|")
+        for piece in pieces:
+            m = _VIM_SHELL.match(piece)
+            if m:
+                text = m.group(1).strip().rstrip("'\"")
+                if not w.literal:
+                    out.append(Payload(f"{name} -c '!…' built at run time", dynamic=True))
+                elif text:
+                    out.append(Payload(f"{name} -c '!…'", text))
+            for s in _VIM_SYSTEM.finditer(piece):
+                out.append(Payload(f"{name} system()", _first(s)[0]))
+    return out

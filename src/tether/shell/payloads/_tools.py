@@ -1,0 +1,215 @@
+"""Command-line tools whose options or operands hold a command: git ``-c alias.X='!…'``,
+``find -exec``, ``ssh -o ProxyCommand``, ``rsync -e``, ``busybox APPLET``, ``tar --to-command``,
+tmux, screen, and environment variables such as ``GIT_SSH_COMMAND``."""
+
+from __future__ import annotations
+
+from tether.shell.model import Word
+from tether.shell.options import parse
+from tether.shell.payloads._model import Payload, render
+from tether.shell.tools import FIND, GIT, TMUX, TMUX_ALIASES, TMUX_COMMANDS, TOOLS
+from tether.shell.words import decode_ansi_c
+
+# --- git -c alias.NAME=!cmd NAME ------------------------------------------------------------------
+
+# Keys whose value git runs through the shell (``!``-aliases aside).
+_GIT_SHELL_KEYS = frozenset(
+    {"core.pager", "core.editor", "core.sshcommand", "core.fsmonitor", "sequence.editor",
+     "diff.external", "core.askpass", "credential.helper"}
+)  # fmt: skip
+
+
+def from_git(name: str, args: tuple[Word, ...]) -> list[Payload]:
+    """Return the ``!`` alias invoked and the shell-run keys set with ``git -c``."""
+    if not any(w.value == "-c" for w in args):
+        return []  # most git commands: git reads -c only as a word of its own
+    parsed = parse(GIT, args)
+    if not parsed.has("-c"):
+        return []
+    sub = parsed.operands[0].value.lower() if parsed.operands else ""
+    rest = parsed.operands[1:]
+    out: list[Payload] = []
+    for setting in parsed.values("-c"):
+        key, eq, value = setting.partition("=")
+        key = key.lower()
+        if key.startswith("alias.") and value.startswith("!") and key[6:] == sub:
+            # git runs ``sh -c 'VALUE "$@"' VALUE ARGS``: the arguments follow the value.
+            out.append(Payload(f"git alias {sub}", f"{value[1:]} {render(rest)}".strip()))
+        elif eq and (key in _GIT_SHELL_KEYS or key.startswith("pager.")) and value:
+            out.append(Payload(f"git -c {key}", value.removeprefix("!")))
+    return out
+
+
+# --- find -exec -----------------------------------------------------------------------------------
+
+_FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+
+
+def from_find(name: str, args: tuple[Word, ...]) -> list[Payload]:
+    """Return the commands ``find -exec/-execdir/-ok/-okdir`` run."""
+    if not any(w.value in _FIND_EXEC for w in args):
+        return []
+    out: list[Payload] = []
+    parsed = parse(FIND, args)  # -H -L -P -D … -O…, then the starting points
+    starts = [w for w in args[parsed.stop :] if w.value[:1] not in ("-", "(", "!")][:1]
+    # The first match is the starting point itself: ``find / -exec sh -c 'rm -rf {}' \;``
+    # runs ``rm -rf /`` first. Only a root, a home or a top-level directory is put in for {}
+    # (a workspace path is what every cleanup names: its matches are judged by deletion rules).
+    first = starts[0] if starts and starts[0].literal and _top_level(starts[0].value) else None
+    i = parsed.stop
+    while i < len(args):
+        v = args[i].value
+        i += 1
+        if v not in _FIND_EXEC or not args[i - 1].literal:
+            continue
+        inner: list[Word] = []
+        while i < len(args) and not (args[i].value in (";", "+") and args[i].literal):
+            w = args[i]
+            if first is not None and w.literal and "{}" in w.value:
+                w = Word(w.value.replace("{}", first.value))
+            inner.append(w)
+            i += 1
+        if inner:
+            out.append(Payload(f"find {v}", argv=tuple(inner)))
+    return out
+
+
+def _top_level(path: str) -> bool:
+    """Return True for ``/``, ``~``, ``~/`` or a directory right under the root (``/etc``)."""
+    if path in ("~", "~/", "/"):
+        return True
+    return path.startswith("/") and "/" not in path.strip("/") and ".." not in path
+
+
+# --- ssh -o ProxyCommand, rsync -e, busybox APPLET --------------------------------------------
+
+# ssh_config keys whose value is a command ssh runs on this machine through the user's shell.
+_SSH_COMMANDS = frozenset({"proxycommand", "localcommand", "knownhostscommand"})
+
+
+def from_ssh(name: str, args: tuple[Word, ...]) -> list[Payload]:
+    """Return the local commands ssh's ``-o ProxyCommand``-like settings run."""
+    if not any("ommand" in w.value.lower() for w in args):
+        return []
+    out: list[Payload] = []
+    for setting in parse(TOOLS["ssh"], args).values("-o"):
+        key, _, value = setting.replace("=", " ", 1).partition(" ")
+        value = value.strip()
+        if key.lower() in _SSH_COMMANDS and value and value.lower() != "none":
+            out.append(Payload(f"ssh -o {key}", value))
+    return out
+
+
+def from_rsync(name: str, args: tuple[Word, ...]) -> list[Payload]:
+    """Return the remote-shell programs rsync runs (``-e``/``--rsh``)."""
+    if not any(w.value[:1] == "-" and ("e" in w.value or "rsh" in w.value) for w in args):
+        return []
+    # rsync runs its -e/--rsh program to reach the other side (split into words like a shell).
+    return [Payload("rsync -e", v) for v in parse(TOOLS["rsync"], args).values("--rsh")]
+
+
+_TAR_RUNS = ("--to-command", "--use-compress-program", "--rsh-command", "--info-script")
+
+
+def from_tar(name: str, args: tuple[Word, ...]) -> list[Payload]:
+    """Return the commands tar runs (``--to-command``, ``-I``, checkpoint actions)."""
+    if not any(
+        w.value[:1] == "-"
+        and (
+            "-t" in w.value
+            or "-c" in w.value
+            or "I" in w.value
+            or "-r" in w.value
+            or "F" in w.value
+        )
+        for w in args
+    ):
+        return []  # fmt: skip
+    parsed = parse(TOOLS["tar"], args)
+    out = [Payload(f"tar {o}", v) for o, v in parsed.options if o in _TAR_RUNS and v]
+    for action in parsed.values("--checkpoint-action"):
+        if action.startswith("exec="):
+            out.append(Payload("tar --checkpoint-action=exec", action[5:]))
+    return out
+
+
+_ENTER = frozenset({"Enter", "C-m", "KPEnter", "C-j"})
+
+
+def from_tmux(name: str, args: tuple[Word, ...]) -> list[Payload]:
+    """Return the commands tmux starts and the lines it types into a pane."""
+    parsed = parse(TMUX, args)
+    out = [Payload("tmux -c", v) for v in parsed.values("-c")]
+    commands: list[list[Word]] = [[]]
+    for w in parsed.operands:  # ``tmux new -d 'a' \; send-keys …``: commands split at ``;``
+        if w.literal and w.value == ";":
+            commands.append([])
+        else:
+            commands[-1].append(w)
+    for words in commands:
+        if not words:
+            continue
+        sub = TMUX_ALIASES.get(words[0].value, words[0].value)
+        g = TMUX_COMMANDS.get(sub)
+        if g is None:
+            continue
+        rest = parse(g, words[1:]).operands
+        how = f"tmux {sub}"
+        if sub == "send-keys":
+            # Keys typed into the pane's shell: what comes before Enter runs there.
+            typed = [w for w in rest if w.value not in _ENTER]
+            if typed and len(typed) < len(rest):
+                out.append(Payload(how, " ".join(w.value for w in typed)))
+        elif sub == "if-shell":
+            out.extend(Payload(how, w.value) for w in rest[:1])
+        elif len(rest) == 1:
+            out.append(Payload(how, rest[0].value) if rest[0].literal else
+                       Payload(f"{how} of a run-time string", dynamic=True))  # fmt: skip
+        elif rest:
+            out.append(Payload(how, argv=tuple(rest)))
+    return out
+
+
+def from_screen(name: str, args: tuple[Word, ...]) -> list[Payload]:
+    """Return the command screen starts, or the line ``-X stuff`` types."""
+    parsed = parse(TOOLS["screen"], args)
+    if parsed.has("-X"):
+        # ``screen -S s -X stuff 'rm -rf /\n'``: text typed into the session's shell.
+        rest = [w.value for w in parsed.operands]
+        if parsed.values("-X")[-1:] == ["stuff"] and rest:
+            typed = decode_ansi_c(rest[0].replace("^M", "\n"))
+            if "\n" in typed or "\r" in typed:
+                return [Payload("screen -X stuff", typed)]
+        return []
+    return [Payload("screen", argv=parsed.operands)] if parsed.operands else []
+
+
+def from_busybox(name: str, args: tuple[Word, ...]) -> list[Payload]:
+    """Return the applet busybox runs, as a command of its own."""
+    # ``busybox APPLET …`` is APPLET: judged as that command (``busybox sh -c '…'``).
+    return [Payload("busybox", argv=args)] if args and args[0].literal else []
+
+
+# --- environment variables whose value is a command ---------------------------------------------
+
+# Programs run these through a shell (git, man, less, crontab -e, ssh …): ``GIT_SSH_COMMAND='…'
+# git fetch`` runs the value. BASH_ENV/ENV name a file, judged elsewhere.
+ENV_COMMANDS = frozenset(
+    {"GIT_SSH_COMMAND", "GIT_SSH", "GIT_PAGER", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR",
+     "GIT_ASKPASS", "GIT_EXTERNAL_DIFF", "GIT_PROXY_COMMAND", "EDITOR", "VISUAL", "PAGER",
+     "MANPAGER", "SYSTEMD_PAGER", "LESSOPEN", "LESSCLOSE", "SSH_ASKPASS", "SUDO_ASKPASS",
+     "PROMPT_COMMAND", "RSYNC_RSH", "CVS_RSH", "BROWSER"}
+)  # fmt: skip
+
+
+def env_payloads(assignments: list[tuple[str, Word]]) -> list[Payload]:
+    """Return the commands held by ``NAME=value`` assignments programs run (``GIT_SSH_COMMAND``)."""
+    out: list[Payload] = []
+    for key, value in assignments:
+        if key not in ENV_COMMANDS or not value.value.strip():
+            continue
+        if value.literal:
+            out.append(Payload(f"{key}=…", value.value.lstrip("|")))  # LESSOPEN='|cmd %s'
+        else:
+            out.append(Payload(f"{key} built at run time", dynamic=True))
+    return out
