@@ -256,7 +256,7 @@ _HOME_ROOTS = re.compile(r"(?:~|\$HOME|\$\{HOME\}|/root|/home/[^/]+|/Users/[^/]+
 
 
 def _live(path: str) -> bool:
-    """Return True for a guard directory the hosts read now: one right in a home or the workspace."""
+    """Return True for a guard directory hosts read now: one right in a home or the workspace."""
     parent = path.rstrip("/").rpartition("/")[0] if "/" in path.rstrip("/") else ""
     return _HOME_ROOTS.fullmatch(parent) is not None
 
