@@ -147,7 +147,7 @@ def atheris_child(out: Path, seconds: float, hang: float) -> int:
             (corpus / f"seed-{i}").write_bytes(text.encode("utf-8", "surrogatepass"))
     with atheris.instrument_imports(include=["tether"]):
         import tether.classify
-        import tether.shell.parse  # noqa: F401
+        import tether.shell.parse  # noqa: F401  (imported here only so atheris instruments it)
 
     def one(data: bytes) -> None:
         target(data.decode("utf-8", "surrogateescape"))
@@ -181,7 +181,11 @@ def supervise(args: argparse.Namespace) -> dict[str, object]:
     runs = 0
     start = time.monotonic()
     restarts = 0
-    while (left := args.seconds - (time.monotonic() - start)) > 5:
+    while True:
+        left = args.seconds - (time.monotonic() - start)
+        if restarts and left <= 5:  # one run however short the budget; restarts need 5 s
+            break
+        left = max(1.0, left)
         seed = str(args.seed + restarts)
         cmd = [sys.executable, __file__, "--child", args.engine, "--seconds", f"{left:.0f}",
                "--hang", str(args.hang), "--out", str(out), "--seed", seed]  # fmt: skip
@@ -247,21 +251,20 @@ def main() -> int:
     if args.child == "atheris":
         return atheris_child(Path(args.out), args.seconds, args.hang)
     if args.engine is None:
-        try:
-            import atheris  # noqa: F401
+        import importlib.util
 
-            args.engine = "atheris"
-        except ImportError:
-            args.engine = "random"
+        args.engine = "atheris" if importlib.util.find_spec("atheris") else "random"
     report = supervise(args)
+    findings = report["findings"]
+    assert isinstance(findings, list)
     if args.json:
         print(json.dumps(report, indent=2))
     else:
         print(f"{report['engine']}: {report['executions']:,} inputs in {report['seconds']} s "
-              f"({report['per_second']}/s), {len(report['findings'])} findings")  # fmt: skip
-        for finding in report["findings"]:  # type: ignore[attr-defined]
+              f"({report['per_second']}/s), {len(findings)} findings")  # fmt: skip
+        for finding in findings:
             print(" ", json.dumps(finding)[:400])
-    return 1 if report["findings"] else 0
+    return 1 if findings else 0
 
 
 if __name__ == "__main__":

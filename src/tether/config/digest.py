@@ -19,7 +19,8 @@ BLOCK = 64  # SHA-256's block size in bytes
 def _builtin() -> Callable[..., Any]:
     for name in ("_sha256", "_sha2"):
         try:
-            return importlib.import_module(name).sha256  # type: ignore[no-any-return]
+            sha256: Callable[..., Any] = importlib.import_module(name).sha256
+            return sha256
         except (ImportError, AttributeError):
             continue
     import hashlib

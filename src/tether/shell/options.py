@@ -297,6 +297,8 @@ class LazyTable(Mapping[str, T]):
     def __contains__(self, key: object) -> bool:
         return key in self._makers
 
+    # Mapping.get is overloaded on the default's type; its override here keeps the one signature
+    # the callers use (T | None), hence the ignore below.
     def get(self, key: str, default: T | None = None) -> T | None:  # type: ignore[override]
         """Return the entry for ``key``, or ``default`` (without raising on a miss)."""
         found = self._built.get(key)
