@@ -631,6 +631,14 @@ _FIND_UNARY = (
 )
 FIND_UNARY = frozenset(_FIND_UNARY.split())
 FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+# Tests that narrow what find matches to some files (``-type`` alone does not: ``-type f`` is
+# every file); a judge that also counts a depth limit adds ``-maxdepth`` itself.
+_FIND_FILTERS = (
+    "-name -iname -path -ipath -wholename -iwholename -regex -iregex -newer -newermt -user "
+    "-group -uid -gid -nouser -nogroup -perm -size -empty -mtime -mmin -atime -amin -ctime "
+    "-cmin -links -inum -samefile"
+)
+FIND_FILTERS = frozenset(_FIND_FILTERS.split())
 
 
 def find_parts(args: tuple[Word, ...]) -> tuple[tuple[Word, ...], tuple[Word, ...]]:

@@ -9,7 +9,7 @@ from tether.rules.base import Rule, Tier
 from tether.rules.danger._base import Hit, Scope, name_of, options_of
 from tether.rules.danger.paths import HARDLINE_PLACES, Place, braces, place
 from tether.shell.model import SimpleCommand, Word
-from tether.shell.tools import FIND_EXEC, find_parts, find_primaries
+from tether.shell.tools import FIND_EXEC, FIND_FILTERS, find_parts, find_primaries
 from tether.shell.words import unwrap
 
 RULES = (
@@ -279,36 +279,6 @@ def _windows_cmd(args: tuple[Word, ...]) -> Iterator[Hit]:
         yield Hit("DG107", "cmd " + " ".join(words[:3]))
 
 
-# Predicates that narrow what find matches (``-type`` alone does not: ``-type f`` is every file).
-_FIND_FILTERS = frozenset(
-    {
-        "-name",
-        "-iname",
-        "-path",
-        "-ipath",
-        "-wholename",
-        "-iwholename",
-        "-regex",
-        "-iregex",
-        "-newer",
-        "-user",
-        "-perm",
-        "-empty",
-        "-mtime",
-        "-mmin",
-        "-atime",
-        "-amin",
-        "-ctime",
-        "-cmin",
-        "-size",
-        "-group",
-        "-nouser",
-        "-nogroup",
-        "-newermt",
-    }
-)
-
-
 def _find(cmd: SimpleCommand, scope: Scope, args: tuple[Word, ...]) -> Iterator[Hit]:
     if not any(w.value == "-delete" or w.value in FIND_EXEC for w in args):
         return
@@ -320,7 +290,7 @@ def _find(cmd: SimpleCommand, scope: Scope, args: tuple[Word, ...]) -> Iterator[
             recursive_exec = recursive_exec or _is_recursive_rm(list(taken))
         elif primary == "-delete":
             deletes = True
-        elif primary in _FIND_FILTERS:
+        elif primary in FIND_FILTERS:
             filtered = True
     if not (deletes or recursive_exec):
         return

@@ -15,7 +15,13 @@ from tether.rules.danger._base import Hit, Scope, name_of, options_of
 from tether.rules.danger.modes import SETGID, SETUID, Effect, acl_effect, chmod_effect
 from tether.rules.danger.paths import HOME_ROOTS, OS_ROOTS, Place, braces, place
 from tether.shell.model import SimpleCommand, Word
-from tether.shell.tools import CHMOD_MODE_LETTERS, FIND_EXEC, find_parts, find_primaries
+from tether.shell.tools import (
+    CHMOD_MODE_LETTERS,
+    FIND_EXEC,
+    FIND_FILTERS,
+    find_parts,
+    find_primaries,
+)
 from tether.shell.words import unwrap
 
 RULES = (
@@ -182,40 +188,9 @@ def check_permissions(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
 
 
 _CHANGERS = frozenset({"chmod", "chown", "chgrp", "setfacl"})
-# Predicates that narrow what find matches; without one, ``-exec chmod … {}`` reaches every
-# file and directory below the starting points, as ``chmod -R`` would.
-_NARROWING = frozenset(
-    [
-        "-name",
-        "-iname",
-        "-path",
-        "-ipath",
-        "-wholename",
-        "-iwholename",
-        "-regex",
-        "-iregex",
-        "-newer",
-        "-user",
-        "-group",
-        "-perm",
-        "-size",
-        "-mtime",
-        "-mmin",
-        "-atime",
-        "-amin",
-        "-ctime",
-        "-cmin",
-        "-empty",
-        "-nouser",
-        "-nogroup",
-        "-maxdepth",
-        "-links",
-        "-inum",
-        "-samefile",
-        "-uid",
-        "-gid",
-    ]
-)
+# Without a narrowing test or a depth limit, ``-exec chmod … {}`` reaches every file and
+# directory below the starting points, as ``chmod -R`` would.
+_NARROWING = FIND_FILTERS | {"-maxdepth"}
 
 
 def _find_exec(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
