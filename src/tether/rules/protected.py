@@ -81,7 +81,17 @@ class Places(NamedTuple):
 
 NO_PLACES = Places()
 _SQLITE_SIBLINGS = ("-wal", "-shm", "-journal")
-_current = threading.local()  # the daemon judges events on several threads, each its own config
+
+
+class _Current(threading.local):
+    """The guard places in force on one thread (the daemon judges events on several threads,
+    each with its own config); the class default answers a thread that set none, without the
+    ``AttributeError`` a ``getattr`` default costs on every lookup."""
+
+    places: Places = NO_PLACES
+
+
+_current = _Current()
 
 
 def places_of(config: Any) -> Places:
@@ -114,8 +124,7 @@ def configured(places: Places) -> Iterator[None]:
 
 def current() -> Places:
     """Return the config's guard places in force on this thread."""
-    found: Places = getattr(_current, "places", NO_PLACES)
-    return found
+    return _current.places
 
 
 def _configured_file(norm: str, tree: bool) -> str | None:
@@ -317,8 +326,20 @@ def _may_name(low: str, snap: _Snapshot) -> bool:
 
 def relocated(low: str) -> bool:
     """Return True when lower-cased ``low`` may name this process's relocated Tether files."""
-    snap = _process_snapshot()
-    return (bool(snap[-2] or snap[-1]) and _relocated(low, snap)) or _names_configured(low)
+    needles = _relocated_needles(_process_snapshot(), current())
+    return bool(needles) and any(needle in low for needle in needles)
+
+
+@functools.lru_cache(maxsize=64)
+def _relocated_needles(snap: _Snapshot, places: Places) -> tuple[str, ...]:
+    """Return what ``relocated`` looks for (usually nothing): what ``_relocated`` tests."""
+    codex, explicit = snap[-2], snap[-1]
+    return (
+        *((codex.lower().rstrip("/"),) if codex else ()),
+        *((posixpath.basename(explicit).lower(),) if explicit else ()),
+        *(posixpath.basename(f) for f in places.files),
+        *(p.rstrip(":") for p in places.key_prefixes),
+    )
 
 
 def _relocated(low: str, snap: _Snapshot) -> bool:

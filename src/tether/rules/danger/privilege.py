@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 from tether.quoting import quote
 from tether.rules.base import Rule, Tier
-from tether.rules.danger._base import Hit, Scope, edits_in_place, name_of, options_of
+from tether.rules.danger._base import Hit, Scope, edits_in_place, name_of
 from tether.rules.danger.interp import literal_output
 from tether.rules.danger.paths import Place, place
 from tether.shell.model import SimpleCommand, Word
@@ -143,27 +143,27 @@ def check_privilege(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     name = name_of(cmd)
     args = cmd.args
     if name == "tee":
-        for w in options_of("tee", args).operands:
+        for w in scope.options("tee", args).operands:
             path = _system_path(w, cmd, scope)
             if path is not None:
                 yield _write_hit(path, f"tee {w.value}", _fed_text(cmd, scope))
     elif name == "systemctl":
-        verbs = [w.value for w in options_of("systemctl", args).operands]
+        verbs = [w.value for w in scope.options("systemctl", args).operands]
         if verbs[:1] and verbs[0] in ("stop", "disable", "mask", "kill"):
             yield Hit("DG410", f"systemctl {verbs[0]} {' '.join(verbs[1:2])}")
     elif name == "service":
-        words = [w.value for w in options_of("service", args).operands]
+        words = [w.value for w in scope.options("service", args).operands]
         if words[1:2] == ["stop"]:
             yield Hit("DG410", f"service {words[0]} stop")
     elif name == "nginx":
-        signals = options_of("nginx", args).values("-s")
+        signals = scope.options("nginx", args).values("-s")
         if any(v in ("stop", "quit") for v in signals):
             yield Hit("DG410", f"nginx -s {signals[0]}")
     elif name == "crontab":
-        if options_of("crontab", args).has("-r"):
+        if scope.options("crontab", args).has("-r"):
             yield Hit("DG411", "crontab -r")
     elif name in ("cp", "mv", "install", "ln", "scp"):
-        parsed = options_of(name, args)
+        parsed = scope.options(name, args)
         targets = list(parsed.operands)
         into = [Word(v) for v in parsed.values("--target-directory")]
         dest = (into or targets)[-1] if len(targets) >= 2 or into else None
@@ -183,9 +183,9 @@ def check_privilege(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
                 if hit is not None and hit.code == "DG432":
                     yield hit
     elif name in ("sed", "perl", "ruby", "truncate") and (
-        name == "truncate" or edits_in_place(name, args)
+        name == "truncate" or edits_in_place(name, args, scope)
     ):
-        for w in options_of(name, args).operands:
+        for w in scope.options(name, args).operands:
             if _system_path(w, cmd, scope) is not None:
                 yield Hit("DG409", f"{name} on {w.value}")
                 break

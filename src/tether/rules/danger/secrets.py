@@ -360,21 +360,21 @@ def check_sensitive_write(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     name = name_of(cmd)
     args = cmd.args
     if name == "tee":
-        for w in options_of("tee", args).operands:
+        for w in scope.options("tee", args).operands:
             if is_sensitive_target(w, cmd):
                 yield Hit("DG603", f"tee {w.value}")
                 return
     elif name in ("cp", "mv", "install", "ln", "rsync"):
-        parsed = options_of(name, args)
+        parsed = scope.options(name, args)
         operands = parsed.operands
         target_dir = parsed.values("--target-directory")
         dest = Word(target_dir[0]) if target_dir else (operands[-1] if len(operands) >= 2 else None)
         if dest is not None and is_sensitive_target(dest, cmd):
             yield Hit("DG603", f"{name} onto {dest.value}")
     elif name in ("sed", "perl", "ruby", "dd"):
-        if name != "dd" and not edits_in_place(name, args):
+        if name != "dd" and not edits_in_place(name, args, scope):
             return
-        for w in args if name == "dd" else options_of(name, args).operands:
+        for w in args if name == "dd" else scope.options(name, args).operands:
             value = w.value[3:] if name == "dd" and w.value.startswith("of=") else w.value
             if name == "dd" and not w.value.startswith("of="):
                 continue

@@ -585,7 +585,9 @@ def concerns(scope: Scope) -> bool:
             or "/v1/" in low
             or relocated(low)  # a $CODEX_HOME or $TETHER_CONFIG outside the usual places
             or (
-                ("cd" in low or "pushd" in low or "-c" in low or "-d" in low)
+                # A lone command without wrappers runs where it was started: no text scan.
+                (len(scope.model.commands) > 1 or any(c.wrappers for c in scope.model.commands))
+                and ("cd" in low or "pushd" in low or "-c" in low or "-d" in low)
                 and _moves_blind(scope)
             )
         )
@@ -595,7 +597,10 @@ def concerns(scope: Scope) -> bool:
 
 def _moves_blind(scope: Scope) -> bool:
     """Return True when a command runs after a ``cd`` to a place the input does not name."""
-    return any(scope.cwd(cmd) is None or _chdir(cmd) is None for cmd in scope.model.commands)
+    commands = scope.model.commands
+    return (len(commands) > 1 and scope.lost_track()) or any(
+        _chdir(cmd) is None for cmd in commands if cmd.wrappers
+    )
 
 
 def _dot_glob(low: str) -> bool:
