@@ -173,6 +173,8 @@ class Scope:
         Only ``cd``/``pushd`` earlier in the same input move it; None means it moved somewhere
         we cannot name (``cd ..``, ``cd -``, ``cd $X``, bare ``cd``).
         """
+        if len(self.model.commands) < 2:
+            return "."  # a lone command runs where it was started
         if self._cwd is None:
             self._cwd = _track_cwd(self.model.commands)
         i = self.index_of(cmd)

@@ -81,8 +81,14 @@ _JS_CODE = ("--eval", "--print")
 
 # The letters those options are spelt with (clustered too: ``-Bc``, ``-ne``): a command with
 # no option word holding one has no inline code, and skips the parse.
-_CODE_LETTERS = {"perl": "eE", "ruby": "e", "php": "rBRFE", "osascript": "e", "python": "c"}
-_JS_LETTERS = "ep"
+_CODE_LETTERS = {
+    "perl": frozenset("eE"),
+    "ruby": frozenset("e"),
+    "php": frozenset("rBRFE"),
+    "osascript": frozenset("e"),
+    "python": frozenset("c"),
+}
+_JS_LETTERS = frozenset("ep")
 
 
 def interpreter_words(cmd: SimpleCommand) -> list[Word]:
@@ -94,7 +100,7 @@ def interpreter_words(cmd: SimpleCommand) -> list[Word]:
     letters = _CODE_LETTERS["python"] if python else _CODE_LETTERS.get(name, _JS_LETTERS)
     args = cmd.args
     if name != "deno" and not any(
-        w.value[:1] == "-" and any(ch in w.value for ch in letters) for w in args
+        w.value[:1] == "-" and not letters.isdisjoint(w.value) for w in args
     ):
         return []
     parsed = parse(code_grammar(name), args)

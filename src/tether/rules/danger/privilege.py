@@ -211,8 +211,8 @@ _SYSRQ_HARMLESS = frozenset("hlmpqtwdsz0123456789\n ")
 def _system_path(word: Word, cmd: SimpleCommand, scope: Scope) -> str | None:
     """Return the path a write onto ``word`` reaches when it is a system one, else None."""
     if not word.value.startswith(("/", "$", "~")):
-        # ``cd /etc && echo x > hosts`` writes /etc/hosts; most inputs have no cd at all.
-        cwd = scope.cwd(cmd) if _moves(scope) else "."
+        # ``cd /etc && echo x > hosts`` writes /etc/hosts (most inputs have no cd: ".").
+        cwd = scope.cwd(cmd)
         if cwd is None or not cwd.startswith("/"):
             return None
     where, path = place(word, cmd, scope)
@@ -224,16 +224,6 @@ def _write_hit(path: str, how: str, text: str | None) -> Hit:
     if path == SYSRQ and (text is None or not set(text) <= _SYSRQ_HARMLESS):
         return Hit("DG432", f"{how}: the kernel acts on it at once")
     return Hit("DG409", how)
-
-
-def _moves(scope: Scope) -> bool:
-    """Return True when the input changes directory somewhere (computed once per input)."""
-    found = scope.cache.get("cd")
-    if found is None:
-        found = scope.cache["cd"] = any(
-            w.value in ("cd", "pushd") for c in scope.model.commands for w in c.argv[:2]
-        )
-    return found is True
 
 
 def _printed(cmd: SimpleCommand) -> str | None:

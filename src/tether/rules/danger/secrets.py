@@ -203,9 +203,11 @@ def is_env_file(value: str) -> bool:
     base = value.rstrip("\"'").rpartition("/")[2]
     if base == ".env":
         return True
-    parts = base.split(".")[2:]
+    # Split only a name that starts like one: a sed script or a heredoc can be pages long.
     return (
-        base.startswith(".env.") and "#" not in base and not any(p in _ENV_TEMPLATES for p in parts)
+        base.startswith(".env.")
+        and "#" not in base
+        and not any(p in _ENV_TEMPLATES for p in base.split(".")[2:])
     )
 
 
@@ -260,18 +262,20 @@ def _sensitive(word: Word, cmd: SimpleCommand) -> bool:
     )
 
 
-def check_metadata(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
+def check_metadata(cmd: SimpleCommand, scope: Scope) -> tuple[Hit, ...]:
     """Flag cloud metadata hosts in the arguments of commands that can reach the network."""
-    if not cmd.args or not _METADATA_HINT.search(" ".join([w.value for w in cmd.args])):
-        return
+    # A plain function, not a generator: it runs on every command, and almost never finds one.
+    args = cmd.args
+    if not args or not _METADATA_HINT.search(" ".join([w.value for w in args])):
+        return ()
     name = name_of(cmd)
     if name in _DISPLAY:
-        return
-    for w in cmd.args:
+        return ()
+    for w in args:
         m = _METADATA.search(w.value)
         if m:
-            yield Hit("DG601", f"{name} {m.group(0)}")
-            return
+            return (Hit("DG601", f"{name} {m.group(0)}"),)
+    return ()
 
 
 def check_exfiltration(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:

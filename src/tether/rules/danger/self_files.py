@@ -575,6 +575,7 @@ def concerns(scope: Scope) -> bool:
     """
     found = scope.cache.get(_GATE)
     if found is None:
+        commands = scope.model.commands
         low = scope.model.source.lower()
         # Plain `in` tests: several times faster than one regex here, and this runs on every input.
         found = (
@@ -586,7 +587,7 @@ def concerns(scope: Scope) -> bool:
             or relocated(low)  # a $CODEX_HOME or $TETHER_CONFIG outside the usual places
             or (
                 # A lone command without wrappers runs where it was started: no text scan.
-                (len(scope.model.commands) > 1 or any(c.wrappers for c in scope.model.commands))
+                (len(commands) > 1 or bool(commands and commands[0].wrappers))
                 and ("cd" in low or "pushd" in low or "-c" in low or "-d" in low)
                 and _moves_blind(scope)
             )

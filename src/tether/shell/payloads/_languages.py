@@ -267,6 +267,15 @@ def _sed_delimited(script: str, i: int, delim: str) -> tuple[str, int]:
     return text, end + 1
 
 
+def _skip_to(script: str, i: int, stops: str) -> int:
+    """Return where the first of ``stops`` at or after ``i`` is (the end if none).
+
+    With ``str.find``, not a loop over characters: an ``a``/``i``/``c`` text can be pages long.
+    """
+    found = [j for j in (script.find(stop, i) for stop in stops) if j >= 0]
+    return min(found) if found else len(script)
+
+
 def sed_payloads(script: str) -> list[Payload]:
     """Return the commands a sed script runs: ``e CMD``, ``e`` and ``s/…/…/e`` (GNU sed)."""
     if "e" not in script:
@@ -289,20 +298,15 @@ def sed_payloads(script: str) -> list[Payload]:
                 i += 1
             continue
         if c == "#" or c == ":":
-            while i < n and script[i] != "\n":
-                i += 1
+            i = _skip_to(script, i, "\n")
             continue
         i += 1
         if c in "aicrRwWbtTvlLqQ":
             # Text, a file name or a label to the end of the line (b, t, T also end at ;).
-            stops = "\n;}" if c in "btTvlLqQ" else "\n"
-            while i < n and script[i] not in stops:
-                i += 1
+            i = _skip_to(script, i, "\n;}" if c in "btTvlLqQ" else "\n")
             continue
         if c == "e":
-            j = i
-            while j < n and script[j] != "\n":
-                j += 1
+            j = _skip_to(script, i, "\n")
             command = script[i:j].strip()
             out.append(Payload("sed e", command) if command else
                        Payload("sed e runs the pattern space", dynamic=True))  # fmt: skip
@@ -312,9 +316,7 @@ def sed_payloads(script: str) -> list[Payload]:
             delim = script[i]
             _, i = _sed_delimited(script, i + 1, delim)
             replacement, i = _sed_delimited(script, i, delim)
-            j = i
-            while j < n and script[j] not in ";\n}":
-                j += 1
+            j = _skip_to(script, i, ";\n}")
             flags = script[i:j]
             i = j
             if c == "s" and "e" in flags.split("w", 1)[0]:
@@ -355,7 +357,7 @@ def sed_may_run(text: str) -> bool:
 
 def from_sed(name: str, args: tuple[Word, ...]) -> list[Payload]:
     """Return what the sed scripts given on the command line run."""
-    words = "\n".join(w.value for w in args if w.value != "-e")
+    words = "\n".join([w.value for w in args if w.value != "-e"])
     if not sed_may_run(words):
         return []  # no word holds an ``e`` where a command or a flag stands (most sed commands)
     parsed = parse(TOOLS["sed"], args)
