@@ -577,23 +577,50 @@ def concerns(scope: Scope) -> bool:
     if found is None:
         commands = scope.model.commands
         low = scope.model.source.lower()
+        text = _unquoted(low, commands)
         # Plain `in` tests: several times faster than one regex here, and this runs on every input.
         found = (
-            "tether" in low
-            or "claude" in low
-            or "codex" in low
-            or "gemini" in low
-            or "/v1/" in low
+            "tether" in text
+            or "claude" in text
+            or "codex" in text
+            or "gemini" in text
+            or "/v1/" in text
             or relocated(low)  # a $CODEX_HOME or $TETHER_CONFIG outside the usual places
+            or (text is not low and relocated(text))
             or (
                 # A lone command without wrappers runs where it was started: no text scan.
                 (len(commands) > 1 or bool(commands and commands[0].wrappers))
-                and ("cd" in low or "pushd" in low or "-c" in low or "-d" in low)
+                and ("cd" in text or "pushd" in text or "-c" in text or "-d" in text)
                 and _moves_blind(scope)
             )
         )
         scope.cache[_GATE] = found
     return bool(found)
+
+
+def _unquoted(low: str, commands: tuple[SimpleCommand, ...]) -> str:
+    """Return the input's text as its words read once bash removes the quoting (a superset).
+
+    The checks read words, so the gate must too: ``te''ther``, ``"tet"her``, ``te\\ther`` and a
+    line continuation all spell ``tether``. ANSI-C quotes (``$'\\x74'ether``) are decoded by the
+    parser: their input adds the words themselves.
+    """
+    if "'" not in low and '"' not in low and "\\" not in low:
+        return low  # nothing quoted: the words are the text
+    text = low.replace("\\\n", "").replace("'", "").replace('"', "").replace("\\", "")
+    if "$'" in low:
+        words = [w.value for c in commands for w in _words_of(c)]
+        text += "\n" + "\n".join(words).lower()
+    return text
+
+
+def _words_of(cmd: SimpleCommand) -> Iterator[Word]:
+    """Yield every word of ``cmd`` a check may read: argv, assignments, redirects, wrappers."""
+    yield from cmd.argv
+    yield from (a.value for a in cmd.assignments)
+    yield from (r.target for r in cmd.redirects if r.target is not None)
+    for wrapper in cmd.wrappers:
+        yield from wrapper.args
 
 
 def _moves_blind(scope: Scope) -> bool:
