@@ -577,7 +577,6 @@ _GATED: frozenset[_Check] = frozenset(
     {
         *(check for table in TABLES for check in table.values()),
         *(check for _, check in PREFIXES),
-        self_files.check_redirect,
         check_interpreter,
         check_path_named,
         check_env_override,
