@@ -224,7 +224,10 @@ def protected(
     norm = _normal(path)
     if not norm or norm in (".", "/", "~"):
         return None
-    for spelled, what in _SPELLED:
+    # Every spelled and root directory below starts with "$", "~" or "/": a relative path
+    # (most operands) can be inside none of them, nor be one's parent.
+    anchored = norm[0] in "$~/"
+    for spelled, what in _SPELLED if anchored else ():
         if _inside(norm, spelled.lower()):
             return what
     leaf = norm.rpartition("/")[2]
@@ -241,7 +244,7 @@ def protected(
     configured_hit = _configured_file(norm, tree)
     if configured_hit is not None:
         return configured_hit
-    roots = _roots(snap, _home_of(norm))
+    roots = _roots(snap, _home_of(norm)) if anchored else ()
     for directory, what in roots:
         if _inside(norm, directory):
             return what

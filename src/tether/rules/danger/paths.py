@@ -216,7 +216,7 @@ def _place_absolute(path: str) -> tuple[Place, str]:
     for temp in TEMP_DIRS:
         if norm == temp or norm.startswith(temp + "/"):
             return Place.TEMP, norm
-    if any((norm + "/").startswith(p) for p in SYSTEM_PREFIXES):
+    if (norm + "/").startswith(SYSTEM_PREFIXES):
         return Place.SYSTEM, norm
     return Place.OUTSIDE, norm
 
