@@ -301,6 +301,23 @@ def _skip_to(script: str, i: int, stops: str) -> int:
     return min(found) if found else len(script)
 
 
+def _text_end(script: str, i: int) -> int:
+    """Return where an ``a``/``i``/``c`` text ends: its line, and each next line while one ends
+    in an unescaped backslash (sed reads those lines as more text, never as commands)."""
+    end = _skip_to(script, i, "\n")
+    while end < len(script) and _continued(script, end):
+        end = _skip_to(script, end + 1, "\n")
+    return end
+
+
+def _continued(script: str, end: int) -> bool:
+    """Return True when the line ending at ``end`` ends in an unescaped backslash."""
+    k = end
+    while k > 0 and script[k - 1] == "\\":
+        k -= 1
+    return (end - k) % 2 == 1
+
+
 def sed_payloads(script: str) -> list[Payload]:
     """Return the commands a sed script runs: ``e CMD``, ``e`` and ``s/…/…/e`` (GNU sed)."""
     if "e" not in script:
@@ -326,8 +343,11 @@ def sed_payloads(script: str) -> list[Payload]:
             i = _skip_to(script, i, "\n")
             continue
         i += 1
-        if c in "aicrRwWbtTvlLqQ":
-            # Text, a file name or a label to the end of the line (b, t, T also end at ;).
+        if c in "aic":
+            i = _text_end(script, i)
+            continue
+        if c in "rRwWbtTvlLqQ":
+            # A file name or a label to the end of the line (b, t, T also end at ;).
             i = _skip_to(script, i, "\n;}" if c in "btTvlLqQ" else "\n")
             continue
         if c == "e":
