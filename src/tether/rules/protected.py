@@ -327,10 +327,10 @@ def _may_name(low: str, snap: _Snapshot) -> bool:
     return _relocated(low, snap)
 
 
-def relocated(low: str) -> bool:
-    """Return True when lower-cased ``low`` may name this process's relocated Tether files."""
+def relocated(*lows: str) -> bool:
+    """Return True when a lower-cased text may name this process's relocated Tether files."""
     needles = _relocated_needles(_process_snapshot(), current())
-    return bool(needles) and any(needle in low for needle in needles)
+    return bool(needles) and any(needle in low for needle in needles for low in lows)
 
 
 @functools.lru_cache(maxsize=64)

@@ -589,8 +589,7 @@ def concerns(scope: Scope) -> bool:
             or "codex" in text
             or "gemini" in text
             or "/v1/" in text
-            or relocated(low)  # a $CODEX_HOME or $TETHER_CONFIG outside the usual places
-            or (text is not low and relocated(text))
+            or relocated(low, text)  # a $CODEX_HOME or $TETHER_CONFIG outside the usual places
             or (
                 # A lone command without wrappers runs where it was started: no text scan.
                 (len(commands) > 1 or bool(commands and commands[0].wrappers))
@@ -609,9 +608,11 @@ def _unquoted(low: str, commands: tuple[SimpleCommand, ...]) -> str:
     line continuation all spell ``tether``. ANSI-C quotes (``$'\\x74'ether``) are decoded by the
     parser: their input adds the words themselves.
     """
-    if "'" not in low and '"' not in low and "\\" not in low:
+    escaped = "\\" in low
+    if not escaped and "'" not in low and '"' not in low:
         return low  # nothing quoted: the words are the text
-    text = low.replace("\\\n", "").replace("'", "").replace('"', "").replace("\\", "")
+    text = low.replace("\\\n", "").replace("\\", "") if escaped else low
+    text = text.replace("'", "").replace('"', "")
     if "$'" in low:
         words = [w.value for c in commands for w in _words_of(c)]
         text += "\n" + "\n".join(words).lower()
