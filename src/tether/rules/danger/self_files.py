@@ -158,13 +158,15 @@ def _unlikely(
 def check_redirect(cmd: SimpleCommand, scope: Scope) -> Iterable[Hit]:
     """Flag ``>``, ``>>``, ``:>`` and friends onto a guard file."""
     targets = [r.target for r in cmd.redirects if r.op in WRITE_OPS and r.target is not None]
-    if not targets or _unlikely(targets, cmd, scope):
+    if not targets:
         return ()
-    # The input-wide gate comes after the look at the targets: it reads the whole input (a
-    # heredoc's body too), the targets are a word or two. (Not in the catalogue's gated set.)
-    if not concerns(scope):
+    # The targets first (protected() looks for a marker in each resolved path before anything
+    # else), then the input-wide gate, which reads the whole input, a heredoc's body too. So
+    # `cd /repo && cat > x.py <<EOF …` costs a look at /repo/x.py. (Not in the gated set.)
+    found = _first(targets, cmd, scope)
+    if found is None or not concerns(scope):
         return ()
-    return tuple(_hit("redirect into", _first(targets, cmd, scope)))
+    return tuple(_hit("redirect into", found))
 
 
 _TREE_OPS = _REMOVERS | _OWNERSHIP | {"mv"}
