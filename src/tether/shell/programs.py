@@ -170,6 +170,17 @@ WRAPPERS: LazyTable[Wrapping] = LazyTable(
             checked="findutils 4.9.0",
             elsewhere=_terminal("-J", "-R", "-S"),
         ),
+        # BusyBox 1.35: ``busybox APPLET ARGS`` runs APPLET (the basename of the word:
+        # ``busybox /bin/rm`` is rm); ``--help``, ``--list[-full]``, ``--show SCRIPT`` and
+        # ``--install`` run no applet. It reads no other option (``busybox -- rm`` looks for an
+        # applet named ``--``; the engine ends options there, which only over-reads it).
+        "busybox": lambda: Wrapping(
+            grammar(
+                "busybox", "help list list-full show: install", abbreviate=False, permute=False
+            ),
+            terminal=_terminal("--help", "--list", "--list-full", "--show", "--install"),
+            checked="BusyBox 1.35.0",
+        ),
         "watch": lambda: Wrapping(
             grammar(
                 "watch",

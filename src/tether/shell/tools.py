@@ -303,7 +303,40 @@ TOOLS: LazyTable[Grammar] = LazyTable(
             "V|version",
             permute=False,
         ),
-        "tar": lambda: grammar("tar", _TAR + " ?|help"),
+        # ``tar xzf a.tgz -C dir``: a first word without a dash is a cluster whose letters
+        # take their values from the words after it, in order (GNU tar's old-style options).
+        "tar": lambda: grammar("tar", _TAR + " ?|help", old_style=True),
+        "gtar": lambda: TOOLS["tar"]._replace(name="gtar"),
+        # libarchive 3.6 bsdtar (the man page; macOS's tar): old-style first word too.
+        "bsdtar": lambda: grammar(
+            "bsdtar",
+            "a|auto-compress B b|block-size: C|directory|cd: c|create f|file: H h I|T|files-from: "
+            "J|xz j|bzip2|bunzip2 k|keep-old-files L|dereference l|check-links "
+            "m|modification-time n|norecurse|no-recursion O|to-stdout o P|insecure "
+            "absolute-paths p|preserve-permissions q|fast-read r|append S s: t|list "
+            "U|unlink|unlink-first u|update v|verbose W: w|confirmation|interactive "
+            "X|exclude-from: x|extract y Z|compress z|gunzip|gzip acls b64encode chroot "
+            "clear-nochange-fflags exclude: exclude-vcs fflags format: gid: gname: grzip "
+            "hfsCompression ignore-zeros include: keep-newer-files lrzip lz4 lzip lzma lzop "
+            "mac-metadata newer: newer-mtime: newer-than: newer-mtime-than: no-acls no-fflags "
+            "no-mac-metadata no-read-sparse no-safe-writes no-same-owner no-same-permissions "
+            "no-xattrs nodump nopreserveHFSCompression null numeric-owner older: older-mtime: "
+            "older-than: older-mtime-than: one-file-system options: passphrase: posix "
+            "read-sparse safe-writes same-owner strip-components: totals uid: uname: "
+            "use-compress-program: uuencode version xattrs zstd help",
+            old_style=True,
+        ),
+        # UnZip 6.00 (``unzip -hh``, Debian's -I/-O charsets): options, then the archive; after
+        # it only ``-d DIR`` and ``-x NAME…`` are options (``UNZIP_MEMBERS``), other words name
+        # members, so its options end at the archive.
+        "unzip": lambda: grammar(
+            "unzip",
+            # (``-:``, allow ``../`` in names, cannot be written here: unknown, read as a flag.)
+            "Z h A c f l p t T u v z a b B C D E F i j J K L M n N o P: q s S U V W X Y $ ^ 2 "
+            "d: x* I: O:",
+            abbreviate=False,
+            permute=False,
+        ),
         # at 3.2.5: -f FILE is the job; -l/-d/-r/-c list, remove or show jobs.
         "at": lambda: grammar("at", "V q: f: m M k v l d r b t: c u:", permute=False),
         "batch": lambda: TOOLS["at"]._replace(name="batch"),
@@ -359,6 +392,10 @@ TOOLS: LazyTable[Grammar] = LazyTable(
         ),
     }
 )
+
+# What unzip reads after the archive: member names, ``-d DIR`` (or ``-dDIR``) and ``-x`` with
+# the names it excludes (up to ``-d``); checked against UnZip 6.00 by running it.
+UNZIP_MEMBERS = grammar("unzip members", "d: x*", abbreviate=False)
 
 # Inline-code interpreters whose help lists hundreds of runtime flags: only the options that
 # carry code or take a separate value are listed (an unknown option is read as a flag, so a
@@ -968,13 +1005,14 @@ MACHINE: LazyTable[Grammar] = LazyTable(
             "timestamp: read-only mkdir marked "
             # newer systemd's, so ``--message TEXT stop x`` keeps ``stop`` the verb
             "kill-value: reboot-argument: message: when: drop-in: no-warn",
-            abbreviate=False,
+            # getopt_long: unique prefixes (``--no-b`` is --no-block, ``--sig 9`` --signal 9);
+            # a prefix that is unique in 252 but not in the union (``--kill- main``) still
+            # takes its value, since every option it may mean takes one.
         ),
         "loginctl": lambda: grammar(
             "loginctl",
             "h|help version no-pager no-legend no-ask-password H|host: M|machine: "
             "p|property: P: a|all value l|full kill-whom: s|signal: n|lines: o|output:",
-            abbreviate=False,
         ),
         "shutdown": lambda: grammar(
             "shutdown", "help H|halt P|poweroff r|reboot h k no-wall c show", abbreviate=False

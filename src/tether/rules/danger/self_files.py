@@ -15,6 +15,8 @@ name (``cd "$X"``, ``cd $(…)``), a relative path counts when a guard file coul
 from __future__ import annotations
 
 import functools
+import itertools
+import posixpath
 import re
 from collections.abc import Callable, Iterable, Iterator
 
@@ -24,7 +26,7 @@ from tether.rules.file_tools import patch_files
 from tether.rules.protected import may_name_guard_file, protected, relocated, somewhere
 from tether.shell.model import SimpleCommand, Word
 from tether.shell.options import Parsed, parse
-from tether.shell.tools import GIT, GIT_SUBCOMMANDS
+from tether.shell.tools import GIT, GIT_SUBCOMMANDS, UNZIP_MEMBERS
 
 CODE = "DG605"
 WRITE_OPS = frozenset({">", ">>", ">|", "&>", "&>>", "<>"})
@@ -287,65 +289,48 @@ def _under(
     return _first([dest, *probes], cmd, scope, tree=True)
 
 
-_TAR_VALUES = "fCbHKLNTVgX"  # tar's short options that take the next word as their value
+# unzip modes that write no file: list, test, to stdout, comment, zipinfo, stamp the archive.
+_UNZIP_READS = ("-l", "-t", "-p", "-c", "-v", "-z", "-Z", "-T", "-h")
 
 
 def _extract(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     """Flag ``tar x`` and ``unzip`` writing into a guard directory or naming a guard member."""
     name = name_of(cmd)
-    vals = [w.value for w in cmd.args]
-    dest: Word | None = None
-    members: list[Word] = []
     if name == "unzip":
-        skip = False
-        archive_seen = False
-        for i, w in enumerate(cmd.args):
-            if skip:
-                skip = False
-                continue
-            if w.value == "-d" and i + 1 < len(vals):
-                dest, skip = cmd.args[i + 1], True
-            elif w.value == "-x":
-                break
-            elif not w.value.startswith("-"):
-                if archive_seen:
-                    members.append(w)
-                archive_seen = True
+        dirs, members = _unzip(cmd.args)
     else:
-        first = vals[0] if vals else ""
-        cluster = first.lstrip("-") if not first.startswith("--") else ""
-        extracting = "x" in cluster or any(
-            v in ("--extract", "--get")
-            or (v.startswith("-") and not v.startswith("--") and "x" in v)
-            for v in vals
-        )
-        if not extracting:
+        parsed = options_of(name, cmd.args)
+        if not parsed.has("--extract"):
             return
-        old_style = not first.startswith("-")  # `tar xzf a.tgz -C dir`: values follow in order
-        pending = [c for c in cluster if c in _TAR_VALUES] if old_style else []
-        for w in cmd.args[1:] if old_style else cmd.args:
-            v = w.value
-            if pending:
-                if pending.pop(0) == "C":
-                    dest = w
-            elif v in ("-C", "--directory"):
-                pending = ["C"]
-            elif v == "--file":
-                pending = ["f"]
-            elif v.startswith("--directory="):
-                dest = Word(v.split("=", 1)[1], w.literal)
-            elif v.startswith("-") and not v.startswith("--"):
-                pending = [c for c in v[1:] if c in _TAR_VALUES]
-            elif not v.startswith("-"):
-                members.append(w)
-    base = dest.value.rstrip("/") if dest is not None else ""
+        # -C is a chdir, read in order: `-C a -C b` extracts into a/b (or b when absolute).
+        dirs = list(itertools.accumulate(parsed.values("--directory"), posixpath.join))
+        top = parsed.values("--one-top-level")
+        if top and dirs:
+            dirs.append(posixpath.join(dirs[-1], top[-1]))
+        elif top:
+            dirs.append(top[-1])
+        members = list(parsed.operands)
     found = None
-    if dest is not None:
-        found = _first([dest], cmd, scope) or _under(dest, cmd, scope, contents=True)
-    if found is None:
-        joined = [Word(f"{base}/{m.value}" if base else m.value, m.literal) for m in members]
-        found = _first(joined, cmd, scope, tree=True)
+    for d in dirs:
+        dest = Word(d)
+        found = found or _first([dest], cmd, scope) or _under(dest, cmd, scope, contents=True)
+    for base in [d.rstrip("/") for d in dirs] or [""]:
+        if found is None:
+            joined = [Word(f"{base}/{m.value}" if base else m.value, m.literal) for m in members]
+            found = _first(joined, cmd, scope, tree=True)
     yield from _hit(f"{name} extracts into", found)
+
+
+def _unzip(args: tuple[Word, ...]) -> tuple[list[str], list[Word]]:
+    """Return where unzip extracts (its ``-d`` directories) and the members it names."""
+    parsed = options_of("unzip", args)  # options end at the archive
+    if parsed.has(*_UNZIP_READS) or not parsed.operands:
+        return [], []
+    after = parse(UNZIP_MEMBERS, parsed.operands[1:])  # members, -d DIR, -x NAME…
+    dirs = parsed.values("-d") + after.values("-d")
+    # `unzip -x a.zip m`: -x before the archive excludes what follows the archive.
+    members = [] if parsed.has("-x") else list(after.operands)
+    return dirs, members
 
 
 def _in_place(name: str, args: Iterable[Word]) -> bool:
