@@ -307,7 +307,8 @@ TOOLS: LazyTable[Grammar] = LazyTable(
         # take their values from the words after it, in order (GNU tar's old-style options).
         "tar": lambda: grammar("tar", _TAR + " ?|help", old_style=True),
         "gtar": lambda: TOOLS["tar"]._replace(name="gtar"),
-        # libarchive 3.6 bsdtar (the man page; macOS's tar): old-style first word too.
+        # bsdtar 3.6.2 (libarchive; macOS's tar), from its man page and ``bsdtar --help``:
+        # old-style first word too, unique prefixes.
         "bsdtar": lambda: grammar(
             "bsdtar",
             "a|auto-compress B b|block-size: C|directory|cd: c|create f|file: H h I|T|files-from: "
@@ -328,12 +329,12 @@ TOOLS: LazyTable[Grammar] = LazyTable(
         ),
         # UnZip 6.00 (``unzip -hh``, Debian's -I/-O charsets): options, then the archive; after
         # it only ``-d DIR`` and ``-x NAME…`` are options (``UNZIP_MEMBERS``), other words name
-        # members, so its options end at the archive.
+        # members, so its options end at the archive (a -x before it starts no list).
         "unzip": lambda: grammar(
             "unzip",
             # (``-:``, allow ``../`` in names, cannot be written here: unknown, read as a flag.)
             "Z h A c f l p t T u v z a b B C D E F i j J K L M n N o P: q s S U V W X Y $ ^ 2 "
-            "d: x* I: O:",
+            "d: x I: O:",
             abbreviate=False,
             permute=False,
         ),

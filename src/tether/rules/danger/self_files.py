@@ -303,13 +303,17 @@ def _extract(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
         if not parsed.has("--extract"):
             return
         # -C is a chdir, read in order: `-C a -C b` extracts into a/b (or b when absolute).
-        dirs = list(itertools.accumulate(parsed.values("--directory"), posixpath.join))
+        # Members land in the one in effect where they are named, so each counts; without
+        # members everything lands in the last.
+        chdirs = itertools.accumulate(parsed.values("--directory"), posixpath.join)
+        dirs = [posixpath.normpath(d) for d in chdirs]
+        members = list(parsed.operands)
+        dirs = dirs if members else dirs[-1:]
         top = parsed.values("--one-top-level")
         if top and dirs:
             dirs.append(posixpath.join(dirs[-1], top[-1]))
         elif top:
             dirs.append(top[-1])
-        members = list(parsed.operands)
     found = None
     for d in dirs:
         dest = Word(d)
@@ -327,10 +331,8 @@ def _unzip(args: tuple[Word, ...]) -> tuple[list[str], list[Word]]:
     if parsed.has(*_UNZIP_READS) or not parsed.operands:
         return [], []
     after = parse(UNZIP_MEMBERS, parsed.operands[1:])  # members, -d DIR, -x NAME…
-    dirs = parsed.values("-d") + after.values("-d")
-    # `unzip -x a.zip m`: -x before the archive excludes what follows the archive.
-    members = [] if parsed.has("-x") else list(after.operands)
-    return dirs, members
+    # (A -x before the archive starts no list: UnZip 6.00 still extracts the members named.)
+    return parsed.values("-d") + after.values("-d"), list(after.operands)
 
 
 def _in_place(name: str, args: Iterable[Word]) -> bool:
