@@ -94,8 +94,9 @@ def _archives(root: Path) -> None:
         (d / "a.txt").write_text("a\n")
     (flat / "settings.json").write_text("{}\n")
     (deep / "settings.json").write_text("{}\n")
-    for name, src, members in (("flat", flat, ["settings.json", "a.txt"]),
-                               ("deep", deep.parent, [".claude/settings.json", "a.txt"])):  # fmt: skip
+    kinds = (("flat", flat, ["settings.json", "a.txt"]),
+             ("deep", deep.parent, [".claude/settings.json", "a.txt"]))  # fmt: skip
+    for name, src, members in kinds:
         subprocess.run(["tar", "-cf", root / f"{name}.tar", "-C", src, *members], check=True)
         subprocess.run(["tar", "-czf", root / f"{name}.tgz", "-C", src, *members], check=True)
         with zipfile.ZipFile(root / f"{name}.zip", "w") as z:

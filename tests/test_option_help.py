@@ -42,6 +42,7 @@ _USAGE_EXEMPT = {
     "read-only dirs": "'[-N]' is -NUM",
     "read-only xxd": "'[-ps]' is one option, -p (xxd reads options by their first letters)",
     "sfdisk": "'<dev> [[-N] <part>]': -N (--partno) takes the number that follows",
+    "unzip": "'[-x xlist] [-d exdir]' follow the archive: tools.UNZIP_MEMBERS reads them",
     "busybox": "'--list[-full]' is one word, '--install [-s] [DIR]' reads -s itself",
 }
 # Tools whose options are open-ended by design (every ``--name=value`` is accepted).
