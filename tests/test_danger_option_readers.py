@@ -4,8 +4,9 @@ systemctl (DG410, DG403) reads its verb through systemd 252's whole grammar: eve
 option that takes a value, in every getopt spelling (``-Hh``, ``-H h``, ``--host=h``,
 ``--ho h``), keeps ``stop`` the verb, and given ``stop`` as its value keeps ``status`` the verb.
 tar and unzip (DG605) read ``-C``/``-d``, the mode and the members through their grammars
-(``tests/test_danger_extract_real.py`` runs the real tools). ``busybox APPLET`` is peeled in
-one place, the wrapper table, so every check sees the applet. Each command is judged alone and
+(``tests/test_danger_extract_real.py`` runs the real tools), as DG605 reads sqlite3, curl,
+wget, ``find -exec``, yq and ``sudo -D``. ``busybox APPLET`` is peeled in one place, the
+wrapper table, so every check sees the applet. Each command is judged alone and
 behind ``sudo -u root``, ``env`` and ``timeout 5``.
 """
 
@@ -94,6 +95,23 @@ LISTED: list[tuple[str, str | None]] = [
     ("systemctl -qH h stop nginx", "DG410"),
     ("systemctl --mes 'why' stop nginx", "DG410"),
     ("loginctl --ho reboot status", None),
+    # self_files' other readers, on the engine too: values are not operands, clusters count
+    ("sqlite3 -cmd .tables ~/.local/state/tether/state.db 'DELETE FROM calls'", "DG605"),
+    ("sqlite3 -separator , ~/.local/state/tether/state.db 'DELETE FROM calls'", "DG605"),
+    ("sqlite3 --readonly ~/.local/state/tether/state.db .tables", None),
+    ("curl --output-dir ~/.claude -O https://x.example/settings.json", "DG605"),
+    ("curl -sLo ~/.claude/settings.json https://x.example/a", "DG605"),
+    ("curl --out ~/.claude/settings.json https://x.example/a", None),  # ambiguous: refused
+    ("wget --output-doc ~/.claude/settings.json https://x.example/a", "DG605"),
+    ("wget -qO ~/.claude/settings.json https://x.example/a", "DG605"),
+    ("sudo --chd /root rm -rf .config/tether", "DG605"),
+    ("find . -name settings.json -exec sudo rm {} +", "DG605"),
+    ("find . -name settings.json -exec sed -i.bak s/a/b/ {} +", "DG605"),
+    ("find . -name settings.json -exec cat {} +", None),
+    ("git rm --pathspec-from-file .claude/settings.json", None),  # reads the list from it
+    ("git mv -k a .claude/settings.json", "DG605"),
+    ("yq --in-pl '.a=1' .tether.yaml", "DG605"),
+    ("yq '.a' .tether.yaml", None),
     ("busybox rm -rf /", "DG101"),
     ("busybox /bin/rm -rf /", "DG101"),
     ("busybox busybox rm -rf /", "DG101"),

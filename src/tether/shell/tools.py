@@ -306,6 +306,15 @@ TOOLS: LazyTable[Grammar] = LazyTable(
         # ``tar xzf a.tgz -C dir``: a first word without a dash is a cluster whose letters
         # take their values from the words after it, in order (GNU tar's old-style options).
         "tar": lambda: grammar("tar", _TAR + " ?|help", old_style=True),
+        # yq 3 (kislyuk's jq wrapper, argparse: unique prefixes); mikefarah's yq (cobra) spells
+        # -i/--inplace. jq's options pass through; its ``--arg NAME VALUE`` pairs are read as
+        # flags, so their words count as file operands too (more candidates, never fewer).
+        "yq": lambda: grammar(
+            "yq",
+            "h|help y|yaml-output|yml-output Y|yaml-roundtrip|yml-roundtrip "
+            "yaml-output-grammar-version|yml-out-ver: w|width: indentless-lists|indentless "
+            "i|in-place|inplace version arg argjson args jsonargs rawfile slurpfile tab",
+        ),
         "gtar": lambda: TOOLS["tar"]._replace(name="gtar"),
         # bsdtar 3.6.2 (libarchive; macOS's tar), from its man page and ``bsdtar --help``:
         # old-style first word too, unique prefixes.
@@ -461,6 +470,16 @@ SINGLE_DASH: LazyTable[Grammar] = LazyTable(
             "interactive commandwithargs: help",
         ),
         "pwsh": lambda: SINGLE_DASH["powershell"]._replace(name="pwsh"),
+        # SQLite 3.40 shell (``sqlite3 -help``): names spelt whole, ``-x`` or ``--x``, anywhere
+        # on the line. ``-lookaside``/``-pagecache`` take two words (read here as one).
+        "sqlite3": lambda: grammar(
+            "sqlite3",
+            "A: append ascii bail batch box column cmd: csv deserialize echo init: header "
+            "noheader help html interactive json line list lookaside: markdown maxsize: "
+            "memtrace mmap: newline: nofollow nonce: nullvalue: pagecache: quote readonly safe "
+            "separator: stats table tabs version vfs: zip",
+            abbreviate=False,
+        ),
         # openssl 3.0 ``enc`` / ``base64`` (and the cipher subcommands).
         "openssl": lambda: grammar(
             "openssl",
@@ -780,6 +799,12 @@ GIT_SUBCOMMANDS: LazyTable[Grammar] = LazyTable(
             "git switch",
             f"c|create: C|force-create: discard-changes {_GIT_CHECKOUT}",
         ),
+        "rm": lambda: grammar(
+            "git rm",
+            "n|dry-run q|quiet cached f|force r ignore-unmatch sparse pathspec-from-file: "
+            "pathspec-file-nul",
+        ),
+        "mv": lambda: grammar("git mv", "v|verbose n|dry-run f|force k sparse"),
         "checkout": lambda: grammar(
             "git checkout",
             f"b: B: l {_GIT_CHECKOUT} 2|ours 3|theirs p|patch ignore-skip-worktree-bits "
