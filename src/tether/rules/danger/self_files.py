@@ -434,7 +434,8 @@ def _read_sql(sql: str) -> bool:
 
 
 def _dd(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
-    outs = [Word(w.value[3:], w.literal) for w in cmd.args if w.value.startswith("of=")]
+    operands = options_of("dd", cmd.args).operands  # dd's operands are key=value words
+    outs = [Word(w.value[3:], w.literal) for w in operands if w.value.startswith("of=")]
     yield from _hit("dd writes", _first(outs, cmd, scope))
 
 
