@@ -112,6 +112,15 @@ LISTED: list[tuple[str, str | None]] = [
     ("git mv -k a .claude/settings.json", "DG605"),
     ("yq --in-pl '.a=1' .tether.yaml", "DG605"),
     ("yq '.a' .tether.yaml", None),
+    # DG608 reads env's and sudo's options through their grammars: -uNAME, --uns=NAME
+    ("env -uTETHER_CONFIG claude", "DG608"),
+    ("env --uns=TETHER_CONFIG claude", "DG608"),
+    ("env --unset TETHER_CONFIG claude", "DG608"),
+    ("env -0u TETHER_CONFIG claude", "DG608"),
+    ("env -i TETHER_MODE=off claude", "DG608"),
+    ("sudo -E TETHER_MODE=off claude", "DG608"),
+    ("env -C TETHER_X claude", None),  # a directory named so, not a variable
+    ("sudo -u TETHER_X ls", None),  # a user named so
     ("busybox rm -rf /", "DG101"),
     ("busybox /bin/rm -rf /", "DG101"),
     ("busybox busybox rm -rf /", "DG101"),

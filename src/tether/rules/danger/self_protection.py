@@ -17,6 +17,8 @@ from tether.rules.danger import self_files, self_hosts
 from tether.rules.danger._base import Hit, Scope, is_python, name_of
 from tether.rules.danger.interp import interpreter_code
 from tether.shell.model import SimpleCommand
+from tether.shell.options import parse
+from tether.shell.programs import WRAPPERS
 
 _Check = Callable[[SimpleCommand, Scope], Iterable[Hit]]
 _INSTEAD = "Tell the user what gets in the way and why; let them change Tether themselves."
@@ -421,25 +423,23 @@ def check_env_override(cmd: SimpleCommand, scope: Scope) -> Iterable[Hit]:
 
 
 def _env_override(cmd: SimpleCommand) -> Iterator[Hit]:
-    for wrapper in cmd.wrappers:
-        if wrapper.name in ("env", "sudo", "doas"):
-            vals = [w.value for w in wrapper.args]
-            for i, v in enumerate(vals):
-                unset = v.startswith("--unset=") or (v == "-u" and wrapper.name == "env")
-                name = v.split("=", 1)[1] if v.startswith("--unset=") else v
-                if unset and v == "-u" and i + 1 < len(vals):
-                    name = vals[i + 1]
-                if _tether_variable(name):
-                    yield Hit("DG608", f"{wrapper.name} {name.split('=', 1)[0]}")
-                    return
+    runs = [(w.name, w.args) for w in cmd.wrappers if w.name in ("env", "sudo", "doas")]
     name = name_of(cmd)
-    if name in _EXPORTERS or name == "env":
-        vals = [w.value for w in cmd.args]
-        for i, v in enumerate(vals):
-            target = vals[i + 1] if v == "-u" and name == "env" and i + 1 < len(vals) else v
-            if _tether_variable(target.removeprefix("--unset=")):
-                yield Hit("DG608", f"{name} {target.split('=', 1)[0]}")
-                return
+    if name == "env":
+        runs.append((name, cmd.args))
+    for wrapper, args in runs:
+        # The wrapper's own grammar: `env -uNAME`, `--uns=NAME`; its NAME=value operands.
+        parsed = parse(WRAPPERS[wrapper].grammar, args)
+        names = [*parsed.values("--unset"), *(w.value for w in parsed.operands)]
+        found = next((n for n in names if _tether_variable(n)), None)
+        if found is not None:
+            yield Hit("DG608", f"{wrapper} {found.split('=', 1)[0]}")
+            return
+    if name in _EXPORTERS:
+        # export/declare/unset take only flags: any word naming TETHER_* sets or unsets it.
+        found = next((w.value for w in cmd.args if _tether_variable(w.value)), None)
+        if found is not None:
+            yield Hit("DG608", f"{name} {found.split('=', 1)[0]}")
 
 
 _REDIS_VALUES = frozenset(
