@@ -121,6 +121,10 @@ LISTED: list[tuple[str, str | None]] = [
     ("sudo -E TETHER_MODE=off claude", "DG608"),
     ("env -C TETHER_X claude", None),  # a directory named so, not a variable
     ("sudo -u TETHER_X ls", None),  # a user named so
+    # DG606 reads pkill's and systemctl's operands through their grammars
+    ("pkill -KILL -f 'tether serve'", "DG606"),
+    ("systemctl --user stop tether-daemon", "DG606"),
+    ("pkill -u tether node", None),  # user tether's node processes, not Tether's
     ("busybox rm -rf /", "DG101"),
     ("busybox /bin/rm -rf /", "DG101"),
     ("busybox busybox rm -rf /", "DG101"),
@@ -165,6 +169,14 @@ def test_every_spelling_keeps_the_verdict(command: str, code: str | None) -> Non
         assert not codes, f"{command!r}: flagged {codes}"
     else:
         assert code in codes, f"{command!r}: expected {code}, got {codes}"
+
+
+@pytest.mark.parametrize(
+    "command", ["pkill -u tether node", "systemctl -H tetherhost stop nginx", "sudo -u TETHER_X id"]
+)
+def test_a_value_naming_tether_is_not_taken_for_a_target(command: str) -> None:
+    codes = assess(parse_command(command)).codes
+    assert "DG606" not in codes and "DG608" not in codes, f"{command!r}: flagged {codes}"
 
 
 def test_the_table_reaches_every_systemctl_option_and_abbreviation() -> None:

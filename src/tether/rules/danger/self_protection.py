@@ -14,11 +14,12 @@ from collections.abc import Callable, Iterable, Iterator
 from tether.rules import protected
 from tether.rules.base import Rule, Tier
 from tether.rules.danger import self_files, self_hosts
-from tether.rules.danger._base import Hit, Scope, is_python, name_of
+from tether.rules.danger._base import Hit, Scope, is_python, name_of, options_of
 from tether.rules.danger.interp import interpreter_code
 from tether.shell.model import SimpleCommand
 from tether.shell.options import parse
 from tether.shell.programs import WRAPPERS
+from tether.shell.tools import signal_and_rest
 
 _Check = Callable[[SimpleCommand, Scope], Iterable[Hit]]
 _INSTEAD = "Tell the user what gets in the way and why; let them change Tether themselves."
@@ -360,7 +361,8 @@ def check_process_kill(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     name = name_of(cmd)
     args = cmd.args
     if name in ("pkill", "killall"):
-        pattern = [w.value for w in args if not w.value.startswith("-")]
+        _signal, rest = signal_and_rest(args, anywhere=True)
+        pattern = [w.value for w in options_of(name, rest).operands]  # not `-u USER`'s value
         if any(_mentions_tether(p) for p in pattern):
             yield Hit("DG606", f"{name} {' '.join(pattern)[:80]}")
     elif name == "kill":
@@ -374,7 +376,12 @@ def check_process_kill(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
                 yield Hit("DG606", f"kill of the ids {name_of(up)} found")
                 return
     elif name in ("systemctl", "launchctl", "service"):
-        verbs = [w.value for w in args if not w.value.startswith("-")]
+        # systemctl's and service's grammars (`-H HOST`); launchctl's subcommands take flags only.
+        verbs = (
+            [w.value for w in options_of(name, args).operands]
+            if name != "launchctl"
+            else [w.value for w in args if not w.value.startswith("-")]
+        )
         stops = ("stop", "kill", "disable", "mask", "unload", "bootout", "remove")
         if any(v in stops for v in verbs) and any(_mentions_tether(v) for v in verbs):
             yield Hit("DG606", f"{name} {' '.join(verbs)[:80]}")
