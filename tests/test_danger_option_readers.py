@@ -125,6 +125,14 @@ LISTED: list[tuple[str, str | None]] = [
     ("pkill -KILL -f 'tether serve'", "DG606"),
     ("systemctl --user stop tether-daemon", "DG606"),
     ("pkill -u tether node", None),  # user tether's node processes, not Tether's
+    # DG607 reads pip's and uv's global options (which take values) through their grammars
+    ("pip --log /tmp/l uninstall -y tether", "DG607"),
+    ("python3 -m pip --proxy http://h uninstall tether", "DG607"),
+    ("pip3 --python /usr/bin/python3 uninstall tether", "DG607"),
+    ("pip --timeout 5 uninstall --ye tether", "DG607"),
+    ("uv --directory /x pip uninstall tether", "DG607"),
+    ("uv --project x remove tether", "DG607"),
+    ("pip --log tether install requests", None),
     ("busybox rm -rf /", "DG101"),
     ("busybox /bin/rm -rf /", "DG101"),
     ("busybox busybox rm -rf /", "DG101"),

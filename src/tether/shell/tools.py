@@ -306,6 +306,25 @@ TOOLS: LazyTable[Grammar] = LazyTable(
         # ``tar xzf a.tgz -C dir``: a first word without a dash is a cluster whose letters
         # take their values from the words after it, in order (GNU tar's old-style options).
         "tar": lambda: grammar("tar", _TAR + " ?|help", old_style=True),
+        # pip 23.2.1 (optparse: unique prefixes; general options before or after the
+        # subcommand), with uninstall's own options: DG607 reads ``pip --log F uninstall X``.
+        "pip": lambda: grammar(
+            "pip",
+            "h|help debug isolated require-virtualenv python: v|verbose V|version q|quiet "
+            "log: no-input keyring-provider: proxy: retries: timeout: exists-action: "
+            "trusted-host: cert: client-cert: cache-dir: no-cache-dir disable-pip-version-check "
+            "no-color no-python-version-warning use-feature: use-deprecated: no-index "
+            "r|requirement: y|yes root-user-action: break-system-packages",
+        ),
+        # uv 0.4 (its docs; clap: names spelt whole, global options anywhere).
+        "uv": lambda: grammar(
+            "uv",
+            "q|quiet v|verbose color: native-tls offline allow-insecure-host: no-progress "
+            "directory: project: config-file: no-config cache-dir: n|no-cache "
+            "python-preference: python-fetch: managed-python no-managed-python "
+            "no-python-downloads preview no-preview h|help V|version",
+            abbreviate=False,
+        ),
         # yq 3 (kislyuk's jq wrapper, argparse: unique prefixes); mikefarah's yq (cobra) spells
         # -i/--inplace. jq's options pass through; its ``--arg NAME VALUE`` pairs are read as
         # flags, so their words count as file operands too (more candidates, never fewer).

@@ -16,7 +16,7 @@ from tether.rules.base import Rule, Tier
 from tether.rules.danger import self_files, self_hosts
 from tether.rules.danger._base import Hit, Scope, is_python, name_of, options_of
 from tether.rules.danger.interp import interpreter_code
-from tether.shell.model import SimpleCommand
+from tether.shell.model import SimpleCommand, Word
 from tether.shell.options import parse
 from tether.shell.programs import WRAPPERS
 from tether.shell.tools import signal_and_rest
@@ -394,19 +394,32 @@ def _is_tether_package(value: str) -> bool:
     return base.strip() == "tether"
 
 
+def _pip_words(name: str, args: tuple[Word, ...]) -> list[str]:
+    """Return what pip (or pipx) is asked to do: the subcommand and its operands."""
+    return [w.value for w in options_of("pip" if name != "pipx" else name, args).operands]
+
+
+def _python_pip(args: tuple[Word, ...]) -> tuple[Word, ...] | None:
+    """Return the arguments ``python -m pip`` gives pip, or None for another module."""
+    if len(args) < 2 or args[0].value != "-m" or args[1].value not in ("pip", "pip3"):
+        return None
+    return args[2:]
+
+
 def check_package_removal(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     """Flag ``pip uninstall tether`` in every spelling (pip3, python -m pip, uv, pipx)."""
     name = name_of(cmd)
-    vals = [w.value for w in cmd.args]
+    args: tuple[Word, ...] | None = cmd.args
     if is_python(name):
-        if len(vals) < 2 or vals[0] != "-m" or vals[1] not in ("pip", "pip3"):
-            return
-        vals = vals[2:]
+        args = _python_pip(cmd.args)
     elif name == "uv":
-        vals = vals[1:] if vals[:1] in (["pip"], ["tool"]) else vals
+        # uv's own options (``--directory DIR``), then ``pip``/``tool`` (read by pip's grammar)
+        # or its own ``remove``.
+        operands = options_of("uv", cmd.args).operands
+        args = operands[1:] if operands[:1] and operands[0].value in ("pip", "tool") else operands
     elif not (name.startswith("pip") or name == "pipx"):
         return
-    words = [v for v in vals if not v.startswith("-")]
+    words = _pip_words(name, args) if args else []
     if words[:1] in (["uninstall"], ["remove"]) and any(_is_tether_package(v) for v in words[1:]):
         yield Hit("DG607", f"{name} {' '.join(words)[:80]}")
 
@@ -540,11 +553,10 @@ def check_path_named(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
 
 
 def _package_removal_as(cmd: SimpleCommand, scope: Scope, base: str) -> Iterator[Hit]:
-    vals = [w.value for w in cmd.args]
-    if vals[:2] in (["-m", "pip"], ["-m", "pip3"]):
-        words = [v for v in vals[2:] if not v.startswith("-")]
-        if words[:1] == ["uninstall"] and any(_is_tether_package(v) for v in words[1:]):
-            yield Hit("DG607", f"{base} -m pip {' '.join(words)[:80]}")
+    args = _python_pip(cmd.args)
+    words = _pip_words("pip", args) if args is not None else []
+    if words[:1] == ["uninstall"] and any(_is_tether_package(v) for v in words[1:]):
+        yield Hit("DG607", f"{base} -m pip {' '.join(words)[:80]}")
 
 
 # Name tables, merged by the catalogue (a name may have several checks).
