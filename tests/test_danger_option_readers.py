@@ -133,6 +133,11 @@ LISTED: list[tuple[str, str | None]] = [
     ("uv --directory /x pip uninstall tether", "DG607"),
     ("uv --project x remove tether", "DG607"),
     ("pip --log tether install requests", None),
+    # DG609 reads redis-cli's options (each a word, values separate) through its grammar
+    ("redis-cli -X tag RESTORE tether:s 0 tag REPLACE", "DG609"),
+    ("redis-cli --show-pushes no DEL tether:x", "DG609"),
+    ("valkey-cli -h h -p 1 -n 2 UNLINK tether:x", "DG609"),
+    ("redis-cli -a tether GET tether:x", None),
     ("busybox rm -rf /", "DG101"),
     ("busybox /bin/rm -rf /", "DG101"),
     ("busybox busybox rm -rf /", "DG101"),

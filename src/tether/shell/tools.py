@@ -325,6 +325,21 @@ TOOLS: LazyTable[Grammar] = LazyTable(
             "no-python-downloads preview no-preview h|help V|version",
             abbreviate=False,
         ),
+        # redis-cli 7.0.15 (``redis-cli --help``): each option its own word, names spelt whole,
+        # options end at the command; --count is 7.2's.
+        "redis-cli": lambda: grammar(
+            "redis-cli",
+            "h: p: s: a: user: pass: askpass u: r: i: n: 2 3 x X: d: D: c e 4 6 tls sni: "
+            "cacert: cacertdir: insecure cert: key: tls-ciphers: tls-ciphersuites: raw no-raw "
+            "quoted-input csv json quoted-json show-pushes: stat latency latency-history "
+            "latency-dist lru-test: replica rdb: functions-rdb: pipe pipe-timeout: bigkeys "
+            "memkeys memkeys-samples: hotkeys scan pattern: quoted-pattern: count: "
+            "intrinsic-latency: eval: ldb ldb-sync-mode cluster: verbose no-auth-warning help "
+            "version",
+            abbreviate=False,
+            permute=False,
+        ),
+        "valkey-cli": lambda: TOOLS["redis-cli"]._replace(name="valkey-cli"),
         # yq 3 (kislyuk's jq wrapper, argparse: unique prefixes); mikefarah's yq (cobra) spells
         # -i/--inplace. jq's options pass through; its ``--arg NAME VALUE`` pairs are read as
         # flags, so their words count as file operands too (more candidates, never fewer).

@@ -462,11 +462,6 @@ def _env_override(cmd: SimpleCommand) -> Iterator[Hit]:
             yield Hit("DG608", f"{name} {found.split('=', 1)[0]}")
 
 
-_REDIS_VALUES = frozenset(
-    {"-h", "-p", "-s", "-a", "-u", "-r", "-i", "-n", "-d", "-D", "--user", "--pass", "--sni",
-     "--cacert", "--cacertdir", "--cert", "--key", "--pattern", "--count", "--rdb", "--eval",
-     "--functions-rdb", "--quoted-pattern", "--memkeys-samples"}
-)  # fmt: skip
 _REDIS_WRITES = frozenset(
     {"DEL", "UNLINK", "EXPIRE", "PEXPIRE", "EXPIREAT", "PEXPIREAT", "SET", "SETEX", "PSETEX",
      "GETDEL", "GETEX", "RENAME", "RENAMENX", "HDEL", "HSET", "SREM", "ZREM", "MOVE", "COPY",
@@ -476,16 +471,8 @@ _REDIS_WRITES = frozenset(
 
 def check_store_wipe(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     """Flag redis-cli deleting, expiring or rewriting keys under Tether's ``tether`` prefix."""
-    vals = [w.value for w in cmd.args]
-    words: list[str] = []
-    i = 0
-    while i < len(vals):
-        v = vals[i]
-        if not words and v.startswith("-"):
-            i += 2 if v in _REDIS_VALUES else 1
-            continue
-        words.append(v)
-        i += 1
+    # redis-cli's grammar: its options (``-n DB``, ``-X TAG``) end at the command word.
+    words = [w.value for w in options_of(name_of(cmd), cmd.args).operands]
     if not words or words[0].upper() not in _REDIS_WRITES:
         return
     keys = words[1:]
