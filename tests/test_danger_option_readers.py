@@ -141,6 +141,8 @@ LISTED: list[tuple[str, str | None]] = [
     ("busybox rm -rf /", "DG101"),
     ("busybox /bin/rm -rf /", "DG101"),
     ("busybox busybox rm -rf /", "DG101"),
+    ("busybox bin/rm -rf /", "DG101"),  # busybox runs the word's basename (checked by running)
+    ("busybox x/y/find / -delete", "DG101"),
     ("busybox find / -delete", "DG101"),
     ("find / -exec busybox rm {} +", "DG101"),
     ("find / -exec sudo busybox rm -rf {} +", "DG101"),

@@ -26,6 +26,8 @@ class Wrapping(NamedTuple):
     checked: str = ""  # the version the grammar was read from
     # Options of another implementation (BSD/macOS) kept in the union, absent from ``checked``.
     elsewhere: frozenset[str] = frozenset()
+    # The command word names an applet: only its basename counts (``busybox x/rm`` is rm).
+    applet: bool = False
 
 
 def _terminal(*names: str) -> frozenset[str]:
@@ -180,6 +182,7 @@ WRAPPERS: LazyTable[Wrapping] = LazyTable(
             ),
             terminal=_terminal("--help", "--list", "--list-full", "--show", "--install"),
             checked="BusyBox 1.35.0",
+            applet=True,
         ),
         "watch": lambda: Wrapping(
             grammar(
