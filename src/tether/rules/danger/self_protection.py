@@ -243,6 +243,8 @@ RULES = (
             "CODEX_HOME=/tmp/empty codex exec 'deploy'",
             "HOME=/tmp/h claude -p 'anything'",
             "env XDG_CONFIG_HOME=/tmp/c gemini -p 'x'",
+            "claude --bare -p 'clean up'",
+            "CLAUDE_CODE_SIMPLE=1 claude -p 'clean up'",
         ),
         not_match=(
             "claude -p 'summarise the diff'",
