@@ -95,6 +95,9 @@ LISTED: list[tuple[str, str | None]] = [
     ("systemctl -qH h stop nginx", "DG410"),
     ("systemctl --mes 'why' stop nginx", "DG410"),
     ("loginctl --ho reboot status", None),
+    ("shutdown --sho", None),  # systemd's shutdown: getopt_long, --show only shows
+    ("reboot --wtmp", None),  # --wtmp-only writes the record, reboots nothing
+    ("shutdown --rebo now", "DG403"),
     # self_files' other readers, on the engine too: values are not operands, clusters count
     ("sqlite3 -cmd .tables ~/.local/state/tether/state.db 'DELETE FROM calls'", "DG605"),
     ("sqlite3 -separator , ~/.local/state/tether/state.db 'DELETE FROM calls'", "DG605"),

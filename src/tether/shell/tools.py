@@ -1074,10 +1074,11 @@ MACHINE: LazyTable[Grammar] = LazyTable(
             "h|help version no-pager no-legend no-ask-password H|host: M|machine: "
             "p|property: P: a|all value l|full kill-whom: s|signal: n|lines: o|output:",
         ),
+        # systemd's compat tools read getopt_long too: ``shutdown --sho`` only shows.
         "shutdown": lambda: grammar(
-            "shutdown", "help H|halt P|poweroff r|reboot h k no-wall c show", abbreviate=False
+            "shutdown", "help H|halt P|poweroff r|reboot h k no-wall c show"
         ),
-        "reboot": lambda: grammar("reboot", _SYSTEMD_POWER, abbreviate=False),
+        "reboot": lambda: grammar("reboot", _SYSTEMD_POWER),
         "halt": lambda: MACHINE["reboot"]._replace(name="halt"),
         "poweroff": lambda: MACHINE["reboot"]._replace(name="poweroff"),
     }
