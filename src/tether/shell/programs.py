@@ -26,6 +26,8 @@ class Wrapping(NamedTuple):
     checked: str = ""  # the version the grammar was read from
     # Options of another implementation (BSD/macOS) kept in the union, absent from ``checked``.
     elsewhere: frozenset[str] = frozenset()
+    # The command word names an applet: only its basename counts (``busybox x/rm`` is rm).
+    applet: bool = False
 
 
 def _terminal(*names: str) -> frozenset[str]:
@@ -169,6 +171,18 @@ WRAPPERS: LazyTable[Wrapping] = LazyTable(
             terminal=_GNU_EXITS,
             checked="findutils 4.9.0",
             elsewhere=_terminal("-J", "-R", "-S"),
+        ),
+        # BusyBox 1.35: ``busybox APPLET ARGS`` runs APPLET (the basename of the word:
+        # ``busybox /bin/rm`` is rm); ``--help``, ``--list[-full]``, ``--show SCRIPT`` and
+        # ``--install`` run no applet. It reads no other option (``busybox -- rm`` looks for an
+        # applet named ``--``; the engine ends options there, which only over-reads it).
+        "busybox": lambda: Wrapping(
+            grammar(
+                "busybox", "help list list-full show: install", abbreviate=False, permute=False
+            ),
+            terminal=_terminal("--help", "--list", "--list-full", "--show", "--install"),
+            checked="BusyBox 1.35.0",
+            applet=True,
         ),
         "watch": lambda: Wrapping(
             grammar(

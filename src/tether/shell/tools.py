@@ -303,7 +303,84 @@ TOOLS: LazyTable[Grammar] = LazyTable(
             "V|version",
             permute=False,
         ),
-        "tar": lambda: grammar("tar", _TAR + " ?|help"),
+        # ``tar xzf a.tgz -C dir``: a first word without a dash is a cluster whose letters
+        # take their values from the words after it, in order (GNU tar's old-style options).
+        "tar": lambda: grammar("tar", _TAR + " ?|help", old_style=True),
+        # pip 23.2.1 (optparse: unique prefixes; general options before or after the
+        # subcommand), with uninstall's own options: DG607 reads ``pip --log F uninstall X``.
+        "pip": lambda: grammar(
+            "pip",
+            "h|help debug isolated require-virtualenv python: v|verbose V|version q|quiet "
+            "log: no-input keyring-provider: proxy: retries: timeout: exists-action: "
+            "trusted-host: cert: client-cert: cache-dir: no-cache-dir disable-pip-version-check "
+            "no-color no-python-version-warning use-feature: use-deprecated: no-index "
+            "r|requirement: y|yes root-user-action: break-system-packages",
+        ),
+        # uv 0.4 (its docs; clap: names spelt whole, global options anywhere).
+        "uv": lambda: grammar(
+            "uv",
+            "q|quiet v|verbose color: native-tls offline allow-insecure-host: no-progress "
+            "directory: project: config-file: no-config cache-dir: n|no-cache "
+            "python-preference: python-fetch: managed-python no-managed-python "
+            "no-python-downloads preview no-preview h|help V|version",
+            abbreviate=False,
+        ),
+        # redis-cli 7.0.15 (``redis-cli --help``): each option its own word, names spelt whole,
+        # options end at the command; --count is 7.2's.
+        "redis-cli": lambda: grammar(
+            "redis-cli",
+            "h: p: s: a: user: pass: askpass u: r: i: n: 2 3 x X: d: D: c e 4 6 tls sni: "
+            "cacert: cacertdir: insecure cert: key: tls-ciphers: tls-ciphersuites: raw no-raw "
+            "quoted-input csv json quoted-json show-pushes: stat latency latency-history "
+            "latency-dist lru-test: replica rdb: functions-rdb: pipe pipe-timeout: bigkeys "
+            "memkeys memkeys-samples: hotkeys scan pattern: quoted-pattern: count: "
+            "intrinsic-latency: eval: ldb ldb-sync-mode cluster: verbose no-auth-warning help "
+            "version",
+            abbreviate=False,
+            permute=False,
+        ),
+        "valkey-cli": lambda: TOOLS["redis-cli"]._replace(name="valkey-cli"),
+        # yq 3 (kislyuk's jq wrapper, argparse: unique prefixes); mikefarah's yq (cobra) spells
+        # -i/--inplace. jq's options pass through; its ``--arg NAME VALUE`` pairs are read as
+        # flags, so their words count as file operands too (more candidates, never fewer).
+        "yq": lambda: grammar(
+            "yq",
+            "h|help y|yaml-output|yml-output Y|yaml-roundtrip|yml-roundtrip "
+            "yaml-output-grammar-version|yml-out-ver: w|width: indentless-lists|indentless "
+            "i|in-place|inplace version arg argjson args jsonargs rawfile slurpfile tab",
+        ),
+        "gtar": lambda: TOOLS["tar"]._replace(name="gtar"),
+        # bsdtar 3.6.2 (libarchive; macOS's tar), from its man page and ``bsdtar --help``:
+        # old-style first word too, unique prefixes.
+        "bsdtar": lambda: grammar(
+            "bsdtar",
+            "a|auto-compress B b|block-size: C|directory|cd: c|create f|file: H h I|T|files-from: "
+            "J|xz j|bzip2|bunzip2 k|keep-old-files L|dereference l|check-links "
+            "m|modification-time n|norecurse|no-recursion O|to-stdout o P|insecure "
+            "absolute-paths p|preserve-permissions q|fast-read r|append S s: t|list "
+            "U|unlink|unlink-first u|update v|verbose W: w|confirmation|interactive "
+            "X|exclude-from: x|extract y Z|compress z|gunzip|gzip acls b64encode chroot "
+            "clear-nochange-fflags exclude: exclude-vcs fflags format: gid: gname: grzip "
+            "hfsCompression ignore-zeros include: keep-newer-files lrzip lz4 lzip lzma lzop "
+            "mac-metadata newer: newer-mtime: newer-than: newer-mtime-than: no-acls no-fflags "
+            "no-mac-metadata no-read-sparse no-safe-writes no-same-owner no-same-permissions "
+            "no-xattrs nodump nopreserveHFSCompression null numeric-owner older: older-mtime: "
+            "older-than: older-mtime-than: one-file-system options: passphrase: posix "
+            "read-sparse safe-writes same-owner strip-components: totals uid: uname: "
+            "use-compress-program: uuencode version xattrs zstd help",
+            old_style=True,
+        ),
+        # UnZip 6.00 (``unzip -hh``, Debian's -I/-O charsets): options, then the archive; after
+        # it only ``-d DIR`` and ``-x NAME…`` are options (``UNZIP_MEMBERS``), other words name
+        # members, so its options end at the archive (a -x before it starts no list).
+        "unzip": lambda: grammar(
+            "unzip",
+            # (``-:``, allow ``../`` in names, cannot be written here: unknown, read as a flag.)
+            "Z h A c f l p t T u v z a b B C D E F i j J K L M n N o P: q s S U V W X Y $ ^ 2 "
+            "d: x I: O:",
+            abbreviate=False,
+            permute=False,
+        ),
         # at 3.2.5: -f FILE is the job; -l/-d/-r/-c list, remove or show jobs.
         "at": lambda: grammar("at", "V q: f: m M k v l d r b t: c u:", permute=False),
         "batch": lambda: TOOLS["at"]._replace(name="batch"),
@@ -359,6 +436,10 @@ TOOLS: LazyTable[Grammar] = LazyTable(
         ),
     }
 )
+
+# What unzip reads after the archive: member names, ``-d DIR`` (or ``-dDIR``) and ``-x`` with
+# the names it excludes (up to ``-d``); checked against UnZip 6.00 by running it.
+UNZIP_MEMBERS = grammar("unzip members", "d: x*", abbreviate=False)
 
 # Inline-code interpreters whose help lists hundreds of runtime flags: only the options that
 # carry code or take a separate value are listed (an unknown option is read as a flag, so a
@@ -423,6 +504,16 @@ SINGLE_DASH: LazyTable[Grammar] = LazyTable(
             "interactive commandwithargs: help",
         ),
         "pwsh": lambda: SINGLE_DASH["powershell"]._replace(name="pwsh"),
+        # SQLite 3.40 shell (``sqlite3 -help``): names spelt whole, ``-x`` or ``--x``, anywhere
+        # on the line. ``-lookaside``/``-pagecache`` take two words (read here as one).
+        "sqlite3": lambda: grammar(
+            "sqlite3",
+            "A: append ascii bail batch box column cmd: csv deserialize echo init: header "
+            "noheader help html interactive json line list lookaside: markdown maxsize: "
+            "memtrace mmap: newline: nofollow nonce: nullvalue: pagecache: quote readonly safe "
+            "separator: stats table tabs version vfs: zip",
+            abbreviate=False,
+        ),
         # openssl 3.0 ``enc`` / ``base64`` (and the cipher subcommands).
         "openssl": lambda: grammar(
             "openssl",
@@ -742,6 +833,12 @@ GIT_SUBCOMMANDS: LazyTable[Grammar] = LazyTable(
             "git switch",
             f"c|create: C|force-create: discard-changes {_GIT_CHECKOUT}",
         ),
+        "rm": lambda: grammar(
+            "git rm",
+            "n|dry-run q|quiet cached f|force r ignore-unmatch sparse pathspec-from-file: "
+            "pathspec-file-nul",
+        ),
+        "mv": lambda: grammar("git mv", "v|verbose n|dry-run f|force k sparse"),
         "checkout": lambda: grammar(
             "git checkout",
             f"b: B: l {_GIT_CHECKOUT} 2|ours 3|theirs p|patch ignore-skip-worktree-bits "
@@ -968,18 +1065,20 @@ MACHINE: LazyTable[Grammar] = LazyTable(
             "timestamp: read-only mkdir marked "
             # newer systemd's, so ``--message TEXT stop x`` keeps ``stop`` the verb
             "kill-value: reboot-argument: message: when: drop-in: no-warn",
-            abbreviate=False,
+            # getopt_long: unique prefixes (``--no-b`` is --no-block, ``--sig 9`` --signal 9);
+            # a prefix that is unique in 252 but not in the union (``--kill- main``) still
+            # takes its value, since every option it may mean takes one.
         ),
         "loginctl": lambda: grammar(
             "loginctl",
             "h|help version no-pager no-legend no-ask-password H|host: M|machine: "
             "p|property: P: a|all value l|full kill-whom: s|signal: n|lines: o|output:",
-            abbreviate=False,
         ),
+        # systemd's compat tools read getopt_long too: ``shutdown --sho`` only shows.
         "shutdown": lambda: grammar(
-            "shutdown", "help H|halt P|poweroff r|reboot h k no-wall c show", abbreviate=False
+            "shutdown", "help H|halt P|poweroff r|reboot h k no-wall c show"
         ),
-        "reboot": lambda: grammar("reboot", _SYSTEMD_POWER, abbreviate=False),
+        "reboot": lambda: grammar("reboot", _SYSTEMD_POWER),
         "halt": lambda: MACHINE["reboot"]._replace(name="halt"),
         "poweroff": lambda: MACHINE["reboot"]._replace(name="poweroff"),
     }

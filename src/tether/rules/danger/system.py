@@ -158,15 +158,6 @@ _SYSTEMD_POWER_VERBS = frozenset({"poweroff", "reboot", "halt", "kexec", "soft-r
 def check_machine(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     """Flag power changes and process kills; hand the other machine families on."""
     name = name_of(cmd)
-    if name == "busybox":
-        # ``busybox APPLET …`` runs the applet: judge it as that command.
-        inner = cmd.argv[1:]
-        applet_name = inner[0].value if inner and inner[0].literal else ""
-        if applet_name in _APPLETS or applet_name.startswith("mkfs"):
-            applet = cmd._replace(argv=inner)
-            scope.alias(applet, cmd)
-            yield from scope.judge(applet)
-        return
     check = _FAMILY.get(name)
     if check is not None:
         yield from check(cmd, scope)
@@ -283,11 +274,9 @@ RULES: tuple[Rule, ...] = (
     *acl.RULES,
     *network.RULES,
 )
-_APPLETS = frozenset({*_FAMILY, *_POWER, "init", "systemctl", "kill", "killall", "pkill"})
 CHECKS = {
     n: check_machine
     for n in (
-        "busybox",
         *_FAMILY,
         *_POWER,
         "init",

@@ -41,7 +41,6 @@ from tether.shell.payloads._model import Payload, render
 from tether.shell.payloads._tools import (
     ENV_COMMANDS,
     env_payloads,
-    from_busybox,
     from_find,
     from_git,
     from_rsync,
@@ -66,7 +65,6 @@ _BY_NAME: dict[str, _Extractor] = {
     **dict.fromkeys(CONTAINERS, from_container),
     "ssh": from_ssh,
     "rsync": from_rsync,
-    "busybox": from_busybox,
     "tar": from_tar,
     "gtar": from_tar,
     "tmux": from_tmux,

@@ -1,5 +1,5 @@
 """Command-line tools whose options or operands hold a command: git ``-c alias.X='!…'``,
-``find -exec``, ``ssh -o ProxyCommand``, ``rsync -e``, ``busybox APPLET``, ``tar --to-command``,
+``find -exec``, ``ssh -o ProxyCommand``, ``rsync -e``, ``tar --to-command``,
 tmux, screen, and environment variables such as ``GIT_SSH_COMMAND``."""
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ def _top_level(path: str) -> bool:
     return path.startswith("/") and "/" not in path.strip("/") and ".." not in path
 
 
-# --- ssh -o ProxyCommand, rsync -e, busybox APPLET --------------------------------------------
+# --- ssh -o ProxyCommand, rsync -e ----------------------------------------------------------------
 
 # ssh_config keys whose value is a command ssh runs on this machine through the user's shell.
 _SSH_COMMANDS = frozenset({"proxycommand", "localcommand", "knownhostscommand"})
@@ -182,12 +182,6 @@ def from_screen(name: str, args: tuple[Word, ...]) -> list[Payload]:
                 return [Payload("screen -X stuff", typed)]
         return []
     return [Payload("screen", argv=parsed.operands)] if parsed.operands else []
-
-
-def from_busybox(name: str, args: tuple[Word, ...]) -> list[Payload]:
-    """Return the applet busybox runs, as a command of its own."""
-    # ``busybox APPLET …`` is APPLET: judged as that command (``busybox sh -c '…'``).
-    return [Payload("busybox", argv=args)] if args and args[0].literal else []
 
 
 # --- environment variables whose value is a command ---------------------------------------------
