@@ -8,7 +8,9 @@ options (every option a flag, GNU permutation) for a program not in the table.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from types import MappingProxyType
+from typing import NamedTuple
 
 from tether.shell.model import Word
 from tether.shell.options import GNU_STANDARD, Grammar, LazyTable, Parsed, grammar, parse
@@ -357,6 +359,117 @@ TOOLS: LazyTable[Grammar] = LazyTable(
             abbreviate=False,
             permute=False,
         ),
+        # Tools that write a file an option or operand names (``OUTPUTS`` below says which).
+        "sort": lambda: grammar(
+            "sort",
+            "b|ignore-leading-blanks d|dictionary-order f|ignore-case g|general-numeric-sort "
+            "i|ignore-nonprinting M|month-sort h|human-numeric-sort n|numeric-sort "
+            "R|random-sort random-source: r|reverse sort: V|version-sort batch-size: c|check:: "
+            "C compress-program: debug files0-from: k|key: m|merge o|output: s|stable "
+            f"S|buffer-size: t|field-separator: T|temporary-directory: parallel: u|unique "
+            f"z|zero-terminated {GNU_STANDARD}",
+        ),
+        "uniq": lambda: grammar(
+            "uniq",
+            "c|count d|repeated D all-repeated:: f|skip-fields: group:: i|ignore-case "
+            f"s|skip-chars: u|unique z|zero-terminated w|check-chars: {GNU_STANDARD}",
+        ),
+        # zstd 1.5.4 (``zstd -H``): -o has no long name; ``-#`` levels are read as flags.
+        "zstd": lambda: grammar(
+            "zstd",
+            "o: k|keep rm d|decompress|uncompress D: f|force h H|help V|version c|stdout "
+            "v|verbose q|quiet trace: progress no-progress r filelist: output-dir-flat: "
+            "output-dir-mirror: asyncio no-asyncio check no-check C ultra fast:: adapt:: "
+            "long:: patch-from: T: single-thread auto-threads: rsyncable "
+            "exclude-compressed stream-size: size-hint: target-compressed-block-size: "
+            "no-dictID dictID: format: t|test l|list train train-cover:: train-fastcover:: "
+            "train-legacy:: maxdict: priority: B: b:: e:: M: memory: content-size "
+            "no-content-size sparse no-sparse mmap-dict no-mmap-dict row-match-finder "
+            "no-row-match-finder compress-literals no-compress-literals pass-through "
+            "no-pass-through show-default-cparams",
+            abbreviate=False,
+        ),
+        # moreutils 0.67: ``sponge [-a] FILE``.
+        "sponge": lambda: grammar("sponge", "a h", abbreviate=False),
+        # GNU Make 4.3: --eval (-E) is makefile text; VAR=VALUE operands are assignments.
+        "make": lambda: grammar(
+            "make",
+            "b m B|always-make C|directory: d debug:: e|environment-overrides E|eval: "
+            "f|file|makefile: h|help i|ignore-errors I|include-dir: j|jobs:: k|keep-going "
+            "l|load-average|max-load:: L|check-symlink-times n|just-print|dry-run|recon "
+            "o|old-file|assume-old: O|output-sync:: p|print-data-base q|question "
+            "r|no-builtin-rules R|no-builtin-variables s|silent|quiet no-silent "
+            "S|no-keep-going|stop t|touch trace v|version w|print-directory "
+            "no-print-directory W|what-if|new-file|assume-new: warn-undefined-variables "
+            "shuffle:: jobserver-auth: jobserver-style:",
+        ),
+        # Expect 5.45: ``expect [-dDinNv] [-c cmds] [[-f|-b] cmdfile] [args]``.
+        "expect": lambda: grammar(
+            "expect", "b: c: d D: f: i n N v", abbreviate=False, permute=False
+        ),
+        # npm 11 (nopt, ``npm help 7 config``): every config key is an option anywhere on the
+        # line, abbreviated to any unique prefix; those whose type is not Boolean take a value
+        # (``--registry URL``), an unknown one is a flag. The shorthands that take one.
+        "npm": lambda: grammar("npm", _NPM, permute=True),
+    }
+)
+
+# npm's config keys whose type has no Boolean (definitions.js), and the value shorthands.
+_NPM = (
+    "_auth: access: allow-directory: allow-file: allow-git: allow-remote: allow-scripts: "
+    "also: audit-level: auth-type: before|enjoy-by: ca: cache: cache-max: cache-min: cafile: "
+    "c|call: cert: cidr: cpu: depth: diff: diff-dst-prefix: diff-src-prefix: diff-unified: "
+    "editor: expect-result-count: expires: fetch-retries: fetch-retry-factor: "
+    "fetch-retry-maxtimeout: fetch-retry-mintimeout: fetch-timeout: git: globalconfig: "
+    "heading: https-proxy: include: init-author-email: init-author-name: init-author-url: "
+    "init-license: init-module: init-type: init-version: init.author.email: "
+    "init.author.name: init.author.url: init.license: init.module: init.version: "
+    "install-strategy: key: libc: local-address: L|location: lockfile-version: loglevel: "
+    "logs-dir: logs-max: maxsockets: m|message: min-release-age: min-release-age-exclude: "
+    "node-gyp: node-options: noproxy: omit: only: orgs: os: otp: package: pack-destination: "
+    "packages: C|prefix: preid: provenance-file: proxy: registry|reg: "
+    "replace-registry-host: save-prefix: sbom-format: sbom-type: scope: scopes: "
+    "packages-and-scopes-permission: orgs-permission: password: token-description: "
+    "script-shell: searchexclude: searchlimit: searchopts: searchstaleness: shell: tag: "
+    "tag-version-prefix: umask: user-agent: userconfig: viewer: which: w|workspace: "
+    "g|global dry-run h|help|usage v|version"
+)
+
+
+class Output(NamedTuple):
+    """Where a tool writes the bytes it produces: the options and operands naming the file."""
+
+    options: tuple[str, ...] = ()  # canonical option names whose value is a file written
+    operands: str = ""  # "all", "last" (of two or more) or "second"
+    only_with: tuple[str, ...] = ()  # written only when one of these options is given
+
+
+_CURL_OUTPUTS = ("--output", "--dump-header", "--cookie-jar", "--trace", "--trace-ascii",
+                 "--stderr", "--libcurl", "--etag-save")  # fmt: skip
+_WGET_OUTPUTS = ("--output-document", "--output-file", "--append-output", "--save-cookies",
+                 "--rejected-log")  # fmt: skip
+# The file-writing tools' output options and operands (each tool's grammar above, or MACHINE's),
+# judged where the bytes land, like a redirect (``rules/danger/devices.py``). dd's ``of=`` is
+# an operand form of its own, read there.
+OUTPUTS: Mapping[str, Output] = MappingProxyType(
+    {
+        "curl": Output(_CURL_OUTPUTS),
+        "wget": Output(_WGET_OUTPUTS),
+        "http": Output(("--output",)),
+        "https": Output(("--output",)),
+        "xh": Output(("--output",)),
+        "base64": Output(("--output",)),
+        "base32": Output(("--output",)),
+        "sort": Output(("--output",)),
+        "zstd": Output(("-o",)),
+        "pv": Output(("--output",)),
+        "tee": Output(operands="all"),
+        "sponge": Output(operands="all"),
+        "uniq": Output(operands="second"),
+        "cp": Output(("--target-directory",), operands="last"),
+        "install": Output(("--target-directory",), operands="last"),
+        "ddrescue": Output(operands="second", only_with=("--force",)),  # refuses a device else
+        "tar": Output(("--file",), only_with=("--create", "--append", "--update", "--catenate")),
     }
 )
 
@@ -1049,6 +1162,7 @@ __all__ = [
     "GIT_SUBCOMMANDS",
     "INTERPRETERS",
     "MACHINE",
+    "OUTPUTS",
     "SIGNALS",
     "SINGLE_DASH",
     "TERRAFORM",
@@ -1056,6 +1170,7 @@ __all__ = [
     "TMUX_ALIASES",
     "TMUX_COMMANDS",
     "TOOLS",
+    "Output",
     "code_grammar",
     "find_parts",
     "find_primaries",

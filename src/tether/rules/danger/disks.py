@@ -37,7 +37,8 @@ RULES = (
         "parted mklabel, sgdisk --zap-all), a new LUKS, RAID, ZFS or LVM header (cryptsetup "
         "luksFormat, mdadm --create, zpool create, pvcreate), a drive's own erase (nvme "
         "format, hdparm --security-erase) or any write onto /dev/sdX (dd, cp, tee, pv, "
-        "`> /dev/nvme0n1`) erases a whole disk in seconds, and nothing brings it back. Judged "
+        "`> /dev/nvme0n1`, any tool's output option: `curl -o`, `wget -O`, `sort -o`, "
+        "`tar -cf`) erases a whole disk in seconds, and nothing brings it back. Judged "
         "by the command, not by whether the device exists on this machine.",
         instead=_AS_IMAGE + " or ask the user to run disk operations themselves.",
         match=(
@@ -80,6 +81,19 @@ RULES = (
             "cat disk.img > /dev/sd[a]",
             "cp disk.img /dev/nvme0n?",
             "busybox mkfs.ext2 /dev/sdb1",
+            "curl -o /dev/sda http://x",
+            "curl -sSLo /dev/nvme0n1 https://x/img",
+            "curl --output=/dev/sdb http://x",
+            "wget -O /dev/sda http://x",
+            "wget -q --output-document /dev/sda http://x",
+            "wget -o /dev/sda http://x",
+            "sort -o /dev/sda f",
+            "sort f --output=/dev/sdb",
+            "tar -cf /dev/sda dir",
+            "tar --create --file=/dev/sdb dir",
+            "uniq in /dev/sda",
+            "sponge /dev/sda",
+            "zstd -d img.zst -o /dev/sdb",
         ),
         not_match=(
             "dd if=/dev/zero of=./image.bin",
@@ -98,6 +112,15 @@ RULES = (
             "sgdisk -p /dev/sda",
             "sgdisk --backup=table.bin /dev/sda",
             "ddrescue /dev/sdb disk.img map.log",
+            "curl -o out.html http://x",
+            "curl -o - http://x",
+            "wget -O page.html http://x",
+            "sort -o sorted.txt f",
+            "sort /dev/sda",
+            "tar -xf /dev/sr0",
+            "tar -cf out.tar dir",
+            "uniq /dev/sda out.txt",
+            "zstd -d img.zst -o img",
             "badblocks -n /dev/sdb",
             "shred -u secret.txt",
             "tee /dev/stderr",

@@ -5,7 +5,8 @@ sed's ``e`` command and ``s///e``; the shell strings perl, ruby, python, node an
 to ``system``/``exec``/backticks/``subprocess``/``child_process``; vim/ex ``-c '!cmd'`` and
 ``+'!cmd'``; git aliases given as ``-c alias.NAME='!cmd'`` and then invoked (and the
 ``core.pager``-like keys git runs through a shell); ``find -exec/-execdir/-ok/-okdir``;
-``docker/podman run``; and the runners the parser does not peel (``su -c``, ``chroot``,
+``docker/podman run``; expect's ``spawn``/``exec``/``system`` and make's ``$(shell …)``
+(``_scripts.py``); and the runners the parser does not peel (``su -c``, ``chroot``,
 ``docker exec``, ``kubectl exec``…, grammars in ``tether.shell.programs.RUNNERS``).
 
 ``payloads(argv)`` returns each as a ``Payload``: shell text for the caller to parse again
@@ -38,6 +39,7 @@ from tether.shell.payloads._languages import (
     sed_payloads,
 )
 from tether.shell.payloads._model import Payload, render
+from tether.shell.payloads._scripts import from_expect, from_make, tcl_payloads
 from tether.shell.payloads._tools import (
     ENV_COMMANDS,
     env_payloads,
@@ -71,6 +73,9 @@ _BY_NAME: dict[str, _Extractor] = {
     "gtar": from_tar,
     "tmux": from_tmux,
     "screen": from_screen,
+    "expect": from_expect,
+    "make": from_make,
+    "gmake": from_make,
 }
 NAMES = frozenset(_BY_NAME) | frozenset(RUNNERS)
 
@@ -106,4 +111,5 @@ __all__ = [
     "render",
     "runner_payload",
     "sed_payloads",
+    "tcl_payloads",
 ]
