@@ -410,7 +410,23 @@ TOOLS: LazyTable[Grammar] = LazyTable(
         # npm 11 (nopt, ``npm help 7 config``): every config key is an option anywhere on the
         # line, abbreviated to any unique prefix; those whose type is not Boolean take a value
         # (``--registry URL``), an unknown one is a flag. The shorthands that take one.
-        "npm": lambda: grammar("npm", _NPM, permute=True),
+        "npm": lambda: grammar("npm", _NPM),
+        # pnpm 9 (man page: not packaged here): its own options with a value, and npm's.
+        "pnpm": lambda: grammar(
+            "pnpm",
+            "C|dir: F|filter: filter-prod: test-pattern: changed-files-ignore-pattern: "
+            "reporter: workspace-concurrency: store-dir: virtual-store-dir: r|recursive "
+            "w|workspace-root " + _NPM.replace("C|prefix:", "prefix:").replace("w|workspace:", ""),
+        ),
+        # Yarn 1.22 (man page: not packaged here): the global options that take a value.
+        "yarn": lambda: grammar(
+            "yarn",
+            "cwd: cache-folder: modules-folder: global-folder: link-folder: mutex: "
+            "network-concurrency: network-timeout: preferred-cache-folder: proxy: https-proxy: "
+            "registry: use-yarnrc: otp: emoji: s|silent verbose offline prefer-offline "
+            "frozen-lockfile pure-lockfile non-interactive no-progress dry-run h|help "
+            "v|version",
+        ),
     }
 )
 

@@ -195,9 +195,14 @@ RULES = (
             "ls /dev/sd* | xargs wipefs -a",
             "blkdiscard $(findmnt -no SOURCE /data)",
             "cryptsetup luksFormat $PART",
+            "find / -name x -exec wipefs -a {} \\;",
+            "find /dev -name 'sd*' -exec wipefs -a {} +",
+            "find . -name '*.img' -exec mkfs.ext4 -F {} \\;",
         ),
         not_match=(
             "mkfs.ext4 disk.img",
+            "find / -name x -exec wipefs {} \\;",
+            "find . -exec ls {} \\;",
             "wipefs $DEV",
             "shred -u $FILE",
             "echo mkfs.ext4 $DEV",
@@ -240,8 +245,9 @@ def _devices(words: tuple[Word, ...]) -> list[str]:
 
 
 def _unknown_target(name: str, operands: tuple[Word, ...]) -> Iterator[Hit]:
-    """A disk tool whose target is only known at run time (``$d``, xargs input): ask."""
-    dynamic = [w.value for w in operands if not w.literal]
+    """A disk tool whose target is only known at run time (``$d``, xargs input, find's
+    ``{}``): ask."""
+    dynamic = [w.value for w in operands if not w.literal or "{}" in w.value]
     if dynamic:
         yield Hit("DG420", f"{name} on {dynamic[0]}, a target only known at run time")
 

@@ -9,7 +9,7 @@ from tether.rules.base import Rule, Tier
 from tether.rules.danger._base import Hit, Scope, name_of, options_of
 from tether.rules.danger.interp import literal_output
 from tether.shell.model import SimpleCommand, Word
-from tether.shell.options import parse
+from tether.shell.options import Parsed, parse
 from tether.shell.tools import (
     CLUSTER,
     DOCKER_SUBCOMMANDS,
@@ -108,8 +108,30 @@ RULES = (
             "poetry publish",
             "mvn deploy",
             "gradle publish",
+            "npm --registry http://x publish",
+            "npm --reg=https://r.example publish --access public",
+            "npm -w packages/a publish",
+            "npm --loglevel silly --userconfig ./.npmrc publish",
+            "npm -n publish",
+            "npm publish --dry-run false",
+            "npm publish --dry-run=false",
+            "pnpm -C packages/a publish",
+            "pnpm --filter @x/a publish",
+            "yarn --cwd packages/a publish",
+            "poetry -n publish",
         ),
-        not_match=("npm pack", "cargo build", "poetry build", "mvn package"),
+        not_match=(
+            "npm pack",
+            "cargo build",
+            "poetry build",
+            "mvn package",
+            "npm --registry http://x view pkg",
+            "npm -w publish run build",
+            "npm publish --dry-run",
+            "cargo publish -n",
+            "pnpm --filter publish test",
+            "yarn --cwd publish build",
+        ),
     ),
 )
 
@@ -304,7 +326,7 @@ def check_publish(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     raw = cmd.argv[0].value if cmd.argv else ""
     parsed = options_of(name, cmd.args)
     positionals = [w.value for w in parsed.operands[:2]]
-    if parsed.has("--dry-run", "-n"):
+    if _dry_run(name, parsed):
         return
     for p in positionals[:1]:
         if (name, p) in _PUBLISH or (raw, p) in _PUBLISH:
@@ -312,6 +334,21 @@ def check_publish(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
                 return
             yield Hit("DG505", f"{raw} {p}")
             return
+
+
+def _dry_run(name: str, parsed: Parsed) -> bool:
+    """Return True when the publish only rehearses (``--dry-run``; cargo's ``-n`` too).
+
+    npm, pnpm and yarn read ``--dry-run false`` and ``--dry-run=false`` as off (nopt), and
+    their ``-n`` is ``--no-yes``, poetry's ``--no-interaction``.
+    """
+    if name == "cargo" and parsed.has("-n"):
+        return True
+    given = [v for o, v in parsed.options if o == "--dry-run"]
+    if not given:
+        return False
+    off = given[-1] is not None and given[-1].lower() == "false"
+    return not (off or any(w.value == "false" for w in parsed.operands))
 
 
 CHECKS = {

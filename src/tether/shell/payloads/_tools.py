@@ -62,15 +62,20 @@ def from_find(name: str, args: tuple[Word, ...]) -> list[Payload]:
         i += 1
         if v not in _FIND_EXEC or not args[i - 1].literal:
             continue
-        inner: list[Word] = []
+        start = i
         while i < len(args) and not (args[i].value in (";", "+") and args[i].literal):
-            w = args[i]
-            if first is not None and w.literal and "{}" in w.value:
-                w = Word(w.value.replace("{}", first.value))
-            inner.append(w)
             i += 1
-        if inner:
-            out.append(Payload(f"find {v}", argv=tuple(inner)))
+        words = args[start:i]
+        if not words:
+            continue
+        found = [
+            Word(w.value.replace("{}", first.value)) if w.literal and "{}" in w.value else w
+            for w in words
+        ] if first is not None else list(words)  # fmt: skip
+        out.append(Payload(f"find {v}", argv=tuple(found)))
+        if found != list(words):
+            # And every later match: ``{}`` is a path only known at run time.
+            out.append(Payload(f"find {v}", argv=words))
     return out
 
 
