@@ -220,6 +220,12 @@ TABLE: list[tuple[str, Danger, str | None]] = [
     ("expect -c 'puts {spawn rm -rf /}'", NONE, None),
     ("expect -c 'expect {\"y\" { exec rm -rf / } }'", HARD, "DG101"),
     ("expect -c '# spawn rm -rf /'", NONE, None),
+    ("expect <<'EOF'\nset timeout 5\nspawn rm -rf /\nexpect eof\nEOF", HARD, "DG101"),
+    ("echo 'spawn rm -rf /' | expect", HARD, "DG101"),
+    ("expect -f - <<< 'exec rm -rf ~'", HARD, "DG101"),
+    ("expect - <<< 'system git reset --hard'", ASK, "DG201"),
+    ("expect <<< 'spawn ssh host'", NONE, None),
+    ("expect run.exp <<< 'spawn rm -rf /'", NONE, None),
     ("expect -f script.exp", NONE, None),
     ("expect script.exp -c x", NONE, None),
     # make: $(shell …) and VAR != … run as make reads the text, before any target, even -n

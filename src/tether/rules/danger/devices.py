@@ -119,7 +119,7 @@ def output_targets(name: str, cmd: SimpleCommand) -> list[Word]:
     spec = OUTPUTS.get(name)
     if spec is None or (spec.only_with and not parsed.has(*spec.only_with)):
         return []
-    targets = [Word(v) for v in parsed.values(*spec.options)] if spec.options else []
+    targets = [_word_of(v, cmd.args) for v in parsed.values(*spec.options)] if spec.options else []
     operands = parsed.operands
     if name in ("cp", "install"):
         # Into a directory (``-t DIR``) or onto the last of two or more operands.
@@ -131,6 +131,14 @@ def output_targets(name: str, cmd: SimpleCommand) -> list[Word]:
     elif spec.operands == "last" and len(operands) >= 2:
         targets.append(operands[-1])
     return targets
+
+
+def _word_of(value: str, args: tuple[Word, ...]) -> Word:
+    """Return an option's value as a word, quoted or globbed as the word that spelt it was."""
+    for w in args:
+        if w.value == value or (w.value.endswith(value) and w.value[:1] == "-"):
+            return Word(value, w.literal, w.glob)  # ``-o FILE``, or ``-oFILE`` / ``--output=FILE``
+    return Word(value)
 
 
 # The writers whose system-file writes privilege.py judges itself (DG409, the sysrq trigger).

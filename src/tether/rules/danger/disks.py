@@ -94,6 +94,7 @@ RULES = (
             "uniq in /dev/sda",
             "sponge /dev/sda",
             "zstd -d img.zst -o /dev/sdb",
+            "curl -o /dev/sd? http://x",
         ),
         not_match=(
             "dd if=/dev/zero of=./image.bin",
@@ -114,6 +115,8 @@ RULES = (
             "ddrescue /dev/sdb disk.img map.log",
             "curl -o out.html http://x",
             "curl -o - http://x",
+            "curl -o '/dev/sd*' http://x",
+            "curl -o /dev/null http://x",
             "wget -O page.html http://x",
             "sort -o sorted.txt f",
             "sort /dev/sda",
