@@ -456,7 +456,7 @@ class Output(NamedTuple):
     """Where a tool writes the bytes it produces: the options and operands naming the file."""
 
     options: tuple[str, ...] = ()  # canonical option names whose value is a file written
-    operands: str = ""  # "all", "last" (of two or more) or "second"
+    operands: str = ""  # "all", "second", or "last" (of two or more, unless an option names it)
     only_with: tuple[str, ...] = ()  # written only when one of these options is given
 
 

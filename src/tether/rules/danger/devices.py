@@ -121,15 +121,13 @@ def output_targets(name: str, cmd: SimpleCommand) -> list[Word]:
         return []
     targets = [_word_of(v, cmd.args) for v in parsed.values(*spec.options)] if spec.options else []
     operands = parsed.operands
-    if name in ("cp", "install"):
-        # Into a directory (``-t DIR``) or onto the last of two or more operands.
-        return targets[-1:] or (list(operands[-1:]) if len(operands) >= 2 else [])
     if spec.operands == "all":
         targets += operands
     elif spec.operands == "second":
         targets += operands[1:2]
-    elif spec.operands == "last" and len(operands) >= 2:
-        targets.append(operands[-1])
+    elif spec.operands == "last":
+        # Into the option's directory (``cp -t DIR``), else onto the last of two or more.
+        return targets[-1:] or (list(operands[-1:]) if len(operands) >= 2 else [])
     return targets
 
 
