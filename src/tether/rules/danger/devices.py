@@ -139,19 +139,20 @@ def _word_of(value: str, args: tuple[Word, ...]) -> Word:
     return Word(value)
 
 
-# The writers whose system-file writes privilege.py judges itself (DG409, the sysrq trigger).
-_JUDGED_BY_PRIVILEGE = frozenset({"tee", "cp", "install", "dd"})
+# The writers privilege.py judges onto system files (DG409) and the SysRq trigger (DG432);
+# for dd only the trigger (what it writes there decides, as for a redirect).
+_SYSTEM_FILES_ELSEWHERE = frozenset({"tee", "cp", "install"})
+_SYSRQ_ELSEWHERE = _SYSTEM_FILES_ELSEWHERE | {"dd"}
 
 
 def check_raw_write(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     """Flag a tool writing onto a disk, /proc/sys or a system file, by its output options."""
     name = name_of(cmd)
     for w in output_targets(name, cmd):
-        own = name not in _JUDGED_BY_PRIVILEGE
-        if own and w.value == SYSRQ:
+        if w.value == SYSRQ and name not in _SYSRQ_ELSEWHERE:
             yield Hit("DG432", f"{name} writes {quote(w.value)}: the kernel acts on it at once")
             return
-        found = write_target(w, cmd, scope, system_files=own or name == "dd")
+        found = write_target(w, cmd, scope, system_files=name not in _SYSTEM_FILES_ELSEWHERE)
         if found is None:
             continue
         yield Hit(found[0], f"{name} writes onto {quote(w.value)} ({found[1]})")

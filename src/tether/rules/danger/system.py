@@ -160,6 +160,9 @@ _OWN = (
             "P=1234; kill -9 $P",
             "pgrep x | xargs kill",
             "kill -9 $((1000 + 1))",
+            "kill -9 $(cat server.pid)",
+            "kill -9 $(< /run/app.pid)",
+            "kill -9 $(jobs -p)",
             "pkill -f nginx",
             "pkill python",
             "killall node",
@@ -266,13 +269,16 @@ def _found_pids(word: Word, cmd: SimpleCommand, scope: Scope) -> str | None:
 
     A command substitution or xargs input picks processes by a pattern (pgrep, ps | grep,
     lsof -t); so does a variable set from one earlier in the input (``P=$(pgrep x); kill -9
-    $P``). ``$!`` and other variables name one process the script already knows.
+    $P``). ``$!``, other variables, a pid file (``$(cat app.pid)``) and the shell's own jobs
+    (``$(jobs -p)``) name processes the script already knows.
     """
     if word.literal:
         return None
     v = word.value.strip('"')
     if v.startswith(("$(", "`")) and not v.startswith("$(("):
-        return quote(v)
+        inner = v[2:-1] if v.startswith("$(") else v[1:-1]
+        known = inner.strip().startswith(("cat ", "<", "jobs")) and "|" not in inner
+        return None if known else quote(v)
     if v == XARGS_INPUT or v.startswith("{"):
         return "xargs reads"
     name = v[2:-1] if v.startswith("${") and v.endswith("}") else v[1:]
