@@ -228,6 +228,16 @@ TABLE: list[tuple[str, Danger, str | None]] = [
     ("expect run.exp <<< 'spawn rm -rf /'", NONE, None),
     ("expect -f script.exp", NONE, None),
     ("expect script.exp -c x", NONE, None),
+    # fd -x/-X: the command runs on every path fd finds
+    ("fd . / -x rm -rf", ASK, "DG102"),
+    ("fd -t d . /home -x rm -rf {}", ASK, "DG102"),
+    ("fd --search-path / -X rm -rf", ASK, "DG102"),
+    ("fd -t b . /dev -x wipefs -a {}", ASK, "DG420"),
+    ("fdfind -e img -x mkfs.ext4 {}", ASK, "DG420"),
+    ("fd -x sh -c 'rm -rf /'", HARD, "DG101"),
+    ("fd -t d node_modules -x rm -rf", NONE, None),
+    ("fd -e py -x grep -l TODO", NONE, None),
+    ("fd -e -x foo", NONE, None),
     # make: $(shell …) and VAR != … run as make reads the text, before any target, even -n
     ("make --eval='x:=$(shell rm -rf /)'", HARD, "DG101"),
     ("make -E 'x := $(shell rm -rf /)'", HARD, "DG101"),

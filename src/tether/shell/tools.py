@@ -407,6 +407,22 @@ TOOLS: LazyTable[Grammar] = LazyTable(
         "expect": lambda: grammar(
             "expect", "b: c: d D: f: i n N v", abbreviate=False, permute=False
         ),
+        # fd 9 (man page; Debian's fd-find installs it as ``fdfind``): -x/--exec and
+        # -X/--exec-batch take the command that follows, up to ``;`` (read as flags here,
+        # the words after them by ``payloads``).
+        "fd": lambda: grammar(
+            "fd",
+            "H|hidden I|no-ignore no-ignore-vcs no-ignore-parent no-global-ignore-file "
+            "no-require-git u|unrestricted s|case-sensitive i|ignore-case g|glob regex "
+            "F|fixed-strings and: a|absolute-path l|list-details L|follow p|full-path "
+            "0|print0 max-results: 1 q|quiet show-errors one-file-system|mount|xdev prune "
+            "d|max-depth|maxdepth: min-depth: exact-depth: E|exclude: t|type: e|extension: "
+            "S|size: changed-within|change-newer-than|newer: changed-before|change-older-than"
+            "|older: o|owner: format: x|exec X|exec-batch batch-size: ignore-file: c|color: "
+            "hyperlink:: j|threads: max-buffer-time: base-directory: path-separator: "
+            "search-path: strip-cwd-prefix:: h|help V|version",
+        ),
+        "fdfind": lambda: TOOLS["fd"]._replace(name="fdfind"),
         # npm 11 (nopt, ``npm help 7 config``): every config key is an option anywhere on the
         # line, abbreviated to any unique prefix; those whose type is not Boolean take a value
         # (``--registry URL``), an unknown one is a flag. The shorthands that take one.

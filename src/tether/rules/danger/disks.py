@@ -187,8 +187,9 @@ RULES = (
         tier=Tier.ASK,
         summary="Format or wipe a target only known at run time (mkfs $DEV, xargs wipefs -a)",
         why="Ask, not hardline: mkfs, wipefs -a, blkdiscard or cryptsetup luksFormat on `$DEV`, "
-        "a loop variable or xargs input destroy a disk when the value is one, and the "
-        "command line does not say; it may as well be an image file, so a human looks.",
+        "a loop variable, xargs input or the `{}` of `find -exec` (each match, past the "
+        "first) destroy a disk when the value is one, and the command line does not say; it "
+        "may as well be an image file, so a human looks.",
         instead="Name the target literally (an image file: `mkfs.ext4 disk.img`) so it can be "
         "judged, or ask the user to run the disk operation.",
         match=(

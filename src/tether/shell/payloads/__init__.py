@@ -5,8 +5,8 @@ sed's ``e`` command and ``s///e``; the shell strings perl, ruby, python, node an
 to ``system``/``exec``/backticks/``subprocess``/``child_process``; vim/ex ``-c '!cmd'`` and
 ``+'!cmd'``; git aliases given as ``-c alias.NAME='!cmd'`` and then invoked (and the
 ``core.pager``-like keys git runs through a shell); ``find -exec/-execdir/-ok/-okdir``;
-``docker/podman run``; expect's ``spawn``/``exec``/``system`` and make's ``$(shell …)``
-(``_scripts.py``); and the runners the parser does not peel (``su -c``, ``chroot``,
+``fd -x/-X``; ``docker/podman run``; expect's ``spawn``/``exec``/``system`` and make's
+``$(shell …)`` (``_scripts.py``); and the runners the parser does not peel (``su -c``, ``chroot``,
 ``docker exec``, ``kubectl exec``…, grammars in ``tether.shell.programs.RUNNERS``).
 
 ``payloads(argv)`` returns each as a ``Payload``: shell text for the caller to parse again
@@ -44,6 +44,7 @@ from tether.shell.payloads._tools import (
     ENV_COMMANDS,
     env_payloads,
     from_busybox,
+    from_fd,
     from_find,
     from_git,
     from_rsync,
@@ -65,6 +66,8 @@ _BY_NAME: dict[str, _Extractor] = {
     **dict.fromkeys(VIMS, from_vim),
     "git": from_git,
     "find": from_find,
+    "fd": from_fd,
+    "fdfind": from_fd,
     **dict.fromkeys(CONTAINERS, from_container),
     "ssh": from_ssh,
     "rsync": from_rsync,
