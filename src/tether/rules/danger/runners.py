@@ -22,6 +22,7 @@ from tether.shell.payloads import (
     NAMES,
     Payload,
     env_payloads,
+    make_payloads,
     payloads,
     render,
     tcl_payloads,
@@ -146,9 +147,21 @@ def check_expect(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
             yield from _judge(payload, scope, cmd)
 
 
+def check_make(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
+    """Judge make's ``--eval`` text and assignments, and a makefile read on stdin (``-f -``)."""
+    yield from check_payloads(cmd, scope)
+    if "-" not in options_of("make", cmd.args).values("--file"):
+        return
+    for text in stdin_texts(cmd, scope):
+        for payload in make_payloads(text):
+            yield from _judge(payload, scope, cmd)
+
+
 CHECKS = {
     **dict.fromkeys(NAMES, check_payloads),
     "at": check_at_job,
     "batch": check_at_job,
     "expect": check_expect,
+    "make": check_make,
+    "gmake": check_make,
 }

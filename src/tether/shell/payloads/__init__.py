@@ -39,7 +39,7 @@ from tether.shell.payloads._languages import (
     sed_payloads,
 )
 from tether.shell.payloads._model import Payload, render
-from tether.shell.payloads._scripts import from_expect, from_make, tcl_payloads
+from tether.shell.payloads._scripts import from_expect, from_make, make_payloads, tcl_payloads
 from tether.shell.payloads._tools import (
     ENV_COMMANDS,
     env_payloads,
@@ -110,6 +110,7 @@ __all__ = [
     "code_payloads",
     "env_payloads",
     "host_path",
+    "make_payloads",
     "payloads",
     "render",
     "runner_payload",

@@ -1,7 +1,7 @@
 """Programs whose own script language runs commands: expect's Tcl (``spawn``, ``exec``,
 ``system``) and make's ``$(shell …)`` / ``!=`` in ``--eval`` text and command-line
-assignments (``make X='$(shell …)'``): both run at parse time, before any target, even
-under ``make -n``."""
+assignments (``make X='$(shell …)'``), which run as make reads them, before any target and
+even under ``make -n``, and the recipes of a makefile make reads on stdin (``make -f -``)."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ _EXEC_OPERATORS = frozenset({"|", "|&", "<", ">", ">>", "2>", "2>>", ">&", ">>&"
 
 def from_expect(name: str, args: tuple[Word, ...]) -> list[Payload]:
     """Return the programs an ``expect -c`` script spawns, execs or runs with ``system``."""
-    if not any(w.value[:2] == "-c" for w in args):
+    if not any(w.value[:1] == "-" and "c" in w.value for w in args):
         return []  # a script file (``expect -f x.exp``, ``expect x.exp``) cannot be read here
     out: list[Payload] = []
     for script in parse(TOOLS["expect"], args).values("-c"):
@@ -140,21 +140,32 @@ _ASSIGN_OPS = ("::=", ":::=", ":=", "+=", "?=", "!=", "=")
 
 def from_make(name: str, args: tuple[Word, ...]) -> list[Payload]:
     """Return the shell commands ``make --eval`` text and ``VAR=…`` operands run when read."""
-    if not any("shell" in w.value or "!=" in w.value for w in args):
+    if not any("shell" in w.value or "!=" in w.value or "\t" in w.value for w in args):
         return []
     parsed = parse(TOOLS["make"], args)
     texts = list(parsed.values("--eval"))
     texts += [w.value for w in parsed.operands if _assignment(w.value) is not None]
-    out: list[Payload] = []
-    if sum(len(t) for t in texts) > _MAX_SCRIPT:
+    return make_payloads("\n".join(texts))
+
+
+def make_payloads(text: str) -> list[Payload]:
+    """Return what make runs from makefile text: ``$(shell …)``, ``VAR != …`` and recipes.
+
+    A recipe line (after a tab) runs when its target is made, the first rule's by default;
+    the other two run as make reads the text, even under ``make -n``.
+    """
+    if len(text) > _MAX_SCRIPT:
         return [Payload("make text longer than the analysis reads", dynamic=True)]
-    for text in texts:
-        for line in text.split("\n"):
-            found = _assignment(line.strip())
-            if found is not None and found[0] == "!=":
-                # ``VAR != cmd``: make runs cmd with the shell as it reads the line.
-                out.append(Payload("make !=", _unescape(found[1])))
-            out.extend(Payload("make $(shell)", _unescape(t)) for t in _shell_calls(line))
+    out: list[Payload] = []
+    for line in text.split("\n"):
+        found = _assignment(line.strip())
+        if line.startswith("\t") and line.strip():
+            # ``@``, ``-`` and ``+`` in front only change how make echoes and fails.
+            out.append(Payload("make recipe", _unescape(line.strip().lstrip("@-+ \t"))))
+        elif found is not None and found[0] == "!=":
+            # ``VAR != cmd``: make runs cmd with the shell as it reads the line.
+            out.append(Payload("make !=", _unescape(found[1])))
+        out.extend(Payload("make $(shell)", _unescape(t)) for t in _shell_calls(line))
     return out
 
 
@@ -200,4 +211,4 @@ def _unescape(text: str) -> str:
     return text.replace("$$", "$")
 
 
-__all__ = ["from_expect", "from_make", "tcl_payloads"]
+__all__ = ["from_expect", "from_make", "make_payloads", "tcl_payloads"]
