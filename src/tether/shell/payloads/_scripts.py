@@ -57,16 +57,18 @@ def tcl_payloads(script: str) -> list[Payload]:
     unread = len(script) > _MAX_SCRIPT
     while pending:
         text, is_list = pending.pop()
-        for words, bodies in _tcl_commands(text):
+        for words, bodies, substitutions in _tcl_commands(text):
             # ``if {…} { spawn … }``, ``proc p {} { … }``: the bodies of these are scripts too
-            # (``puts {spawn …}`` prints its braced word).
+            # (``puts {spawn …}`` prints its braced word); ``[…]`` always runs.
             verb = words[0].value if words else ""
             scripts = bodies if is_list or verb in _TAKES_SCRIPTS else []
-            for body in scripts:
+            as_list = verb in _TAKES_LISTS and len(words) == 2
+            queued = [(b, as_list) for b in scripts] + [(b, False) for b in substitutions]
+            for body, listed in queued:
                 unread = unread or len(body) > budget
                 if len(body) <= budget:
                     budget -= len(body)
-                    pending.append((body, verb in _TAKES_LISTS and len(words) == 2))
+                    pending.append((body, listed))
             if is_list:
                 continue
             if not words:
@@ -88,21 +90,22 @@ def tcl_payloads(script: str) -> list[Payload]:
     return out
 
 
-def _tcl_commands(text: str) -> Iterator[tuple[list[Word], list[str]]]:
-    """Yield each Tcl command's words, and the bodies of its braced words, in one pass.
+def _tcl_commands(text: str) -> Iterator[tuple[list[Word], list[str], list[str]]]:
+    """Yield each Tcl command's words, its braced words' bodies and its ``[…]`` scripts.
 
     Commands end at a newline or ``;`` outside quotes and braces; ``{…}`` keeps its text as
     it is (nested braces counted), ``"…"`` drops the quotes; a word with ``$`` or ``[`` is
-    computed when the script runs.
+    computed when the script runs, and what is in its brackets runs first.
     """
     words: list[Word] = []
     bodies: list[str] = []
+    substitutions: list[str] = []
     i, n = 0, len(text)
     while i < n:
         c = text[i]
         if c in "\n;":
-            yield words, bodies
-            words, bodies = [], []
+            yield words, bodies, substitutions
+            words, bodies, substitutions = [], [], []
             i += 1
         elif c in " \t\r":
             i += 1
@@ -126,11 +129,27 @@ def _tcl_commands(text: str) -> Iterator[tuple[list[Word], list[str]]]:
                     j += 2 if text[j] == "\\" else 1
                 value, i = text[i + 1 : j], j + 1
             else:
-                while j < n and text[j] not in " \t\r\n;":
+                depth = 0  # ``[exec rm -rf /]`` is one word: brackets group
+                while j < n and (depth or text[j] not in " \t\r\n;"):
+                    depth = max(0, depth + {"[": 1, "]": -1}.get(text[j], 0))
                     j += 1
                 value, i = text[i:j], j
             words.append(Word(value, literal="$" not in value and "[" not in value))
-    yield words, bodies
+            substitutions.extend(_bracketed(value))
+    yield words, bodies, substitutions
+
+
+def _bracketed(value: str) -> Iterator[str]:
+    """Yield the outermost ``[…]`` command substitutions in a word (``set x [exec ls]``)."""
+    depth, start = 0, 0
+    for k, c in enumerate(value):
+        if c == "[":
+            depth += 1
+            start = k + 1 if depth == 1 else start
+        elif c == "]" and depth:
+            depth -= 1
+            if not depth:
+                yield value[start:k]
 
 
 # --- make $(shell …) ------------------------------------------------------------------------------
