@@ -68,6 +68,8 @@ REAL = [
     ("sort", "sort -o OUT in"),
     ("sort", "sort in --output=OUT"),
     ("uniq", "uniq in OUT"),
+    ("shuf", "shuf -o OUT in"),
+    ("iconv", "iconv -f utf-8 -t ascii -o OUT in"),
     ("tee", "tee -a OUT < in"),
     ("cp", "cp in OUT"),
     ("install", "install -m 644 in OUT"),

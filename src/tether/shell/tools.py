@@ -374,6 +374,16 @@ TOOLS: LazyTable[Grammar] = LazyTable(
             "c|count d|repeated D all-repeated:: f|skip-fields: group:: i|ignore-case "
             f"s|skip-chars: u|unique z|zero-terminated w|check-chars: {GNU_STANDARD}",
         ),
+        "shuf": lambda: grammar(
+            "shuf",
+            "e|echo i|input-range: n|head-count: o|output: random-source: r|repeat "
+            f"z|zero-terminated {GNU_STANDARD}",
+        ),
+        # glibc 2.36 iconv (argp: unique prefixes).
+        "iconv": lambda: grammar(
+            "iconv",
+            "f|from-code: t|to-code: l|list c o|output: s|silent verbose usage V|version ?|help",
+        ),
         # zstd 1.5.4 (``zstd -H``): -o has no long name; ``-#`` levels are read as flags.
         "zstd": lambda: grammar(
             "zstd",
@@ -493,6 +503,8 @@ OUTPUTS: Mapping[str, Output] = MappingProxyType(
         "base64": Output(("--output",)),
         "base32": Output(("--output",)),
         "sort": Output(("--output",)),
+        "shuf": Output(("--output",)),
+        "iconv": Output(("--output",)),
         "zstd": Output(("-o",)),
         "pv": Output(("--output",)),
         "tee": Output(operands="all"),
