@@ -433,6 +433,29 @@ TOOLS: LazyTable[Grammar] = LazyTable(
             "search-path: strip-cwd-prefix:: h|help V|version",
         ),
         "fdfind": lambda: TOOLS["fd"]._replace(name="fdfind"),
+        # cargo 1.95 (clap: names spelt whole; ``cargo +TOOLCHAIN`` is rustup's, a first
+        # operand), then the subcommand; Maven 3.8.7 (commons-cli: ``-pl``/``-gs``-style short
+        # names read as clusters, whose last value-taking letter takes the rest, as the word's
+        # value does).
+        "cargo": lambda: grammar(
+            "cargo",
+            "V|version list explain: v|verbose q|quiet color: C: locked offline frozen config: "
+            "Z: h|help",
+            abbreviate=False,
+        ),
+        "mvn": lambda: grammar(
+            "mvn",
+            "also-make also-make-dependents B|batch-mode b|builder: C|strict-checksums "
+            "c|lax-checksums check-plugin-updates D|define: e|errors encrypt-master-password: "
+            "encrypt-password: f|file: fail-at-end fail-fast fail-never global-settings: "
+            "global-toolchains: h|help l|log-file: legacy-local-repository N|non-recursive "
+            "no-plugin-registry no-plugin-updates no-snapshot-updates no-transfer-progress "
+            "o|offline P|activate-profiles: projects: q|quiet resume-from: s|settings: "
+            "t|toolchains: T|threads: U|update-snapshots update-plugins v|version "
+            "V|show-version X|debug color: ignore-transitive-repositories",
+            abbreviate=False,
+        ),
+        "mvnw": lambda: TOOLS["mvn"]._replace(name="mvnw"),
         # npm 11 (nopt, ``npm help 7 config``): every config key is an option anywhere on the
         # line, abbreviated to any unique prefix; those whose type is not Boolean take a value
         # (``--registry URL``), an unknown one is a flag. The shorthands that take one.

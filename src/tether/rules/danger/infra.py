@@ -119,6 +119,12 @@ RULES = (
             "pnpm --filter @x/a publish",
             "yarn --cwd packages/a publish",
             "poetry -n publish",
+            "cargo +nightly publish",
+            "cargo --config registry.token=x publish",
+            "cargo -Z unstable-options publish",
+            "mvn -s settings.xml deploy",
+            "mvn -P release -pl core deploy",
+            "./mvnw -B -T 4 deploy",
         ),
         not_match=(
             "npm pack",
@@ -131,6 +137,9 @@ RULES = (
             "cargo publish -n",
             "pnpm --filter publish test",
             "yarn --cwd publish build",
+            "cargo +nightly build",
+            "cargo --config publish build",
+            "mvn -s deploy.xml package",
         ),
     ),
 )
@@ -325,7 +334,9 @@ def check_publish(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     name = name_of(cmd)
     raw = cmd.argv[0].value if cmd.argv else ""
     parsed = options_of(name, cmd.args)
-    positionals = [w.value for w in parsed.operands[:2]]
+    positionals = [w.value for w in parsed.operands[:3]]
+    if name == "cargo" and positionals[:1] and positionals[0].startswith("+"):
+        positionals = positionals[1:]  # ``cargo +nightly publish``: rustup picks the toolchain
     if _dry_run(name, parsed):
         return
     for p in positionals[:1]:
