@@ -456,6 +456,26 @@ TOOLS: LazyTable[Grammar] = LazyTable(
             abbreviate=False,
         ),
         "mvnw": lambda: TOOLS["mvn"]._replace(name="mvnw"),
+        # Gradle 8 (man page: not packaged here; ``-m`` is --dry-run) and Poetry 2 (cleo).
+        "gradle": lambda: grammar(
+            "gradle",
+            "p|project-dir: b|build-file: c|settings-file: g|gradle-user-home: I|init-script: "
+            "D|system-prop: P|project-prop: x|exclude-task: console: warning-mode: "
+            "max-workers: priority: include-build: F|dependency-verification: "
+            "M|write-verification-metadata: project-cache-dir: q|quiet w|warn i|info d|debug "
+            "s|stacktrace S|full-stacktrace offline refresh-dependencies daemon no-daemon "
+            "parallel no-parallel build-cache no-build-cache configuration-cache "
+            "no-configuration-cache continue m|dry-run t|continuous scan no-scan profile "
+            "rerun-tasks h|help v|version",
+            abbreviate=False,
+        ),
+        "gradlew": lambda: TOOLS["gradle"]._replace(name="gradlew"),
+        "poetry": lambda: grammar(
+            "poetry",
+            "h|help q|quiet V|version ansi no-ansi n|no-interaction no-plugins no-cache "
+            "P|project: C|directory: v|verbose dry-run",
+            abbreviate=False,
+        ),
         # npm 11 (nopt, ``npm help 7 config``): every config key is an option anywhere on the
         # line, abbreviated to any unique prefix; those whose type is not Boolean take a value
         # (``--registry URL``), an unknown one is a flag. The shorthands that take one.

@@ -125,6 +125,8 @@ RULES = (
             "mvn -s settings.xml deploy",
             "mvn -P release -pl core deploy",
             "./mvnw -B -T 4 deploy",
+            "./gradlew -p lib -x test publish",
+            "poetry -C packages/a publish",
         ),
         not_match=(
             "npm pack",
@@ -140,6 +142,8 @@ RULES = (
             "cargo +nightly build",
             "cargo --config publish build",
             "mvn -s deploy.xml package",
+            "gradle -m publish",
+            "./gradlew -x publish build",
         ),
     ),
 )
