@@ -68,6 +68,9 @@ DANGEROUS: list[tuple[str, Danger, str]] = [
     ("chattr -R +i /", Danger.ASK, "DG433"),
     ("chattr +i /etc/passwd", Danger.ASK, "DG433"),
     ("npm --registry http://x publish", Danger.ASK, "DG505"),
+    ("mvn -s settings.xml deploy", Danger.ASK, "DG505"),
+    ("fd . / -x rm -rf", Danger.ASK, "DG102"),
+    ("chflags -R schg /", Danger.ASK, "DG433"),
 ]
 
 # Commands whose own quotes or braces cannot sit inside a template's quoted string raw (awk's
