@@ -41,7 +41,9 @@ def test_output_options_are_value_options_of_the_tools_grammar(name: str) -> Non
     g = tool_grammar(name)
     for option in (*OUTPUTS[name].options, *OUTPUTS[name].only_with):
         assert g.knows(option), f"OUTPUTS[{name!r}]: {option} is not an option of {g.name}"
-    for option in OUTPUTS[name].options:
+    into = (OUTPUTS[name].into,) if OUTPUTS[name].into else ()
+    for option in (*OUTPUTS[name].options, *into):
+        assert g.knows(option), f"OUTPUTS[{name!r}]: {option} is not an option of {g.name}"
         assert g.arity[option] != FLAG, f"OUTPUTS[{name!r}]: {option} takes no value"
 
 

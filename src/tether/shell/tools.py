@@ -527,6 +527,7 @@ class Output(NamedTuple):
     options: tuple[str, ...] = ()  # canonical option names whose value is a file written
     operands: str = ""  # "all", "second", or "last" (of two or more, unless an option names it)
     only_with: tuple[str, ...] = ()  # written only when one of these options is given
+    into: str = ""  # the option naming the directory a relative output lands in (curl's)
 
 
 _CURL_OUTPUTS = ("--output", "--dump-header", "--cookie-jar", "--trace", "--trace-ascii",
@@ -538,7 +539,8 @@ _WGET_OUTPUTS = ("--output-document", "--output-file", "--append-output", "--sav
 # an operand form of its own, read there.
 OUTPUTS: Mapping[str, Output] = MappingProxyType(
     {
-        "curl": Output(_CURL_OUTPUTS),
+        "curl": Output(_CURL_OUTPUTS, into="--output-dir"),
+        "aria2c": Output(("--out",), into="--dir"),
         "wget": Output(_WGET_OUTPUTS),
         "http": Output(("--output",)),
         "https": Output(("--output",)),

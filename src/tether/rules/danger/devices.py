@@ -120,6 +120,13 @@ def output_targets(name: str, cmd: SimpleCommand) -> list[Word]:
     if spec is None or (spec.only_with and not parsed.has(*spec.only_with)):
         return []
     targets = [_word_of(v, cmd.args) for v in parsed.values(*spec.options)] if spec.options else []
+    into = parsed.values(spec.into)[-1:] if spec.into else []
+    if into:
+        # ``curl --output-dir /dev -o sda``: a relative name lands in that directory.
+        targets = [
+            t if t.value[:1] in ("/", "~", "$", "-") else t._replace(value=f"{into[0]}/{t.value}")
+            for t in targets
+        ]
     operands = parsed.operands
     if spec.operands == "all":
         targets += operands

@@ -95,6 +95,8 @@ RULES = (
             "sponge /dev/sda",
             "zstd -d img.zst -o /dev/sdb",
             "curl -o /dev/sd? http://x",
+            "curl --output-dir /dev -o sda http://x",
+            "aria2c -d /dev -o sdb http://x/img",
         ),
         not_match=(
             "dd if=/dev/zero of=./image.bin",
@@ -117,6 +119,8 @@ RULES = (
             "curl -o - http://x",
             "curl -o '/dev/sd*' http://x",
             "curl -o /dev/null http://x",
+            "curl --output-dir dl -o sda http://x",
+            "aria2c -d /dev -o /tmp/img http://x/img",
             "wget -O page.html http://x",
             "sort -o sorted.txt f",
             "sort /dev/sda",
