@@ -546,7 +546,6 @@ OUTPUTS: Mapping[str, Output] = MappingProxyType(
         "https": Output(("--output",)),
         "xh": Output(("--output",)),
         "base64": Output(("--output",)),
-        "base32": Output(("--output",)),
         "sort": Output(("--output",)),
         "shuf": Output(("--output",)),
         "iconv": Output(("--output",)),
