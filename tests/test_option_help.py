@@ -33,6 +33,7 @@ _NOT_OPTIONS = {
     **{f"read-only pip{sub}": {"--no-index"} for sub in ("", " show", " freeze", " check")},
     "read-only pip list": {"--find"},
     "gdisk": {"--help"},  # gdisk has no --help: it names the device it could not open
+    "expect": {"--help"},  # expect has no --help: it names the script file it could not read
 }
 # Usage lines whose brackets are not getopt options.
 _USAGE_EXEMPT = {

@@ -8,7 +8,9 @@ options (every option a flag, GNU permutation) for a program not in the table.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from types import MappingProxyType
+from typing import NamedTuple
 
 from tether.shell.model import Word
 from tether.shell.options import GNU_STANDARD, Grammar, LazyTable, Parsed, grammar, parse
@@ -434,6 +436,205 @@ TOOLS: LazyTable[Grammar] = LazyTable(
             abbreviate=False,
             permute=False,
         ),
+        # Tools that write a file an option or operand names (``OUTPUTS`` below says which).
+        "sort": lambda: grammar(
+            "sort",
+            "b|ignore-leading-blanks d|dictionary-order f|ignore-case g|general-numeric-sort "
+            "i|ignore-nonprinting M|month-sort h|human-numeric-sort n|numeric-sort "
+            "R|random-sort random-source: r|reverse sort: V|version-sort batch-size: c|check:: "
+            "C compress-program: debug files0-from: k|key: m|merge o|output: s|stable "
+            f"S|buffer-size: t|field-separator: T|temporary-directory: parallel: u|unique "
+            f"z|zero-terminated {GNU_STANDARD}",
+        ),
+        "uniq": lambda: grammar(
+            "uniq",
+            "c|count d|repeated D all-repeated:: f|skip-fields: group:: i|ignore-case "
+            f"s|skip-chars: u|unique z|zero-terminated w|check-chars: {GNU_STANDARD}",
+        ),
+        "shuf": lambda: grammar(
+            "shuf",
+            "e|echo i|input-range: n|head-count: o|output: random-source: r|repeat "
+            f"z|zero-terminated {GNU_STANDARD}",
+        ),
+        # glibc 2.36 iconv (argp: unique prefixes).
+        "iconv": lambda: grammar(
+            "iconv",
+            "f|from-code: t|to-code: l|list c o|output: s|silent verbose usage V|version ?|help",
+        ),
+        # zstd 1.5.4 (``zstd -H``): -o has no long name; ``-#`` levels are read as flags.
+        "zstd": lambda: grammar(
+            "zstd",
+            "o: k|keep rm d|decompress|uncompress D: f|force h H|help V|version c|stdout "
+            "v|verbose q|quiet trace: progress no-progress r filelist: output-dir-flat: "
+            "output-dir-mirror: asyncio no-asyncio check no-check C ultra fast:: adapt:: "
+            "long:: patch-from: T: single-thread auto-threads: rsyncable "
+            "exclude-compressed stream-size: size-hint: target-compressed-block-size: "
+            "no-dictID dictID: format: t|test l|list train train-cover:: train-fastcover:: "
+            "train-legacy:: maxdict: priority: B: b:: e:: M: memory: content-size "
+            "no-content-size sparse no-sparse mmap-dict no-mmap-dict row-match-finder "
+            "no-row-match-finder compress-literals no-compress-literals pass-through "
+            "no-pass-through show-default-cparams",
+            abbreviate=False,
+        ),
+        # moreutils 0.67: ``sponge [-a] FILE``.
+        "sponge": lambda: grammar("sponge", "a h", abbreviate=False),
+        # GNU Make 4.3: --eval (-E) is makefile text; VAR=VALUE operands are assignments.
+        "make": lambda: grammar(
+            "make",
+            "b m B|always-make C|directory: d debug:: e|environment-overrides E|eval: "
+            "f|file|makefile: h|help i|ignore-errors I|include-dir: j|jobs:: k|keep-going "
+            "l|load-average|max-load:: L|check-symlink-times n|just-print|dry-run|recon "
+            "o|old-file|assume-old: O|output-sync:: p|print-data-base q|question "
+            "r|no-builtin-rules R|no-builtin-variables s|silent|quiet no-silent "
+            "S|no-keep-going|stop t|touch trace v|version w|print-directory "
+            "no-print-directory W|what-if|new-file|assume-new: warn-undefined-variables "
+            "shuffle:: jobserver-auth: jobserver-style:",
+        ),
+        # Expect 5.45: ``expect [-dDinNv] [-c cmds] [[-f|-b] cmdfile] [args]``.
+        "expect": lambda: grammar(
+            "expect", "b: c: d D: f: i n N v", abbreviate=False, permute=False
+        ),
+        # fd 9 (man page; Debian's fd-find installs it as ``fdfind``): -x/--exec and
+        # -X/--exec-batch take the command that follows, up to ``;`` (read as flags here,
+        # the words after them by ``payloads``).
+        "fd": lambda: grammar(
+            "fd",
+            "H|hidden I|no-ignore no-ignore-vcs no-ignore-parent no-global-ignore-file "
+            "no-require-git u|unrestricted s|case-sensitive i|ignore-case g|glob regex "
+            "F|fixed-strings and: a|absolute-path l|list-details L|follow p|full-path "
+            "0|print0 max-results: 1 q|quiet show-errors one-file-system|mount|xdev prune "
+            "d|max-depth|maxdepth: min-depth: exact-depth: E|exclude: t|type: e|extension: "
+            "S|size: changed-within|change-newer-than|newer: changed-before|change-older-than"
+            "|older: o|owner: format: x|exec X|exec-batch batch-size: ignore-file: c|color: "
+            "hyperlink:: j|threads: max-buffer-time: base-directory: path-separator: "
+            "search-path: strip-cwd-prefix:: h|help V|version",
+        ),
+        "fdfind": lambda: TOOLS["fd"]._replace(name="fdfind"),
+        # cargo 1.95 (clap: names spelt whole; ``cargo +TOOLCHAIN`` is rustup's, a first
+        # operand), then the subcommand; Maven 3.8.7 (commons-cli: ``-pl``/``-gs``-style short
+        # names read as clusters, whose last value-taking letter takes the rest, as the word's
+        # value does).
+        "cargo": lambda: grammar(
+            "cargo",
+            "V|version list explain: v|verbose q|quiet color: C: locked offline frozen config: "
+            "Z: h|help",
+            abbreviate=False,
+        ),
+        "mvn": lambda: grammar(
+            "mvn",
+            "also-make also-make-dependents B|batch-mode b|builder: C|strict-checksums "
+            "c|lax-checksums check-plugin-updates D|define: e|errors encrypt-master-password: "
+            "encrypt-password: f|file: fail-at-end fail-fast fail-never global-settings: "
+            "global-toolchains: h|help l|log-file: legacy-local-repository N|non-recursive "
+            "no-plugin-registry no-plugin-updates no-snapshot-updates no-transfer-progress "
+            "o|offline P|activate-profiles: projects: q|quiet resume-from: s|settings: "
+            "t|toolchains: T|threads: U|update-snapshots update-plugins v|version "
+            "V|show-version X|debug color: ignore-transitive-repositories",
+            abbreviate=False,
+        ),
+        "mvnw": lambda: TOOLS["mvn"]._replace(name="mvnw"),
+        # Gradle 8 (man page: not packaged here; ``-m`` is --dry-run) and Poetry 2 (cleo).
+        "gradle": lambda: grammar(
+            "gradle",
+            "p|project-dir: b|build-file: c|settings-file: g|gradle-user-home: I|init-script: "
+            "D|system-prop: P|project-prop: x|exclude-task: console: warning-mode: "
+            "max-workers: priority: include-build: F|dependency-verification: "
+            "M|write-verification-metadata: project-cache-dir: q|quiet w|warn i|info d|debug "
+            "s|stacktrace S|full-stacktrace offline refresh-dependencies daemon no-daemon "
+            "parallel no-parallel build-cache no-build-cache configuration-cache "
+            "no-configuration-cache continue m|dry-run t|continuous scan no-scan profile "
+            "rerun-tasks h|help v|version",
+            abbreviate=False,
+        ),
+        "gradlew": lambda: TOOLS["gradle"]._replace(name="gradlew"),
+        "poetry": lambda: grammar(
+            "poetry",
+            "h|help q|quiet V|version ansi no-ansi n|no-interaction no-plugins no-cache "
+            "P|project: C|directory: v|verbose dry-run",
+            abbreviate=False,
+        ),
+        # npm 11 (nopt, ``npm help 7 config``): every config key is an option anywhere on the
+        # line, abbreviated to any unique prefix; those whose type is not Boolean take a value
+        # (``--registry URL``), an unknown one is a flag. The shorthands that take one.
+        "npm": lambda: grammar("npm", _NPM),
+        # pnpm 9 (man page: not packaged here): its own options with a value, and npm's.
+        "pnpm": lambda: grammar(
+            "pnpm",
+            "C|dir: F|filter: filter-prod: test-pattern: changed-files-ignore-pattern: "
+            "reporter: workspace-concurrency: store-dir: virtual-store-dir: r|recursive "
+            "w|workspace-root " + _NPM.replace("C|prefix:", "prefix:").replace("w|workspace:", ""),
+        ),
+        # Yarn 1.22 (man page: not packaged here): the global options that take a value.
+        "yarn": lambda: grammar(
+            "yarn",
+            "cwd: cache-folder: modules-folder: global-folder: link-folder: mutex: "
+            "network-concurrency: network-timeout: preferred-cache-folder: proxy: https-proxy: "
+            "registry: use-yarnrc: otp: emoji: s|silent verbose offline prefer-offline "
+            "frozen-lockfile pure-lockfile non-interactive no-progress dry-run h|help "
+            "v|version",
+        ),
+    }
+)
+
+# npm's config keys whose type has no Boolean (definitions.js), and the value shorthands.
+_NPM = (
+    "_auth: access: allow-directory: allow-file: allow-git: allow-remote: allow-scripts: "
+    "also: audit-level: auth-type: before|enjoy-by: ca: cache: cache-max: cache-min: cafile: "
+    "c|call: cert: cidr: cpu: depth: diff: diff-dst-prefix: diff-src-prefix: diff-unified: "
+    "editor: expect-result-count: expires: fetch-retries: fetch-retry-factor: "
+    "fetch-retry-maxtimeout: fetch-retry-mintimeout: fetch-timeout: git: globalconfig: "
+    "heading: https-proxy: include: init-author-email: init-author-name: init-author-url: "
+    "init-license: init-module: init-type: init-version: init.author.email: "
+    "init.author.name: init.author.url: init.license: init.module: init.version: "
+    "install-strategy: key: libc: local-address: L|location: lockfile-version: loglevel: "
+    "logs-dir: logs-max: maxsockets: m|message: min-release-age: min-release-age-exclude: "
+    "node-gyp: node-options: noproxy: omit: only: orgs: os: otp: package: pack-destination: "
+    "packages: C|prefix: preid: provenance-file: proxy: registry|reg: "
+    "replace-registry-host: save-prefix: sbom-format: sbom-type: scope: scopes: "
+    "packages-and-scopes-permission: orgs-permission: password: token-description: "
+    "script-shell: searchexclude: searchlimit: searchopts: searchstaleness: shell: tag: "
+    "tag-version-prefix: umask: user-agent: userconfig: viewer: which: w|workspace: "
+    "g|global dry-run h|help|usage v|version"
+)
+
+
+class Output(NamedTuple):
+    """Where a tool writes the bytes it produces: the options and operands naming the file."""
+
+    options: tuple[str, ...] = ()  # canonical option names whose value is a file written
+    operands: str = ""  # "all", "second", or "last" (of two or more, unless an option names it)
+    only_with: tuple[str, ...] = ()  # written only when one of these options is given
+    into: str = ""  # the option naming the directory a relative output lands in (curl's)
+
+
+_CURL_OUTPUTS = ("--output", "--dump-header", "--cookie-jar", "--trace", "--trace-ascii",
+                 "--stderr", "--libcurl", "--etag-save")  # fmt: skip
+_WGET_OUTPUTS = ("--output-document", "--output-file", "--append-output", "--save-cookies",
+                 "--rejected-log")  # fmt: skip
+# The file-writing tools' output options and operands (each tool's grammar above, or MACHINE's),
+# judged where the bytes land, like a redirect (``rules/danger/devices.py``). dd's ``of=`` is
+# an operand form of its own, read there.
+OUTPUTS: Mapping[str, Output] = MappingProxyType(
+    {
+        "curl": Output(_CURL_OUTPUTS, into="--output-dir"),
+        "aria2c": Output(("--out",), into="--dir"),
+        "wget": Output(_WGET_OUTPUTS),
+        "http": Output(("--output",)),
+        "https": Output(("--output",)),
+        "xh": Output(("--output",)),
+        "base64": Output(("--output",)),
+        "sort": Output(("--output",)),
+        "shuf": Output(("--output",)),
+        "iconv": Output(("--output",)),
+        "zstd": Output(("-o",)),
+        "pv": Output(("--output",)),
+        "tee": Output(operands="all"),
+        "sponge": Output(operands="all"),
+        "uniq": Output(operands="second"),
+        "cp": Output(("--target-directory",), operands="last"),
+        "install": Output(("--target-directory",), operands="last"),
+        "ddrescue": Output(operands="second", only_with=("--force",)),  # refuses a device else
+        "tar": Output(("--file",), only_with=("--create", "--append", "--update", "--catenate")),
     }
 )
 
@@ -1148,6 +1349,7 @@ __all__ = [
     "GIT_SUBCOMMANDS",
     "INTERPRETERS",
     "MACHINE",
+    "OUTPUTS",
     "SIGNALS",
     "SINGLE_DASH",
     "TERRAFORM",
@@ -1155,6 +1357,7 @@ __all__ = [
     "TMUX_ALIASES",
     "TMUX_COMMANDS",
     "TOOLS",
+    "Output",
     "code_grammar",
     "find_parts",
     "find_primaries",

