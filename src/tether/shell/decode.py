@@ -11,8 +11,9 @@ from __future__ import annotations
 import binascii
 from collections.abc import Sequence
 
-from tether.shell.model import SimpleCommand, Word
+from tether.shell.model import SimpleCommand
 from tether.shell.options import parse
+from tether.shell.readers import xxd_words
 from tether.shell.tools import TOOLS
 from tether.shell.words import command_name, decode_ansi_c
 
@@ -141,18 +142,6 @@ def _decode(cmd: SimpleCommand, data: str) -> str | None:
         dst = dst + dst[-1] * max(0, len(src) - len(dst))
         return data.translate(str.maketrans(src, dst[: len(src)]))
     return None
-
-
-def xxd_words(args: Sequence[Word]) -> tuple[Word, ...]:
-    """Spell xxd's options the way xxd reads them: by their first letter.
-
-    xxd compares only the start of an option word: ``-ps``, ``-plain`` and ``-postscript``
-    are ``-p``, ``-revert`` is ``-r`` (and ``-rp`` too: the second letter is not read).
-    """
-    return tuple(
-        Word(w.value[:2]) if w.literal and w.value[:1] == "-" and len(w.value) > 2 else w
-        for w in args
-    )
 
 
 def _source(cmd: SimpleCommand) -> str | None:

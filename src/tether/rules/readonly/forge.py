@@ -19,6 +19,7 @@ from tether.rules.readonly.spec import (
 )
 from tether.shell.model import Word
 from tether.shell.options import parse as parse_options
+from tether.shell.tools import GH_API
 
 RULES = (
     rule(
@@ -177,18 +178,11 @@ def _build_verb_spec(group: str, verb: str) -> Spec:
                 checked=_CHECKED)  # fmt: skip
 
 
-_API = Spec(
-    "gh api",
-    options="paginate slurp i include silent verbose X: method: H: header: q: jq: t: "
-    "template: cache: hostname: p: preview: f: F: field: raw-field:",
-    writes={"--input": "sends a request body and switches the method to POST"},
-    checked=_CHECKED,
-)
 _FIELDS = ("-f", "-F", "--field", "--raw-field")
 
 
 def _api(args: tuple[Word, ...]) -> Check:
-    parsed = parse(_API, args)
+    parsed = parse(GH_API, args)  # the danger catalogue's spec
     if isinstance(parsed, Check):
         return parsed
     for header in parsed.values("-H", "--header"):
