@@ -62,9 +62,17 @@ def shell_grammars() -> dict[str, set[int]]:
     def add(name: str, g: Grammar) -> None:
         found.setdefault(name, set()).add(id(g))
 
-    for table in (tools.TOOLS, tools.INTERPRETERS, tools.CLUSTER, tools.MACHINE, programs.SHELLS):
+    tables = (tools.TOOLS, tools.INTERPRETERS, tools.SINGLE_DASH, tools.CLUSTER, tools.MACHINE)
+    for table in (*tables, programs.SHELLS):
         for name, g in table.items():
             add(name, g)
+    for runner in programs.RUNNERS.values():
+        add(runner.grammar.name, runner.grammar)  # `docker exec`, `timeout` (gtimeout) …
+    for name, sub in tools.TERRAFORM.items():
+        add(f"terraform {name}".rstrip(), sub)
+    for name, sub in tools.TMUX_COMMANDS.items():
+        add(f"tmux {name}", sub)
+    add("tmux", tools.TMUX)
     for name, sub in tools.GIT_SUBCOMMANDS.items():
         add(f"git {name}", sub)
     for name, sub in tools.DOCKER_SUBCOMMANDS.items():
@@ -170,3 +178,16 @@ def test_a_write_option_after_base64s_i_is_seen() -> None:
     verdict = classify_command("base64 -i -o out")
     assert not verdict.read_only
     assert verdict.codes == ("RW020",)
+
+
+def test_every_grammar_in_the_tables_builds() -> None:
+    # Grammars are built on first use: one that cannot be built (an option listed twice)
+    # would crash the first judge that meets the program, on an agent's command.
+    assert len(shell_grammars()) > 100
+
+
+def test_tmux_split_window_is_judged_not_crashed_on() -> None:
+    # tmux split-window's grammar once listed -e twice (flag and value): judging any
+    # `tmux split-window …` raised ValueError.
+    assert classify_command("tmux split-window -e A=1 'rm -rf /'").danger.label == "hardline"
+    assert classify_command("tmux split-window -h htop").danger.label == "none"

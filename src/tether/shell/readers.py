@@ -1,7 +1,7 @@
 """The table of program specs, continued: the read commands several judges read.
 
 One ``Spec`` per program (``tether.shell.specs``), each checked against ``TOOL --help`` on
-Debian 12 (grep 3.8; ls, head, tail, cat, wc, nl, base64 and base32 of coreutils 9.1; xxd of
+Debian 12 (grep 3.8; ls, head, tail, cat, wc, nl, base64, base32, basenc of coreutils 9.1; xxd of
 vim 9.0): the read-only catalogue proves commands with it (``rules.readonly.files`` and
 ``search``), the danger catalogue and the static decoder read base64 and xxd with it
 (``shell.tools``, ``shell.decode``), and the loop guard spells calls with it
@@ -105,6 +105,12 @@ BASE64 = Spec(
 )
 BASE32 = Spec(
     "base32", options=f"d|decode i|ignore-garbage w|wrap: {GNU_STANDARD}", checked=COREUTILS
+)
+BASENC = Spec(
+    "basenc",
+    options="base64 base64url base32 base32hex base16 base2msbf base2lsbf z85 d|decode "
+    f"i|ignore-garbage w|wrap: {GNU_STANDARD}",
+    checked=COREUTILS,
 )
 # xxd reads its options by their first letters, not with getopt (``-ps``, ``-postscript`` and
 # ``-plain`` are all ``-p``; ``-cols 8`` is ``-c 8``): ``xxd_words`` spells each the way the
@@ -236,6 +242,7 @@ READERS: LazyTable[Reader] = LazyTable(
 __all__ = [
     "BASE32",
     "BASE64",
+    "BASENC",
     "CAT",
     "COREUTILS",
     "DIR",

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from tether.shell.model import Word
 from tether.shell.options import GNU_STANDARD, Grammar, LazyTable, Parsed, grammar, parse
 from tether.shell.programs import SHELLS
-from tether.shell.readers import BASE32, BASE64, XXD
+from tether.shell.readers import BASE32, BASE64, BASENC, XXD
 from tether.shell.specs import Spec, grammar_of
 
 _BACKUP = "b backup:: S|suffix: t|target-directory: T|no-target-directory v|verbose"
@@ -305,6 +305,7 @@ TOOLS: LazyTable[Grammar] = LazyTable(
         # option word by its first letter (``readers.xxd_words``).
         "base64": lambda: grammar_of(BASE64),
         "base32": lambda: grammar_of(BASE32),
+        "basenc": lambda: grammar_of(BASENC),
         "xxd": lambda: grammar_of(XXD),
         # OpenSSH 9.2: options end at the destination, and ssh reads options again after it
         # (``ssh host -v ls``) up to the remote command.
@@ -502,7 +503,7 @@ TMUX_COMMANDS: LazyTable[Grammar] = LazyTable(
             "tmux new-window", "a b d k P S c: e: F: n: t:", permute=False
         ),
         "split-window": lambda: grammar(
-            "tmux split-window", "b d e f h I P v Z c: e: F: l: t:", permute=False
+            "tmux split-window", "b d f h I P v Z c: e: F: l: t:", permute=False
         ),
         "respawn-pane": lambda: grammar("tmux respawn-pane", "k c: e: t:", permute=False),
         "respawn-window": lambda: grammar("tmux respawn-window", "k c: e: t:", permute=False),

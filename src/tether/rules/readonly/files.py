@@ -16,6 +16,7 @@ from tether.shell.options import GNU_STANDARD
 from tether.shell.readers import (
     BASE32,
     BASE64,
+    BASENC,
     CAT,
     COREUTILS,
     DIR,
@@ -166,14 +167,8 @@ _FILE = Spec(
     },
     checked="file 5.44",
 )
-# base64, base32 and xxd are read by the danger catalogue's decoder too: one spec each, in
-# ``tether.shell.readers``.
-_BASENC = Spec(
-    "basenc",
-    options="base64 base64url base32 base32hex base16 base2msbf base2lsbf z85 d|decode "
-    f"i|ignore-garbage w|wrap: {GNU_STANDARD}",
-    checked="coreutils 9.1",
-)
+# base64, base32, basenc and xxd are read by the danger catalogue's decoder too: one spec each,
+# in ``tether.shell.readers``.
 _HARMLESS_FILES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "-"})
 
 
@@ -190,7 +185,7 @@ def _base64(name: str, args: tuple[Word, ...]) -> Check:
 
 
 def _basenc(name: str, args: tuple[Word, ...]) -> Check:
-    return check_spec(_BASENC, args, "RO108")
+    return check_spec(BASENC, args, "RO108")
 
 
 def _xxd(name: str, args: tuple[Word, ...]) -> Check:
@@ -360,7 +355,7 @@ ENTRIES: dict[str, Entry] = {
     **entries("RO106", "tree", _tree, _TREE),
     **entries("RO107", "file", _file, _FILE),
     **entries("RO108", "base64", _base64, BASE64),
-    **entries("RO108", "basenc", _basenc, _BASENC),
+    **entries("RO108", "basenc", _basenc, BASENC),
     **entries("RO109", "xxd", _xxd, XXD),
     **entries("RO110", "tee", _tee, TEE),
 }
