@@ -91,6 +91,11 @@ def test_no_program_has_two_grammars_in_the_shell_tables() -> None:
     assert twice == {}
 
 
+def test_no_program_has_two_specs_in_the_read_only_catalogue() -> None:
+    twice = {name: len(ids) for name, ids in read_only_grammars().items() if len(ids) > 1}
+    assert twice == {}
+
+
 def test_no_program_has_one_grammar_for_the_catalogue_and_another_for_the_shell() -> None:
     shell = shell_grammars()
     ours = read_only_grammars()
