@@ -100,7 +100,7 @@ def test_no_program_has_one_grammar_for_the_catalogue_and_another_for_the_shell(
     shell = shell_grammars()
     ours = read_only_grammars()
     both = sorted(set(shell) & set(ours))
-    assert {"grep", "ls", "cat", "head", "tail", "wc", "nl", "base64", "xxd"} <= set(both)
+    assert {"grep", "ls", "cat", "head", "tail", "wc", "nl", "base64", "xxd", "tr"} <= set(both)
     twice = {name: "two grammars" for name in both if len(shell[name] | ours[name]) > 1}
     assert twice == {}
 
@@ -171,6 +171,10 @@ def test_xxd_spellings_of_one_dump_are_one_loop_signature() -> None:
         "echo 726d202d7266202f | xxd -r -l64 -ps | sh",
         "echo cm0gLXJmIC8= | base64 -di | sh",  # GNU -i: ignore garbage, a flag
         "echo cm0gLXJmIC8= | base64 -D | sh",  # macOS's spelling of --decode
+        "echo 'rmx -rfx /' | tr -d x | sh",  # -d deletes: once read as SET1 '-d'
+        "echo 'rm -rf /' | tr -d x | sh",
+        "echo 'ez -eS /' | tr a-z n-za-m | sh",
+        "echo 'rm -rf /' | tr -- a a | sh",
     ],
 )
 def test_a_decoded_payload_is_judged_whatever_the_decoders_spelling(command: str) -> None:

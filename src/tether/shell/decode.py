@@ -12,7 +12,7 @@ import binascii
 from collections.abc import Sequence
 
 from tether.shell.model import SimpleCommand
-from tether.shell.options import parse
+from tether.shell.options import Parsed, parse
 from tether.shell.readers import xxd_words
 from tether.shell.tools import TOOLS
 from tether.shell.words import command_name, decode_ansi_c
@@ -135,13 +135,23 @@ def _decode(cmd: SimpleCommand, data: str) -> str | None:
             return None
     if name == "rev" and not args:
         return "\n".join(line[::-1] for line in data.split("\n"))
-    if name == "tr" and len(args) == 2:
-        src, dst = _tr_set(args[0].value), _tr_set(args[1].value)
-        if not src or not dst:
-            return None
-        dst = dst + dst[-1] * max(0, len(src) - len(dst))
-        return data.translate(str.maketrans(src, dst[: len(src)]))
+    if name == "tr":
+        return _tr(parse(TOOLS["tr"], args), data)
     return None
+
+
+def _tr(parsed: Parsed, data: str) -> str | None:
+    """Return what ``tr SET1 SET2`` or ``tr -d SET1`` prints (None: any other form)."""
+    sets = [_tr_set(w.value) for w in parsed.operands]
+    if parsed.error is not None or not all(sets):
+        return None
+    if parsed.names() == ["--delete"] and len(sets) == 1:
+        return data.translate(dict.fromkeys(map(ord, sets[0] or "")))
+    if parsed.options or len(sets) != 2:
+        return None  # -c, -s, -t: not modelled
+    src, dst = sets[0] or "", sets[1] or ""
+    dst = dst + dst[-1] * max(0, len(src) - len(dst))
+    return data.translate(str.maketrans(src, dst[: len(src)]))
 
 
 def _source(cmd: SimpleCommand) -> str | None:

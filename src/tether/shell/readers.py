@@ -1,9 +1,9 @@
 """The table of program specs, continued: the read commands several judges read.
 
 One ``Spec`` per program (``tether.shell.specs``), each checked against ``TOOL --help`` on
-Debian 12 (grep 3.8; ls, head, tail, cat, wc, nl, base64, base32, basenc of coreutils 9.1; xxd of
-vim 9.0): the read-only catalogue proves commands with it (``rules.readonly.files`` and
-``search``), the danger catalogue and the static decoder read base64 and xxd with it
+Debian 12 (grep 3.8; ls, head, tail, cat, wc, nl, base64, base32, basenc, tr of coreutils 9.1;
+xxd of vim 9.0): the read-only catalogue proves commands with it (``rules.readonly.files``,
+``search``, ``text``), the danger catalogue and the static decoder read the decoders with it
 (``shell.tools``, ``shell.decode``), and the loop guard spells calls with it
 (``tether.loops.canonical``). None of them describes these programs' options again.
 
@@ -110,6 +110,12 @@ BASENC = Spec(
     "basenc",
     options="base64 base64url base32 base32hex base16 base2msbf base2lsbf z85 d|decode "
     f"i|ignore-garbage w|wrap: {GNU_STANDARD}",
+    checked=COREUTILS,
+)
+# tr's operands are character sets; the decoder runs `tr SET1 SET2` and `tr -d SET1`.
+TR = Spec(
+    "tr",
+    options=f"c|C|complement d|delete s|squeeze-repeats t|truncate-set1 {GNU_STANDARD}",
     checked=COREUTILS,
 )
 # xxd reads its options by their first letters, not with getopt (``-ps``, ``-postscript`` and
@@ -255,6 +261,7 @@ __all__ = [
     "READERS",
     "RESPELL",
     "TAIL",
+    "TR",
     "VDIR",
     "WC",
     "XXD",

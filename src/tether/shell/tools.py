@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from tether.shell.model import Word
 from tether.shell.options import GNU_STANDARD, Grammar, LazyTable, Parsed, grammar, parse
 from tether.shell.programs import SHELLS
-from tether.shell.readers import BASE32, BASE64, BASENC, XXD
+from tether.shell.readers import BASE32, BASE64, BASENC, TR, XXD
 from tether.shell.specs import Spec, grammar_of
 
 _BACKUP = "b backup:: S|suffix: t|target-directory: T|no-target-directory v|verbose"
@@ -306,6 +306,7 @@ TOOLS: LazyTable[Grammar] = LazyTable(
         "base64": lambda: grammar_of(BASE64),
         "base32": lambda: grammar_of(BASE32),
         "basenc": lambda: grammar_of(BASENC),
+        "tr": lambda: grammar_of(TR),
         "xxd": lambda: grammar_of(XXD),
         # OpenSSH 9.2: options end at the destination, and ssh reads options again after it
         # (``ssh host -v ls``) up to the remote command.

@@ -16,6 +16,7 @@ from tether.rules.readonly.spec import (
 )
 from tether.shell.model import Word
 from tether.shell.options import GNU_STANDARD
+from tether.shell.readers import TR
 from tether.shell.tools import SED
 
 RULES = (
@@ -190,11 +191,7 @@ _FILTERS = (
         f"output-delimiter: z|zero-terminated {GNU_STANDARD}",
         checked="coreutils 9.1",
     ),
-    Spec(
-        "tr",
-        options=f"c|C|complement d|delete s|squeeze-repeats t|truncate-set1 {GNU_STANDARD}",
-        checked="coreutils 9.1",
-    ),
+    TR,  # the static decoder's too (``tether.shell.readers``)
     Spec(
         "paste",
         options=f"d|delimiters: s|serial z|zero-terminated {GNU_STANDARD}",
