@@ -175,6 +175,7 @@ def test_xxd_spellings_of_one_dump_are_one_loop_signature() -> None:
         "echo 'rm -rf /' | tr -d x | sh",
         "echo 'ez -eS /' | tr a-z n-za-m | sh",
         "echo 'rm -rf /' | tr -- a a | sh",
+        "printf -- 'rm -rf /' | sh",  # bash's printf ends its options at --
     ],
 )
 def test_a_decoded_payload_is_judged_whatever_the_decoders_spelling(command: str) -> None:
@@ -200,3 +201,12 @@ def test_tmux_split_window_is_judged_not_crashed_on() -> None:
     # `tmux split-window …` raised ValueError.
     assert classify_command("tmux split-window -e A=1 'rm -rf /'").danger.label == "hardline"
     assert classify_command("tmux split-window -h htop").danger.label == "none"
+
+
+@pytest.mark.parametrize(
+    ("command", "read_only"),
+    [("printf -v x 'a'", False), ("printf -vx a", False), ("printf -- -v x", True)],
+)
+def test_printf_is_read_with_its_spec(command: str, read_only: bool) -> None:
+    # -v VAR assigns instead of printing; after `--`, -v is the format.
+    assert classify_command(command).read_only is read_only

@@ -13,7 +13,8 @@ from collections.abc import Sequence
 
 from tether.shell.model import SimpleCommand
 from tether.shell.options import Parsed, parse
-from tether.shell.readers import xxd_words
+from tether.shell.readers import PRINTF, xxd_words
+from tether.shell.specs import grammar_of
 from tether.shell.tools import TOOLS
 from tether.shell.words import command_name, decode_ansi_c
 
@@ -172,8 +173,12 @@ def produced(cmd: SimpleCommand) -> str | None:
     if name in ("echo", "printf"):
         if not all(w.literal for w in cmd.args):
             return None
-        values = [w.value for w in cmd.args]
-        return echo_output(values) if name == "echo" else printf_output(values)
+        if name == "echo":
+            return echo_output([w.value for w in cmd.args])
+        parsed = parse(grammar_of(PRINTF), cmd.args)  # the catalogue's printf
+        if parsed.error is not None or parsed.options:
+            return None  # -v VAR prints nothing; an unknown option is an error
+        return printf_output([w.value for w in parsed.operands])
     if name == "cat" and not cmd.args:
         return _source(cmd)
     return None

@@ -112,6 +112,8 @@ BASENC = Spec(
     f"i|ignore-garbage w|wrap: {GNU_STANDARD}",
     checked=COREUTILS,
 )
+# bash's printf builtin: -v VAR assigns the output instead of printing it; `--` ends options.
+PRINTF = Spec("printf", options="v:", permute=False, abbreviate=False, checked="bash 5.2 builtin")
 # tr's operands are character sets; the decoder runs `tr SET1 SET2` and `tr -d SET1`.
 TR = Spec(
     "tr",
@@ -258,6 +260,7 @@ __all__ = [
     "HEAD",
     "LS",
     "NL",
+    "PRINTF",
     "READERS",
     "RESPELL",
     "TAIL",

@@ -13,13 +13,16 @@ from tether.rules.readonly.spec import (
     Check,
     Spec,
     check_spec,
+    grammar_of,
     parse,
     read,
     write,
 )
 from tether.shell.model import Word
 from tether.shell.options import GNU_STANDARD
+from tether.shell.options import parse as parse_options
 from tether.shell.programs import ENV
+from tether.shell.readers import PRINTF
 
 RULES = (
     rule(
@@ -250,7 +253,7 @@ _KEYWORD = "turns later `cmd NAME=value` words into environment assignments (PAT
 def _printf(name: str, args: tuple[Word, ...]) -> Check:
     if args and not args[0].literal:
         return write(DYNAMIC_ARGUMENT, "printf: a format that expands at run time may be '-v'")
-    if args and args[0].value.startswith("-v"):
+    if parse_options(grammar_of(PRINTF), args).has("-v"):
         return write(WRITE_OPTION, "printf -v: assigns a shell variable")
     return read("RO601", "printf only prints")
 
