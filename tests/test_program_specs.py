@@ -210,3 +210,14 @@ def test_tmux_split_window_is_judged_not_crashed_on() -> None:
 def test_printf_is_read_with_its_spec(command: str, read_only: bool) -> None:
     # -v VAR assigns instead of printing; after `--`, -v is the format.
     assert classify_command(command).read_only is read_only
+
+
+@pytest.mark.parametrize("code", ["RO109", "RO108", "RO101", "RO201"])
+def test_tether_rules_shows_each_programs_one_grammar_once(code: str) -> None:
+    from tether.cli.rules import grammars
+    from tether.rules import get_rule
+
+    rule = get_rule(code)
+    assert rule is not None
+    names = [g.name for g in grammars(rule)]
+    assert names and len(names) == len(set(names)), names
