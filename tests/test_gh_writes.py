@@ -175,3 +175,11 @@ def test_gh_help_lists_no_option_a_read_verbs_spec_lacks(group: str, verb: str) 
     listed = set(_LONG.findall(text))
     assert listed, f"gh {group} {verb} --help printed no long options"
     assert sorted(o for o in listed if o not in g.names) == []
+
+
+@pytest.mark.parametrize("command", ["gh pr view 1 --com", "gh api --pag repos/o/r"])
+def test_gh_takes_no_prefix_of_a_long_option(command: str) -> None:
+    # cobra/pflag spells long flags whole (`unknown flag: --com`): a prefix is not proven.
+    verdict = classify_command(command)
+    assert not verdict.read_only
+    assert verdict.codes == ("RW021",)

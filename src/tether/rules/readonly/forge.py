@@ -84,8 +84,9 @@ RULES = (
 
 # The options of each read verb, from the gh 2.46 manual, and compared with Debian 12's gh 2.23
 # (its --help, for the verbs it has: tests/test_gh_writes.py). cobra/pflag: flags may follow
-# operands, long flags are spelt whole, `-R/--repo` is a persistent flag of the repository
-# groups. `--web` opens a browser (it runs a program); every other option only shapes output.
+# operands, long flags are spelt whole (no prefixes), `-R/--repo` is a persistent flag of the
+# repository groups. `--web` opens a browser (it runs a program); every other option only
+# shapes output.
 _CHECKED = "gh 2.46 (manual pages), gh 2.23.0"
 _OUT = "q|jq: json: t|template:"
 _WEB = {"--web": "opens a browser"}
@@ -150,7 +151,7 @@ _READ_VERBS: dict[str, dict[str, str]] = {
 }
 # Groups without -R/--repo (they are not scoped to one repository).
 _NO_REPO = frozenset({"search", "auth", "gist", "org"})
-_STATUS = Spec("gh status", options="e|exclude: o|org: help", checked=_CHECKED)
+_STATUS = Spec("gh status", options="e|exclude: o|org: help", checked=_CHECKED, abbreviate=False)
 # pkg/cmd/status/status.go: CurrentUsername and ActualMention read through cached clients.
 _KEPT = "stores your user name (48 hours) and the comments it reads (30 days) in gh's cache"
 _SHOW_TOKEN = {"-t": "prints the access token", "--show-token": "prints the access token"}
@@ -165,7 +166,9 @@ def _group_spec(group: str) -> Spec:
     found = _SPECS.get((group, ""))
     if found is None:
         repo = "" if group in _NO_REPO else "R|repo: "
-        found = _SPECS[group, ""] = Spec(f"gh {group}", options=f"{repo}help", checked=_CHECKED)
+        found = _SPECS[group, ""] = Spec(
+            f"gh {group}", options=f"{repo}help", checked=_CHECKED, abbreviate=False
+        )
     return found
 
 
@@ -189,7 +192,7 @@ def _build_verb_spec(group: str, verb: str) -> Spec:
         writes.update(_SHOW_TOKEN)
         own += " t|show-token"
     return Spec(f"gh {group} {verb}", options=f"{own}{shared}{repo} help", writes=writes,
-                checked=_CHECKED)  # fmt: skip
+                checked=_CHECKED, abbreviate=False)  # fmt: skip
 
 
 _FIELDS = ("-f", "-F", "--field", "--raw-field")
