@@ -221,3 +221,19 @@ def test_tether_rules_shows_each_programs_one_grammar_once(code: str) -> None:
     assert rule is not None
     names = [g.name for g in grammars(rule)]
     assert names and len(names) == len(set(names)), names
+
+
+@pytest.mark.parametrize(
+    ("command", "named"),
+    [
+        ("sed -i s/a/b/ f", "sed -i:"),
+        ("sed -ni s/a/b/ f", "sed -i:"),
+        ("sed --in-place s/a/b/ f", "sed --in-place:"),
+        ("base64 -ob64.txt", "base64 -o:"),
+        ("tree -Cofile .", "tree -o:"),
+        ("gh api -f key=value repos/o/r", "gh api -f:"),
+    ],
+)
+def test_a_reason_names_the_option_as_the_command_spells_it(command: str, named: str) -> None:
+    # A shared spec reads -i as --in-place; the model is told about the -i it wrote.
+    assert named in classify_command(command).reason

@@ -15,6 +15,7 @@ from tether.rules.readonly.spec import (
     grammar_of,
     parse,
     read,
+    spelling,
     write,
 )
 from tether.shell.model import Word
@@ -216,10 +217,12 @@ def _api(args: tuple[Word, ...]) -> Check:
             return write(WRITE_OPTION, f"gh api -X {method[:20]}: a {method[:20]} request writes")
     fields = [(o, v) for o, v in parsed.options if o in _FIELDS]
     if fields and not methods:
-        return write(WRITE_OPTION, f"gh api {fields[0][0]}: a field switches the method to POST")
+        spelt = spelling(grammar_of(GH_API), fields[0][0], args)
+        return write(WRITE_OPTION, f"gh api {spelt}: a field switches the method to POST")
     for option, value in fields:
         if option in ("-F", "--field") and "=@" in (value or ""):
-            return write(WRITE_OPTION, f"gh api {option} NAME=@FILE: sends a local file's contents")
+            spelt = spelling(grammar_of(GH_API), option, args)
+            return write(WRITE_OPTION, f"gh api {spelt} NAME=@FILE: sends a local file's contents")
     if len(parsed.operands) != 1:
         return write(WRITE_OPTION, "gh api: expected exactly one endpoint")
     if parsed.operands[0].value.strip("/") == "graphql":

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from tether.shell.model import Word
-from tether.shell.options import Grammar, Parsed
+from tether.shell.options import FLAG, Grammar, Parsed
 from tether.shell.options import parse as parse_options
 from tether.shell.specs import Spec as Spec  # re-exported: every family module reads it here
 from tether.shell.specs import grammar_of as grammar_of
@@ -60,6 +60,29 @@ def _write_prefix(spec: Spec, g: Grammar, spelt: str) -> str | None:
     return None
 
 
+def spelling(g: Grammar, canonical: str, args: tuple[Word, ...]) -> str:
+    """Return the name the command gave the option ``canonical`` (``-i`` for --in-place).
+
+    For messages only: the reason names the option the way the agent wrote it.
+    """
+    for word in args:
+        v = word.value
+        if v == "--":
+            break
+        if v.startswith("--"):
+            name = v.partition("=")[0]
+            if name in g.names and g.names[name] == canonical:
+                return name
+        elif v.startswith("-"):
+            for letter in v[1:]:
+                found = g.names.get("-" + letter)
+                if found == canonical:
+                    return "-" + letter
+                if found is None or g.arity[found] != FLAG:
+                    break  # the rest of the word is a value
+    return canonical
+
+
 def parse(spec: Spec, args: tuple[Word, ...]) -> Parsed | Check:
     """Split ``args`` by ``spec``; return a not-read-only Check when they cannot be proven."""
     for word in args:
@@ -69,7 +92,8 @@ def parse(spec: Spec, args: tuple[Word, ...]) -> Parsed | Check:
     parsed = parse_options(g, args)
     for option, _value in parsed.options:
         if option in spec.writes:
-            return write(WRITE_OPTION, f"{spec.name} {option}: {spec.writes[option]}")
+            spelt = spelling(g, option, args)
+            return write(WRITE_OPTION, f"{spec.name} {spelt}: {spec.writes[option]}")
         if option in parsed.unknown:
             hit = _write_prefix(spec, g, option) if option.startswith("--") else None
             if hit is not None:
