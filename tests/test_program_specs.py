@@ -17,6 +17,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import tether.rules.readonly as readonly_package
 from tether.classify import classify_command
@@ -153,6 +155,33 @@ def test_xxd_is_read_as_xxd_reads_itself(args: list[str], tmp_path: Path) -> Non
     writes = _xxd_writes(args, tmp_path)
     verdict = classify_command("xxd " + " ".join(args))
     assert verdict.read_only is not writes, (writes, verdict.reason)
+
+
+# Words an agent (or an attacker) might give xxd, composed in any order.
+_XXD_WORDS = [
+    "-p", "-pl", "-ps", "-plain", "--ps", "-c", "-c8", "-cols", "8", "-l", "4", "-l4", "-len",
+    "-s", "1", "-seek", "-g2", "-u", "-r", "-rp", "-i", "-capitalize", "-a", "-d", "-E", "-o",
+    "-n", "x", "--", "-", "in", "out",
+]  # fmt: skip
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(args=st.lists(st.sampled_from(_XXD_WORDS), min_size=1, max_size=5))
+def test_xxd_proven_read_only_writes_nothing(args: list[str], tmp_path: Path) -> None:
+    if shutil.which("xxd") is None:
+        pytest.fail("xxd is not installed (.ci/run installs it): nothing to compare with")
+    where = tmp_path / "run"
+    shutil.rmtree(where, ignore_errors=True)
+    where.mkdir()
+    (where / "in").write_bytes(b"hello, world\n")
+    before = {p.name: p.read_bytes() for p in where.iterdir()}
+    subprocess.run(["xxd", *args], cwd=where, stdin=subprocess.DEVNULL, capture_output=True,
+                   timeout=20, check=False)  # fmt: skip
+    after = {p.name: p.read_bytes() for p in where.iterdir()}
+    if classify_command("xxd " + " ".join(args)).read_only:
+        assert after == before
 
 
 def test_xxd_spellings_of_one_dump_are_one_loop_signature() -> None:
