@@ -15,6 +15,8 @@ from typing import NamedTuple
 from tether.shell.model import Word
 from tether.shell.options import GNU_STANDARD, Grammar, LazyTable, Parsed, grammar, parse
 from tether.shell.programs import SHELLS
+from tether.shell.readers import BASE32, BASE64, BASENC, TR, XXD
+from tether.shell.specs import Spec, grammar_of
 
 _BACKUP = "b backup:: S|suffix: t|target-directory: T|no-target-directory v|verbose"
 _RSYNC = (
@@ -77,6 +79,56 @@ _TAR = (
 CHMOD_MODE_LETTERS = "rwxXstugoa,+=01234567"
 _CHMOD_MODE = " ".join(f"{c}::" for c in CHMOD_MODE_LETTERS)
 
+# The specs of the tools the read-only catalogue proves some uses of too (``tee`` to
+# /dev/null, ``sed`` without ``-i``, ``gh api`` GETs, ``git branch`` listings): one each,
+# with the options that write, read by both catalogues.
+TEE = Spec(
+    "tee",
+    options=f"a|append i|ignore-interrupts p output-error:: {GNU_STANDARD}",
+    checked="coreutils 9.1",
+)
+# GNU sed 4.9, and BSD sed's -I EXTENSION (in place) in the union.
+SED = Spec(
+    "sed",
+    options="n|quiet|silent debug e|expression: f|file: follow-symlinks i|in-place:: I: "
+    "l|line-length: posix E|r|regexp-extended s|separate sandbox u|unbuffered "
+    f"z|null-data b|binary {GNU_STANDARD}",
+    writes={
+        "-i": "edits files in place",
+        "-I": "edits files in place",
+        "--in-place": "edits files in place",
+        "-f": "reads its script from a file, which is not proven",
+        "--file": "reads its script from a file, which is not proven",
+        "--follow-symlinks": "only matters when editing in place",
+    },
+    checked="GNU sed 4.9",
+)
+# cobra/pflag: long options spelt whole, options anywhere among the operands.
+GH_API = Spec(
+    "gh api",
+    options="cache: F|field: H|header: hostname: i|include input: q|jq: X|method: paginate "
+    "p|preview: f|raw-field: silent slurp t|template: verbose h|help",
+    writes={"--input": "sends a request body and switches the method to POST"},
+    abbreviate=False,
+    checked="gh 2.23.0 (Debian 12), gh 2.46 (manual pages)",
+)
+_BRANCH_WRITES = (
+    "-d --delete -D -m --move -M -c --copy -C -f --force -t --track --no-track -u "
+    "--set-upstream-to --unset-upstream --create-reflog --edit-description --recurse-submodules"
+)
+GIT_BRANCH = Spec(
+    "git branch",
+    options="v|verbose q|quiet t|track:: no-track u|set-upstream-to: unset-upstream color:: "
+    "no-color r|remotes contains: no-contains: abbrev:: no-abbrev a|all d|delete D m|move M "
+    "c|copy C l|list show-current create-reflog edit-description f|force merged: no-merged: "
+    "column:: no-column omit-empty sort: points-at: i|ignore-case recurse-submodules format:",
+    writes=dict.fromkeys(
+        _BRANCH_WRITES.split(),
+        "creates, deletes, renames or copies a branch, or sets its upstream",
+    ),
+    checked="git 2.39.5",
+)
+
 TOOLS: LazyTable[Grammar] = LazyTable(
     {
         "rm": lambda: grammar(
@@ -129,12 +181,7 @@ TOOLS: LazyTable[Grammar] = LazyTable(
         # popt: long options are spelt whole; ``--no-OPTION`` turns one off (read as a flag).
         "rsync": lambda: grammar("rsync", _RSYNC, abbreviate=False),
         "chgrp": lambda: TOOLS["chown"]._replace(name="chgrp"),
-        "sed": lambda: grammar(
-            "sed",
-            "n|quiet|silent debug e|expression: f|file: follow-symlinks i|in-place:: "
-            "l|line-length: posix E|r|regexp-extended s|separate sandbox u|unbuffered "
-            f"z|null-data b|binary {GNU_STANDARD}",
-        ),
+        "sed": lambda: grammar_of(SED),
         # perl and ruby: clustered switches, -i[EXT] attached only, the script ends them.
         "perl": lambda: grammar(
             "perl",
@@ -146,9 +193,7 @@ TOOLS: LazyTable[Grammar] = LazyTable(
             "0:: a c C: d e: E: F: h i:: I: l n p r: s S T:: U v w W:: x:: y help version",
             permute=False,
         ),
-        "tee": lambda: grammar(
-            "tee", f"a|append i|ignore-interrupts p output-error:: {GNU_STANDARD}"
-        ),
+        "tee": lambda: grammar_of(TEE),
         # curl 7.88.1 (``curl --help all``): unique prefixes (``--requ`` is ambiguous, ``--silen``
         # is --silent); ``--no-FLAG`` negations are read as unknown flags.
         "curl": lambda: grammar(
@@ -229,12 +274,7 @@ TOOLS: LazyTable[Grammar] = LazyTable(
             "no-host-directories",
         ),
         # ``gh api`` / ``glab api`` (cobra/pflag: names spelt whole, ``-XDELETE`` attached).
-        "gh api": lambda: grammar(
-            "gh api",
-            "cache: F|field: H|header: hostname: i|include input: q|jq: X|method: paginate "
-            "p|preview: f|raw-field: silent slurp t|template: verbose h|help",
-            abbreviate=False,
-        ),
+        "gh api": lambda: grammar_of(GH_API),
         "glab api": lambda: grammar(
             "glab api",
             "F|field: H|header: hostname: i|include input: X|method: paginate f|raw-field: "
@@ -263,14 +303,13 @@ TOOLS: LazyTable[Grammar] = LazyTable(
             "remote-tab remote-send: remote-expr: serverlist literal echo-wid",
             abbreviate=False,
         ),
-        # coreutils 9.1, with macOS base64's -D (decode), -b, -i/-o files in the union.
-        "base64": lambda: grammar(
-            "base64",
-            f"d|decode D i|ignore-garbage w|wrap: input: o|output: b|break: {GNU_STANDARD}",
-        ),
-        "base32": lambda: TOOLS["base64"]._replace(name="base32"),
-        # xxd (vim 9.0) reads an option word by its first letter (``decode.xxd_words``).
-        "xxd": lambda: grammar("xxd", "a b C c: d E e g: h i l: n: o: p r R: s: t u v"),
+        # The read commands' own specs (shared with the read-only catalogue); xxd reads an
+        # option word by its first letter (``readers.xxd_words``).
+        "base64": lambda: grammar_of(BASE64),
+        "base32": lambda: grammar_of(BASE32),
+        "basenc": lambda: grammar_of(BASENC),
+        "tr": lambda: grammar_of(TR),
+        "xxd": lambda: grammar_of(XXD),
         # OpenSSH 9.2: options end at the destination, and ssh reads options again after it
         # (``ssh host -v ls``) up to the remote command.
         "ssh": lambda: grammar(
@@ -757,7 +796,7 @@ TMUX_COMMANDS: LazyTable[Grammar] = LazyTable(
             "tmux new-window", "a b d k P S c: e: F: n: t:", permute=False
         ),
         "split-window": lambda: grammar(
-            "tmux split-window", "b d e f h I P v Z c: e: F: l: t:", permute=False
+            "tmux split-window", "b d f h I P v Z c: e: F: l: t:", permute=False
         ),
         "respawn-pane": lambda: grammar("tmux respawn-pane", "k c: e: t:", permute=False),
         "respawn-window": lambda: grammar("tmux respawn-window", "k c: e: t:", permute=False),
@@ -814,7 +853,7 @@ CLUSTER: LazyTable[Grammar] = LazyTable(
         "docker compose": lambda: grammar(
             "docker compose",
             "f|file: p|project-name: profile: env-file: project-directory: ansi: progress: "
-            "parallel: compatibility dry-run all-resources h|help",
+            "parallel: compatibility dry-run all-resources h|help version",
             abbreviate=False,
             permute=False,
         ),
@@ -873,13 +912,7 @@ DOCKER_SUBCOMMANDS: LazyTable[Grammar] = LazyTable(
             "docker system prune", "a|all filter: f|force volumes h|help", abbreviate=False
         ),
         # Compose v2's own options come before its subcommand (``compose -f x.yml down``).
-        "compose": lambda: grammar(
-            "docker compose",
-            "all-resources ansi: compatibility dry-run env-file: f|file: parallel: profile: "
-            "progress: project-directory: p|project-name: h|help version",
-            abbreviate=False,
-            permute=False,
-        ),
+        "compose": lambda: CLUSTER["docker compose"],
         "compose down": lambda: grammar(
             "docker compose down",
             "remove-orphans rmi: t|timeout: v|volumes h|help",
@@ -1017,13 +1050,7 @@ GIT_SUBCOMMANDS: LazyTable[Grammar] = LazyTable(
         "clean": lambda: grammar(
             "git clean", "q|quiet n|dry-run f|force i|interactive d e|exclude: x X"
         ),
-        "branch": lambda: grammar(
-            "git branch",
-            "v|verbose q|quiet t|track:: u|set-upstream-to: unset-upstream color:: r|remotes "
-            "contains: no-contains: abbrev:: a|all d|delete D m|move M c|copy C l|list "
-            "show-current create-reflog edit-description f|force merged: no-merged: column:: "
-            "sort: points-at: i|ignore-case recurse-submodules format:",
-        ),
+        "branch": lambda: grammar_of(GIT_BRANCH),
         "restore": lambda: grammar(
             "git restore",
             "s|source: S|staged W|worktree ignore-unmerged overlay q|quiet recurse-submodules:: "
@@ -1345,13 +1372,17 @@ __all__ = [
     "FIND_EXEC",
     "FIND_NULLARY",
     "FIND_UNARY",
+    "GH_API",
     "GIT",
+    "GIT_BRANCH",
     "GIT_SUBCOMMANDS",
     "INTERPRETERS",
     "MACHINE",
     "OUTPUTS",
+    "SED",
     "SIGNALS",
     "SINGLE_DASH",
+    "TEE",
     "TERRAFORM",
     "TMUX",
     "TMUX_ALIASES",

@@ -221,7 +221,7 @@ def _decoding(cmd: SimpleCommand) -> bool:
     """Return True when ``cmd`` decodes or remaps its input (base64 -d, xxd -r, tr …)."""
     name = name_of(cmd)
     if name in ("base64", "base32", "basenc"):
-        return options_of("base64", cmd.args).has("--decode", "-D")
+        return options_of(name, cmd.args).has("--decode", "-D")  # each by its own spec
     if name == "xxd":
         return options_of("xxd", xxd_words(cmd.args)).has("-r")
     if name == "openssl":
