@@ -182,7 +182,7 @@ def check_privilege(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
                 yield Hit("DG409", f"scp onto {targets[-1].value}")
     elif name == "dd":
         # Other system files written by dd are DG40x's (raw writes); the trigger is judged here.
-        for w in options_of("dd", args).operands:  # dd's operands are key=value words
+        for w in scope.options("dd", args).operands:  # dd's operands are key=value words
             if w.value.startswith("of="):
                 path = _system_path(Word(w.value[3:], w.literal), cmd, scope)
                 hit = _write_hit(path, f"dd {w.value}", _fed_text(cmd, scope)) if path else None

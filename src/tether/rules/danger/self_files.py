@@ -215,7 +215,7 @@ def _file_change(cmd: SimpleCommand, scope: Scope, name: str) -> Iterator[Hit]:
         yield from _hit(f"{name} onto", _landing(name, parsed, cmd, scope))
     elif name == "tee" or name in _EDITORS:
         yield from _hit(name, _first(operands, cmd, scope))
-    elif name in _IN_PLACE and _in_place(name, args):
+    elif name in _IN_PLACE and _in_place(name, args, scope):
         if name in ("sed", "gsed") and not parsed.has("--expression", "--file", "-e", "-f"):
             operands = operands[1:]  # the first operand is the script
         yield from _hit(f"{name} -i on", _first(operands, cmd, scope))
@@ -338,10 +338,10 @@ def _unzip(args: tuple[Word, ...]) -> tuple[list[str], list[Word]]:
     return parsed.values("-d") + after.values("-d"), list(after.operands)
 
 
-def _in_place(name: str, args: tuple[Word, ...]) -> bool:
+def _in_place(name: str, args: tuple[Word, ...], scope: Scope) -> bool:
     if name == "yq":
-        return options_of("yq", args).has("--in-place")
-    return edits_in_place("sed" if name == "gsed" else name, args)
+        return scope.options("yq", args).has("--in-place")
+    return edits_in_place("sed" if name == "gsed" else name, args, scope)
 
 
 def _git(cmd: SimpleCommand, scope: Scope) -> Iterable[Hit]:
@@ -396,7 +396,11 @@ def _find(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
         names = [w for p, taken in primaries if p in ("-name", "-iname") for w in taken]
         found = next(((w.value, what) for w in names if (what := protected(w.value))), None)
         # `find . -name settings.json -delete` walks into .claude/ (find sees dot dirs).
-        if found is None and _find_changes(primaries) and all(_hosts_read(w.value) for w in starts):
+        if (
+            found is None
+            and _find_changes(primaries, scope)
+            and all(_hosts_read(w.value) for w in starts)
+        ):
             found = next(((w.value, what) for w in names if (what := somewhere(w.value))), None)
     yield from _hit("find deletes or runs on", found)
 
@@ -404,7 +408,7 @@ def _find(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
 _FIND_CHANGERS = _REMOVERS | _OWNERSHIP | _EDITORS | {"mv", "tee", "cp"}
 
 
-def _find_changes(primaries: list[tuple[str, tuple[Word, ...]]]) -> bool:
+def _find_changes(primaries: list[tuple[str, tuple[Word, ...]]], scope: Scope) -> bool:
     """Return True when a find deletes, or runs a program that changes the files it finds."""
     for primary, taken in primaries:
         if primary == "-delete":
@@ -413,7 +417,7 @@ def _find_changes(primaries: list[tuple[str, tuple[Word, ...]]]) -> bool:
             inner = unwrap(taken).argv or taken  # `-exec sudo rm {} +`, `-exec busybox rm …`
             program = name_of(SimpleCommand(inner))
             if program in _FIND_CHANGERS or (
-                program in _IN_PLACE and _in_place(program, inner[1:])
+                program in _IN_PLACE and _in_place(program, inner[1:], scope)
             ):
                 return True
     return False
