@@ -268,13 +268,28 @@ def options_of(name: str, args: Iterable[Word]) -> Parsed:
     return parse(tool_grammar(name), args if isinstance(args, tuple) else tuple(args))
 
 
-def edits_in_place(name: str, args: tuple[Word, ...], scope: Scope) -> bool:
-    """Return True when ``sed``/``perl``/``ruby`` edit their file operands (-i, --in-place)."""
+def edited_in_place(name: str, args: tuple[Word, ...], scope: Scope) -> tuple[Word, ...]:
+    """Return the files ``sed``/``perl``/``ruby`` edit in place (-i, --in-place), else none.
+
+    Without ``-e`` (or sed's ``-f``), the first operand is the script, not a file:
+    ``sed -i '/etc/d' notes.txt`` edits notes.txt only.
+    """
     # Every spelling of -i / --in-place has an 'i' in an option word: most commands have none.
     for w in args:
         if w.value[:1] == "-" and "i" in w.value:
-            return scope.options(name, args).has("--in-place" if name == "sed" else "-i")
-    return False
+            parsed = scope.options(name, args)
+            if not parsed.has("--in-place" if name == "sed" else "-i"):
+                return ()
+            if name == "sed":
+                scripted = parsed.has("--expression", "--file")
+            else:  # perl's -e/-E and ruby's -e give the program (ruby's -E is an encoding)
+                scripted = parsed.has("-e", "-E") if name == "perl" else parsed.has("-e")
+            if scripted or len(parsed.operands) < 2:
+                # A lone operand would be the script with no file (sed refuses); judged as the
+                # file the words most likely mean, as `sed -i ~/.config/x.yaml` reads.
+                return parsed.operands
+            return parsed.operands[1:]
+    return ()
 
 
 Checker = Callable[[SimpleCommand, Scope], Iterable[Hit]]

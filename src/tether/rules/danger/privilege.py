@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 from tether.quoting import quote
 from tether.rules.base import Rule, Tier
-from tether.rules.danger._base import Hit, Scope, edits_in_place, name_of
+from tether.rules.danger._base import Hit, Scope, edited_in_place, name_of
 from tether.rules.danger.interp import literal_output
 from tether.rules.danger.paths import Place, place
 from tether.shell.model import SimpleCommand, Word
@@ -63,6 +63,8 @@ RULES = (
             "curl -o /etc/passwd http://x",
             "wget -qO /etc/apt/sources.list.d/x.list http://x",
             "sort -o /etc/hosts hosts.txt",
+            "perl -i fix.pl /etc/passwd",
+            "ruby -E utf-8 -i fix.rb /etc/hosts",
         ),
         not_match=(
             "cat /etc/hosts",
@@ -73,6 +75,8 @@ RULES = (
             "cd /tmp && echo x > hosts",
             "curl -o hosts http://x",
             "sort -o ~/notes.txt notes.txt",
+            "sed -i '/etc/d' notes.txt",
+            "perl -i -e 's#/etc/hosts##' notes.txt",
         ),
     ),
     Rule(
@@ -188,10 +192,9 @@ def check_privilege(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
                 hit = _write_hit(path, f"dd {w.value}", _fed_text(cmd, scope)) if path else None
                 if hit is not None and hit.code == "DG432":
                     yield hit
-    elif name in ("sed", "perl", "ruby", "truncate") and (
-        name == "truncate" or edits_in_place(name, args, scope)
-    ):
-        for w in scope.options(name, args).operands:
+    elif name in ("sed", "perl", "ruby", "truncate"):
+        edited = scope.options(name, args).operands if name == "truncate" else None
+        for w in edited if edited is not None else edited_in_place(name, args, scope):
             if _system_path(w, cmd, scope) is not None:
                 yield Hit("DG409", f"{name} on {w.value}")
                 break

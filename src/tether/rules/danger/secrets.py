@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 from tether.quoting import quote
 from tether.rules.base import Rule, Tier
-from tether.rules.danger._base import Hit, Scope, edits_in_place, name_of, options_of
+from tether.rules.danger._base import Hit, Scope, edited_in_place, name_of, options_of
 from tether.rules.danger.paths import home_relative, resolve
 from tether.rules.protected import protected
 from tether.shell.model import SimpleCommand, Word
@@ -375,15 +375,15 @@ def check_sensitive_write(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
         dest = Word(target_dir[0]) if target_dir else (operands[-1] if len(operands) >= 2 else None)
         if dest is not None and is_sensitive_target(dest, cmd):
             yield Hit("DG603", f"{name} onto {dest.value}")
-    elif name in ("sed", "perl", "ruby", "dd"):
-        if name != "dd" and not edits_in_place(name, args, scope):
-            return
-        for w in args if name == "dd" else scope.options(name, args).operands:
-            value = w.value[3:] if name == "dd" and w.value.startswith("of=") else w.value
-            if name == "dd" and not w.value.startswith("of="):
-                continue
-            if is_sensitive_target(Word(value, w.literal), cmd):
-                yield Hit("DG603", f"{name} -i on {value}")
+    elif name == "dd":
+        for w in scope.options("dd", args).operands:  # dd's operands are key=value words
+            if w.value.startswith("of=") and is_sensitive_target(Word(w.value[3:], w.literal), cmd):
+                yield Hit("DG603", f"dd {w.value}")
+                return
+    elif name in ("sed", "perl", "ruby"):
+        for w in edited_in_place(name, args, scope):
+            if is_sensitive_target(w, cmd):
+                yield Hit("DG603", f"{name} -i on {w.value}")
                 return
 
 

@@ -20,7 +20,7 @@ import posixpath
 import re
 from collections.abc import Callable, Iterable, Iterator
 
-from tether.rules.danger._base import Hit, Scope, edits_in_place, name_of, options_of
+from tether.rules.danger._base import Hit, Scope, edited_in_place, name_of, options_of
 from tether.rules.danger.paths import resolve
 from tether.rules.file_tools import patch_files
 from tether.rules.protected import may_name_guard_file, protected, relocated, somewhere
@@ -215,10 +215,8 @@ def _file_change(cmd: SimpleCommand, scope: Scope, name: str) -> Iterator[Hit]:
         yield from _hit(f"{name} onto", _landing(name, parsed, cmd, scope))
     elif name == "tee" or name in _EDITORS:
         yield from _hit(name, _first(operands, cmd, scope))
-    elif name in _IN_PLACE and _in_place(name, args, scope):
-        if name in ("sed", "gsed") and not parsed.has("--expression", "--file", "-e", "-f"):
-            operands = operands[1:]  # the first operand is the script
-        yield from _hit(f"{name} -i on", _first(operands, cmd, scope))
+    elif name in _IN_PLACE and (edited := _in_place(name, args, scope)):
+        yield from _hit(f"{name} -i on", _first(list(edited), cmd, scope))
 
 
 def _landing(name: str, parsed: Parsed, cmd: SimpleCommand, scope: Scope) -> tuple[str, str] | None:
@@ -338,10 +336,12 @@ def _unzip(args: tuple[Word, ...]) -> tuple[list[str], list[Word]]:
     return parsed.values("-d") + after.values("-d"), list(after.operands)
 
 
-def _in_place(name: str, args: tuple[Word, ...], scope: Scope) -> bool:
+def _in_place(name: str, args: tuple[Word, ...], scope: Scope) -> tuple[Word, ...]:
+    """Return the files an in-place editor changes (none when it only prints)."""
     if name == "yq":
-        return scope.options("yq", args).has("--in-place")
-    return edits_in_place("sed" if name == "gsed" else name, args, scope)
+        parsed = scope.options("yq", args)
+        return parsed.operands if parsed.has("--in-place") else ()
+    return edited_in_place("sed" if name == "gsed" else name, args, scope)
 
 
 def _git(cmd: SimpleCommand, scope: Scope) -> Iterable[Hit]:
