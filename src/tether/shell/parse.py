@@ -162,12 +162,14 @@ def _parse_command(text: str) -> CommandModel:
             source=text,
             unprovable=f"input is {len(text):,} characters, over the {MAX_INPUT_CHARS:,} cap",
         )
-    depth = nesting_depth(text)
-    if depth > MAX_NESTING:
-        return CommandModel(
-            source=text,
-            unprovable=f"brackets nested {depth:,} deep, over the {MAX_NESTING:,} cap",
-        )
+    # The depth is at most the number of openers: count them in C before walking characters.
+    if text.count("(") + text.count("`") // 2 > MAX_NESTING:
+        depth = nesting_depth(text)
+        if depth > MAX_NESTING:
+            return CommandModel(
+                source=text,
+                unprovable=f"brackets nested {depth:,} deep, over the {MAX_NESTING:,} cap",
+            )
     builder = _Builder()
     if "\x00" in text:
         builder.errors.append("input contains a NUL byte")
@@ -189,6 +191,8 @@ def control_readings(text: str) -> tuple[str, ...]:
     the commands of every reading, so a NUL or a ``\\x01`` never hides ``rm -rf /`` (the
     strictest reading wins) and never turns a write into a read.
     """
+    if text.isprintable():  # every control character is unprintable: none here
+        return ()
     stripped = text.translate(_CONTROLS)
     if stripped == text:
         return ()
@@ -482,8 +486,9 @@ class _Builder:
         word_end = -1  # where the last word ended: a word right after it is the same word
         for child in node.children:
             kind = child.type
-            if child.start_byte > end and (child.start_byte > end + 1 or src[end] != 32):
-                gap = src[end : child.start_byte]  # more than the one space between words
+            start = child.start_byte
+            if start > end and (start > end + 1 or src[end] != 32):
+                gap = src[end:start]  # more than the one space between words
                 if b"\n" in gap and argv:
                     # tree-sitter-bash joins `a | b | c f`, a newline and `d < f` into one
                     # command (`c f d`) whose redirect is the next line's; bash ends `c f` at
@@ -498,6 +503,7 @@ class _Builder:
                     shown = gap.decode("utf-8", "replace")[:20]
                     self.errors.append(f"the parser dropped {shown!r} at {_where(child)}")
             end = child.end_byte
+            named = child.is_named
             if kind == "command_name":
                 inner = child.named_children
                 word = self._word(inner[0] if inner else child, ctx, src, stack)
@@ -510,13 +516,13 @@ class _Builder:
                 continue
             elif kind == "comment":
                 continue
-            elif child.is_named:
-                word = self._word(child, ctx, src, stack)
+            elif named:
+                word = self._word(child, ctx, src, stack, kind)
             else:
                 # An operator token in argument position (`b == -x`): bash reads it as a word.
                 word = Word(_text(src, child, TEXT_CAP))
-            part = kind in _WORD_PARTS or not child.is_named
-            if child.start_byte == word_end and argv and part:
+            part = kind in _WORD_PARTS or not named
+            if start == word_end and argv and part:
                 # tree-sitter-bash splits `'-'\o` into two nodes with no gap: one word for bash
                 # (`sort '-'\o out` is `sort -o out`, `'r'\m` is `rm`).
                 last = argv[-1]
@@ -525,7 +531,7 @@ class _Builder:
                 argv[-1] = word
             else:
                 argv.append(word)
-            word_end = child.end_byte if part or kind == "command_name" else -1
+            word_end = end if part or kind == "command_name" else -1
         argv.extend(extra or ())
         redirects.extend(outer)  # the statement's redirects follow the command's own
         self._emit(argv, assigns, redirects, ctx._replace(redirects=ctx.redirects + tail) if tail
@@ -629,27 +635,31 @@ class _Builder:
         word = self._word(value, ctx, src, stack) if value is not None else Word("")
         return Assignment(_text(src, name, TEXT_CAP) if name is not None else "", word)
 
-    def _word(self, node: Node, ctx: _Ctx, src: bytes, stack: _Stack) -> Word:
-        if node.type != "concatenation":
-            word = self._part(node, ctx, src, stack)
-            if node.type == "word" and word.literal and "{" in word.value:
+    def _word(
+        self, node: Node, ctx: _Ctx, src: bytes, stack: _Stack, kind: str | None = None
+    ) -> Word:
+        """Return the word ``node`` spells (``kind``: its type, when the caller has read it)."""
+        kind = kind or node.type  # each read of a node's type builds a new string
+        if kind != "concatenation":
+            word = self._part(node, kind, ctx, src, stack)
+            if kind == "word" and word.literal and "{" in word.value:
                 return _mark_braces(word, _text(src, node))
             return word
         values: list[str] = []
         unquoted: list[str] = []  # the unquoted source, for brace expansion
         literal, glob = True, False
         for child in node.children:
-            part = self._part(child, ctx, src, stack)
+            child_kind = child.type
+            part = self._part(child, child_kind, ctx, src, stack)
             values.append(part.value)
             literal = literal and part.literal
             glob = glob or part.glob
-            unquoted.append(_text(src, child) if child.type == "word" else "\x00")
+            unquoted.append(_text(src, child) if child_kind == "word" else "\x00")
         raw = "".join(unquoted)
         word = Word("".join(values), literal, glob or _is_glob(raw))
         return _mark_braces(word, raw) if literal else word
 
-    def _part(self, node: Node, ctx: _Ctx, src: bytes, stack: _Stack) -> Word:
-        kind = node.type
+    def _part(self, node: Node, kind: str, ctx: _Ctx, src: bytes, stack: _Stack) -> Word:
         if kind in nodes.LITERAL_WORDS or not node.is_named:
             raw = _text(src, node)
             return Word(unescape_unquoted(raw), glob=kind == "word" and _is_glob(raw))
