@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from tether.rules.readonly import engine
 from tether.shell import parse
 from tether.shell.parse import control_readings, parse_command
+from tether.shell.words import unescape_double_quoted, unescape_unquoted
 
 # Pieces that make the scans' edge cases likely: keywords glued to words or after separators,
 # `$((` next to `((`, control characters beside tabs and newlines, code points past Latin-1.
@@ -81,3 +82,26 @@ def test_the_kept_words_stay_bounded() -> None:
     assert 0 < len(parse._PLAIN_WORDS) <= parse._PLAIN_WORDS_MAX
     parse_command("ls " + "y" * (parse._PLAIN_WORD_BYTES + 1))
     assert b"y" * (parse._PLAIN_WORD_BYTES + 1) not in parse._PLAIN_WORDS
+
+
+def old_unescape(text: str, quoted: bool) -> str:
+    """The character loop quote removal was before its regexes."""
+    out: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "\\" and i + 1 < n and (not quoted or text[i + 1] in '$`"\\\n'):
+            if text[i + 1] != "\n":
+                out.append(text[i + 1])
+            i += 2
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+@settings(max_examples=500)
+@given(st.one_of(TEXTS, st.text(alphabet="\\\n$`\"'ab", max_size=30)))
+def test_quote_removal_is_the_character_loop(text: str) -> None:
+    assert unescape_unquoted(text) == old_unescape(text, quoted=False)
+    assert unescape_double_quoted(text) == old_unescape(text, quoted=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 from tether.shell.model import SYSTEM_DIRS, Word, Wrapper
@@ -28,40 +29,24 @@ _OCTAL = "01234567"
 _HEX = "0123456789abcdefABCDEF"
 
 
+# A backslash and the character it quotes; ``\<newline>`` is a line continuation, removed whole.
+# One regex pass in C instead of a loop over every character of a long string.
+_UNQUOTED_ESCAPE = re.compile(r"\\(?:\n|(.))", re.DOTALL)
+_DOUBLE_QUOTED_ESCAPE = re.compile(r'\\(?:\n|([$`"\\]))')
+
+
 def unescape_unquoted(text: str) -> str:
     """Remove backslashes from an unquoted word (``\\rm`` -> ``rm``; ``\\<newline>`` vanishes)."""
     if "\\" not in text:
         return text
-    out: list[str] = []
-    i, n = 0, len(text)
-    while i < n:
-        ch = text[i]
-        if ch == "\\" and i + 1 < n:
-            if text[i + 1] != "\n":
-                out.append(text[i + 1])
-            i += 2
-            continue
-        out.append(ch)
-        i += 1
-    return "".join(out)
+    return _UNQUOTED_ESCAPE.sub(r"\1", text)
 
 
 def unescape_double_quoted(text: str) -> str:
     """Remove the backslashes bash drops inside double quotes (before ``$ ` " \\`` or newline)."""
     if "\\" not in text:
         return text
-    out: list[str] = []
-    i, n = 0, len(text)
-    while i < n:
-        ch = text[i]
-        if ch == "\\" and i + 1 < n and text[i + 1] in '$`"\\\n':
-            if text[i + 1] != "\n":
-                out.append(text[i + 1])
-            i += 2
-            continue
-        out.append(ch)
-        i += 1
-    return "".join(out)
+    return _DOUBLE_QUOTED_ESCAPE.sub(r"\1", text)
 
 
 def _take(text: str, i: int, alphabet: str, limit: int) -> tuple[str, int]:
