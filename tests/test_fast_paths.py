@@ -22,6 +22,7 @@ from tether.shell.words import unescape_double_quoted, unescape_unquoted
 PIECES = st.sampled_from(
     ["for", "select", " ", "\t", "\n", ";", "&", "|", "(", ")", "{", "}", "$", "((", "x", "PATH",
      "_a1", "in", "\x00", "\x01", "\x1b", "\x7f", "\x85", "\x9f", "é", "\u202e", "€", "\U0001f600",
+     "\ud800", "\u07ff", "\u0800",
      "\\", "'", '"', "*", "?", "[", "]", ",", "..", "-o", "a{b,c}"]
 )  # fmt: skip
 TEXTS = st.lists(PIECES, max_size=30).map("".join)
@@ -105,3 +106,25 @@ def old_unescape(text: str, quoted: bool) -> str:
 def test_quote_removal_is_the_character_loop(text: str) -> None:
     assert unescape_unquoted(text) == old_unescape(text, quoted=False)
     assert unescape_double_quoted(text) == old_unescape(text, quoted=True)
+
+
+OLD_OVER_LATIN1 = re.compile("[^\x00-\xff]")
+
+
+def old_scanner_safe(text: str) -> bytes:
+    """The stand-ins as one callback per character over 255 made them."""
+
+    def stand_in(match: re.Match[str]) -> str:
+        point = ord(match.group())
+        return "\xa4" if point < 0x800 else "\xa4_" if point < 0x10000 else "\xa4\xa4"
+
+    return OLD_OVER_LATIN1.sub(stand_in, text).encode("utf-8", "surrogatepass")
+
+
+@settings(max_examples=500)
+@given(st.one_of(TEXTS, st.text(alphabet=st.characters(exclude_categories=()), max_size=30)))
+def test_scanner_stand_ins_are_the_callbacks(text: str) -> None:
+    safe = parse._scanner_safe(text)
+    assert safe == old_scanner_safe(text)
+    assert len(safe) == len(text.encode("utf-8", "surrogatepass"))
+    assert all(ord(ch) < 256 for ch in safe.decode("utf-8", "surrogatepass"))
