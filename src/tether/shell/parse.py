@@ -182,7 +182,8 @@ def _parse_command(text: str) -> CommandModel:
 # C0 controls but tab and newline (bash's own separators), DEL and C1 controls.
 _CONTROL_POINTS = (*range(0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0))
 _CONTROLS = dict.fromkeys(_CONTROL_POINTS)
-_CONTROL = re.compile("[" + "".join(re.escape(chr(c)) for c in _CONTROL_POINTS) + "]")
+# A pattern: ``re`` compiles it on the first text that is not printable, not at import.
+_CONTROL = "[" + "".join(re.escape(chr(c)) for c in _CONTROL_POINTS) + "]"
 
 
 def control_readings(text: str) -> tuple[str, ...]:
@@ -195,7 +196,7 @@ def control_readings(text: str) -> tuple[str, ...]:
     """
     # Most commands have none: ``isprintable`` says so for a line, the regex for the rest, both
     # in C (translating a long heredoc character by character cost tens of microseconds).
-    if text.isprintable() or _CONTROL.search(text) is None:
+    if text.isprintable() or re.search(_CONTROL, text) is None:
         return ()
     stripped = text.translate(_CONTROLS)
     if stripped == text:
@@ -209,18 +210,21 @@ def control_readings(text: str) -> tuple[str, ...]:
 
 
 _LETTERS = "QXZJKVWYGHFUBPMNRSTLCDEIOAqxzjkvwyghfubpmnrstlcdeioa"  # rarest first
-# Code points over 255 by their UTF-8 length, each with a stand-in of that length made of code
-# points under 256, a word character to bash and tree-sitter alike. Constant replacements: the
-# substitution runs in C (a Python callback per character cost ~0.3 µs each on CJK text).
-_STAND_INS = (
-    (re.compile("[\u0100-\u07ff]"), "\xa4"),
-    (re.compile("[\u0800-\uffff]"), "\xa4_"),  # lone surrogates too: 3 bytes with surrogatepass
-    (re.compile("[\U00010000-\U0010ffff]"), "\xa4\xa4"),
+# A code point over 255 in UTF-8 (a lead byte from 0xC4 on) by its length, and the stand-in of
+# that length: `¤` (U+00A4) plus `_` or another `¤`, a word character to bash and tree-sitter
+# alike. Constant substitutions over the bytes, in C (a Python callback per character cost
+# ~0.3 µs each on CJK text), compiled on the first input that needs them: compiling costs a
+# hook process about half a millisecond, and nine in ten thousand real commands need them.
+_STAND_IN_BYTES = (
+    (rb"[\xc4-\xdf][\x80-\xbf]", "\xa4".encode()),
+    (rb"[\xe0-\xef][\x80-\xbf]{2}", "\xa4_".encode()),  # lone surrogates too (surrogatepass)
+    (rb"[\xf0-\xf4][\x80-\xbf]{3}", "\xa4\xa4".encode()),
 )
+_stand_ins: tuple[tuple[re.Pattern[bytes], bytes], ...] | None = None
 
 
-def _scanner_safe(text: str) -> bytes:
-    """Return ``text`` as bytes for the parser, every code point over 255 stood in for.
+def _scanner_safe(src: bytes) -> bytes:
+    """Return ``src`` (UTF-8) for the parser, every code point over 255 stood in for.
 
     tree-sitter-bash's scanner calls ``isdigit``/``isalpha`` (a 384-entry table) on the code
     point ahead, so ``{`` followed by U+10FFFD read far out of bounds: a SIGSEGV in most fresh
@@ -229,9 +233,12 @@ def _scanner_safe(text: str) -> bytes:
     the same UTF-8 length, so every node's byte offsets stay those of the real text, which
     the walk reads words from: the model never sees a stand-in.
     """
-    for pattern, stand_in in _STAND_INS:
-        text = pattern.sub(stand_in, text)
-    return text.encode("utf-8", "surrogatepass")
+    global _stand_ins
+    if _stand_ins is None:
+        _stand_ins = tuple((re.compile(pattern), by) for pattern, by in _STAND_IN_BYTES)
+    for pattern, stand_in in _stand_ins:
+        src = pattern.sub(stand_in, src)
+    return src
 
 
 def heredoc_readings(text: str) -> tuple[str, ...]:
@@ -330,7 +337,7 @@ class _Builder:
             self._give_up(f"{pipes:,} pipe operators, over the {MAX_PIPES:,} cap")
             return
         src = text.encode("utf-8", "surrogatepass")
-        tree = _get_parser().parse(src if src.isascii() else _scanner_safe(text))
+        tree = _get_parser().parse(src if src.isascii() else _scanner_safe(src))
         root = tree.root_node
         self.nodes += root.descendant_count  # O(1): tree-sitter keeps subtree sizes
         if self.nodes > MAX_NODES:

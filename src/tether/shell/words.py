@@ -30,23 +30,25 @@ _HEX = "0123456789abcdefABCDEF"
 
 
 # A backslash and the character it quotes; ``\<newline>`` is a line continuation, removed whole.
-# One regex pass in C instead of a loop over every character of a long string.
-_UNQUOTED_ESCAPE = re.compile(r"\\(?:\n|(.))", re.DOTALL)
-_DOUBLE_QUOTED_ESCAPE = re.compile(r'\\(?:\n|([$`"\\]))')
+# One regex pass in C instead of a loop over every character of a long string. Patterns, not
+# compiled objects: ``re`` compiles each on first use (a hook process without a backslash in
+# its command never pays for it) and keeps it.
+_UNQUOTED_ESCAPE = r"\\(?:\n|(.))"
+_DOUBLE_QUOTED_ESCAPE = r'\\(?:\n|([$`"\\]))'
 
 
 def unescape_unquoted(text: str) -> str:
     """Remove backslashes from an unquoted word (``\\rm`` -> ``rm``; ``\\<newline>`` vanishes)."""
     if "\\" not in text:
         return text
-    return _UNQUOTED_ESCAPE.sub(r"\1", text)
+    return re.sub(_UNQUOTED_ESCAPE, r"\1", text, flags=re.DOTALL)
 
 
 def unescape_double_quoted(text: str) -> str:
     """Remove the backslashes bash drops inside double quotes (before ``$ ` " \\`` or newline)."""
     if "\\" not in text:
         return text
-    return _DOUBLE_QUOTED_ESCAPE.sub(r"\1", text)
+    return re.sub(_DOUBLE_QUOTED_ESCAPE, r"\1", text)
 
 
 def _take(text: str, i: int, alphabet: str, limit: int) -> tuple[str, int]:
