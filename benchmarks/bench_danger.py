@@ -2,7 +2,11 @@
 
 Run from the repository root (the real corpus is read from ../shared/corpus):
 
-    .venv/bin/python benchmarks/bench_danger.py [REPEAT]   (default 3 runs per command)
+    .venv/bin/python benchmarks/bench_danger.py [REPEAT] [--cpu]   (default 3 runs per command)
+
+``--cpu`` times each call by this process's CPU time (``time.process_time_ns``) instead of
+the wall clock: on a shared machine it leaves out the time other processes held the core, so
+two checkouts can be compared while others work (``PYTHONPATH=OTHER/src`` runs another one).
 
 Prints the Markdown tables of docs/benchmarks.md, section "Danger and approval". The danger
 catalogue runs after the parser on every shell command, so it is timed on its own (parsed
@@ -61,12 +65,15 @@ def _percentiles(samples_ns: list[int]) -> dict[str, float]:
     }
 
 
+_CLOCK = time.process_time_ns if "--cpu" in sys.argv else time.perf_counter_ns
+
+
 def _time_each(fn: Callable[[], object], repeat: int) -> int:
     best = None
     for _ in range(repeat):
-        t0 = time.perf_counter_ns()
+        t0 = _CLOCK()
         fn()
-        elapsed = time.perf_counter_ns() - t0
+        elapsed = _CLOCK() - t0
         best = elapsed if best is None else min(best, elapsed)
     return best or 0
 
@@ -77,7 +84,8 @@ def _best_ms(fn: Callable[[], object], repeat: int = 5) -> float:
 
 def main() -> int:
     """Run every measurement and print the results tables."""
-    repeat = int(sys.argv[1]) if len(sys.argv) > 1 else 3
+    numbers = [a for a in sys.argv[1:] if a.isdigit()]
+    repeat = int(numbers[0]) if numbers else 3
     commands = _commands()
     models: list[CommandModel] = [parse_command(c) for c in commands]
     for m in models[:500]:

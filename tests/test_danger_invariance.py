@@ -59,6 +59,27 @@ DANGEROUS: list[tuple[str, Danger, str]] = [
     ("chown -R user /usr", Danger.HARDLINE, "DG431"),
     ("echo b > /proc/sysrq-trigger", Danger.HARDLINE, "DG432"),
     ("echo c | tee /proc/sysrq-trigger", Danger.HARDLINE, "DG432"),
+    ("curl -o /dev/sda http://x", Danger.HARDLINE, "DG401"),
+    ("wget -qO /dev/sda http://x", Danger.HARDLINE, "DG401"),
+    ("sort -o /dev/sda f", Danger.HARDLINE, "DG401"),
+    ("curl -o /etc/passwd http://x", Danger.ASK, "DG409"),
+    ("kill -9 $(pgrep x)", Danger.ASK, "DG418"),
+    ("pgrep x | xargs kill -9", Danger.ASK, "DG418"),
+    ("chattr -R +i /", Danger.ASK, "DG433"),
+    ("chattr +i /etc/passwd", Danger.ASK, "DG433"),
+    ("npm --registry http://x publish", Danger.ASK, "DG505"),
+    ("mvn -s settings.xml deploy", Danger.ASK, "DG505"),
+    ("fd . / -x rm -rf", Danger.ASK, "DG102"),
+    ("chflags -R schg /", Danger.ASK, "DG433"),
+]
+
+# Commands whose own quotes or braces cannot sit inside a template's quoted string raw (awk's
+# "…", perl's q{…}): wrapped by the templates that quote them ({q}) or leave them bare.
+QUOTED: list[tuple[str, Danger, str]] = [
+    ("expect -c 'spawn rm -rf /'", Danger.HARDLINE, "DG101"),
+    ("make --eval='x:=$(shell rm -rf /)'", Danger.HARDLINE, "DG101"),
+    ("make X='$(shell rm -rf /)'", Danger.HARDLINE, "DG101"),
+    ("find / -name x -exec wipefs -a {} \\;", Danger.ASK, "DG420"),
 ]
 
 WRAPPINGS = [
@@ -153,9 +174,16 @@ def _fill(template: str, cmd: str) -> str:
     )
 
 
-CASES = [
-    (_fill(template, cmd), level, code) for cmd, level, code in DANGEROUS for template in WRAPPINGS
-] + [(spelled, level, code) for cmd, level, code in DANGEROUS for spelled in _respell(cmd)]
+def _bare(template: str) -> bool:
+    """Return True when ``{c}`` sits outside any quotes of the template."""
+    return ("'" not in template and '"' not in template) or "{c}" not in template
+
+
+CASES = (
+    [(_fill(t, cmd), level, code) for cmd, level, code in DANGEROUS for t in WRAPPINGS]
+    + [(_fill(t, cmd), level, code) for cmd, level, code in QUOTED for t in WRAPPINGS if _bare(t)]
+    + [(s, level, code) for cmd, level, code in [*DANGEROUS, *QUOTED] for s in _respell(cmd)]
+)
 
 
 @pytest.mark.parametrize(("command", "level", "code"), CASES, ids=[c[0][:50] for c in CASES])
@@ -182,7 +210,7 @@ DATA_TEMPLATES = [
     "command",
     [
         template.format(c=cmd, q=shlex.quote(cmd), pq=shlex.quote(f"print({cmd!r})"))
-        for cmd, _, _ in DANGEROUS
+        for cmd, _, _ in [*DANGEROUS, *QUOTED]
         for template in DATA_TEMPLATES
     ],
 )

@@ -80,7 +80,7 @@ READS = [
     ("gh api -X GET repos/o/r", "RO501"),
     ("GH_PAGER=cat gh pr view 1", "RO003"),
     ("gh pr list --state open --json number", "RO502"),
-    ("gh run view 5 --log", "RO502"),
+    ("gh run view 5 --verbose", "RO502"),
     # system
     ("echo hello", "RO601"),
     ("echo $HOME", "RO601"),
@@ -190,6 +190,10 @@ WRITES = [
     ("tree -Cofile .", "RW020"),
     ("file -C -m magic", "RW020"),
     ("base64 -ob64.txt", "RW020"),
+    # gh keeps what it fetched (tests/test_gh_writes.py runs gh against a fake API)
+    ("gh run view 5 --log", "RW020"),
+    ("gh api --cache 1h repos/o/r", "RW020"),
+    ("gh status", "RW023"),
     ("xxd in.bin out.hex", "RW022"),
     ("xxd -C in.bin out.h", "RW022"),
     ("tee out.txt", "RW022"),

@@ -71,7 +71,7 @@ SPELT_OUT = [
     # gh: each read verb's own options (gh 2.46 manual); --web opens a browser.
     ("gh pr view 1 --frobnicate", "RW021"),
     ("gh pr --web view 1", "RW021"),  # cobra would read `view` as --web's value
-    ("gh run view 5 --we", "RW020"),  # a prefix of --web
+    ("gh run view 5 --we", "RW021"),  # pflag takes no prefixes: an unknown flag
     ("gh pr list -w", "RW020"),
     ("gh search prs --web fix", "RW020"),
     ("gh status --frobnicate", "RW021"),

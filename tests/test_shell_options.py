@@ -66,6 +66,78 @@ def test_getopt_rules(
     assert [w.value for w in parsed.operands] == operands
 
 
+OLD = grammar("old", "x|extract f|file: C|directory: v z e*", old_style=True)
+LISTS = grammar("lists", "d: x*", abbreviate=False)
+
+
+@pytest.mark.parametrize(
+    ("g", "args", "options", "operands"),
+    [
+        # old style: a dash-less first word is a cluster; its value letters take the next
+        # words in order (GNU tar's ``tar xfC a.tar dir``), then getopt reads the rest.
+        (OLD, "xf a.tar m", [("--extract", None), ("--file", "a.tar")], ["m"]),
+        (
+            OLD,
+            "xfC a.tar d m",
+            [("--extract", None), ("--file", "a.tar"), ("--directory", "d")],
+            ["m"],
+        ),
+        (OLD, "Cxf d a.tar", [("--directory", "d"), ("--extract", None), ("--file", "a.tar")], []),
+        (
+            OLD,
+            "xzf a.tgz -C d",
+            [("--extract", None), ("-z", None), ("--file", "a.tgz"), ("--directory", "d")],
+            [],
+        ),
+        (OLD, "xf - -v", [("--extract", None), ("--file", "-"), ("-v", None)], []),
+        # with a dash: getopt's own reading (-f takes the rest of the word: "C")
+        (OLD, "-xfC a.tar", [("--extract", None), ("--file", "C")], ["a.tar"]),
+        # list options take every word up to the next option (unzip's -x NAME…)
+        (LISTS, "a.zip -x m n -d dir o", [("-x", "m"), ("-x", "n"), ("-d", "dir")], ["a.zip", "o"]),
+        (LISTS, "a.zip -x", [("-x", None)], ["a.zip"]),
+        (LISTS, "a.zip -xm n", [("-x", "m"), ("-x", "n")], ["a.zip"]),
+        (LISTS, "-x m -ddir", [("-x", "m"), ("-d", "dir")], []),
+    ],
+)
+def test_old_style_clusters_and_list_options(
+    g: Grammar, args: str, options: list[tuple[str, str | None]], operands: list[str]
+) -> None:
+    parsed = parse(g, _w(*args.split()))
+    assert parsed.error is None, parsed.error
+    assert list(parsed.options) == options
+    assert [w.value for w in parsed.operands] == operands
+
+
+def test_an_old_style_stop_counts_the_words_given() -> None:
+    # ``stop`` indexes the caller's words, not the expanded ones.
+    g = OLD._replace(permute=False)
+    assert parse(g, _w("xfC", "a.tar", "d", "m", "n")).stop == 3
+    assert parse(g, _w("xfC", "a.tar", "d", "--", "m")).stop == 4
+
+
+def test_an_unknown_old_style_letter_is_reported() -> None:
+    parsed = parse(OLD, _w("xq", "a"))
+    assert parsed.error == "old: option '-q' is not known"
+    assert parsed.operands == _w("a")
+
+
+def test_an_ambiguous_prefix_whose_every_meaning_takes_a_value_takes_the_next_word() -> None:
+    # ``systemctl --kill- main kill x``: --kill-whom in systemd 252, ambiguous with newer
+    # systemd's --kill-value; either way ``main`` is a value, not the verb.
+    g = grammar("g", "kill-whom: kill-value: keep")
+    parsed = parse(g, _w("--kill-", "main", "kill", "x"))
+    assert parsed.error is not None and "ambiguous" in parsed.error
+    assert [w.value for w in parsed.operands] == ["kill", "x"]
+    # a flag among the meanings: the next word may be an operand, so it stays one
+    mixed = parse(g, _w("--k", "main", "kill"))
+    assert [w.value for w in mixed.operands] == ["main", "kill"]
+
+
+def test_a_grammar_word_without_a_name_is_refused() -> None:
+    with pytest.raises(ValueError, match="expected a name"):
+        grammar("bad", "a :")
+
+
 @pytest.mark.parametrize(
     ("args", "error"),
     [

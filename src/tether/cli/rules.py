@@ -109,7 +109,8 @@ def grammars(rule: Rule) -> list[Grammar]:
             for spec in entry.specs if entry is not None and rule.tier is Tier.READ else ():
                 if not spec.open:
                     found.setdefault(f"read-only {spec.name}", grammar_of(spec))
-    return list(found.values())
+    # A program's one spec serves both catalogues: show each grammar once.
+    return list({id(g): g for g in found.values()}.values())
 
 
 def render_rule(rule: Rule) -> str:

@@ -24,7 +24,7 @@ from tether.shell import parse_command
 from tether.shell.model import SimpleCommand
 from tether.shell.options import Grammar, parse
 from tether.shell.parse import recent
-from tether.shell.readers import READERS, Reader
+from tether.shell.readers import READERS, RESPELL, Reader
 from tether.shell.tools import TOOLS
 
 MARK = "\x1f"  # brackets a rewritten command; never in a command that is rewritten
@@ -108,6 +108,9 @@ def _rewrite(cmd: SimpleCommand) -> str | None:
     if g is None:
         return None
     args = argv[1:]
+    respell = RESPELL.get(cmd.name)
+    if respell is not None:
+        args = respell(args)  # a program that does not read its options with getopt (xxd)
     if reader is None and any(_abbreviated(g, w.value) for w in args):
         return None  # only the readers' abbreviations are checked against the tools themselves
     parsed = parse(g, args)

@@ -81,7 +81,17 @@ class Places(NamedTuple):
 
 NO_PLACES = Places()
 _SQLITE_SIBLINGS = ("-wal", "-shm", "-journal")
-_current = threading.local()  # the daemon judges events on several threads, each its own config
+
+
+class _Current(threading.local):
+    """The guard places in force on one thread (the daemon judges events on several threads,
+    each with its own config); the class default answers a thread that set none, without the
+    ``AttributeError`` a ``getattr`` default costs on every lookup."""
+
+    places: Places = NO_PLACES
+
+
+_current = _Current()
 
 
 def places_of(config: Any) -> Places:
@@ -114,8 +124,7 @@ def configured(places: Places) -> Iterator[None]:
 
 def current() -> Places:
     """Return the config's guard places in force on this thread."""
-    found: Places = getattr(_current, "places", NO_PLACES)
-    return found
+    return _current.places
 
 
 def _configured_file(norm: str, tree: bool) -> str | None:
@@ -215,7 +224,10 @@ def protected(
     norm = _normal(path)
     if not norm or norm in (".", "/", "~"):
         return None
-    for spelled, what in _SPELLED:
+    # Every spelled and root directory below starts with "$", "~" or "/": a relative path
+    # (most operands) can be inside none of them, nor be one's parent.
+    anchored = norm[0] in "$~/"
+    for spelled, what in _SPELLED if anchored else ():
         if _inside(norm, spelled.lower()):
             return what
     leaf = norm.rpartition("/")[2]
@@ -232,7 +244,7 @@ def protected(
     configured_hit = _configured_file(norm, tree)
     if configured_hit is not None:
         return configured_hit
-    roots = _roots(snap, _home_of(norm))
+    roots = _roots(snap, _home_of(norm)) if anchored else ()
     for directory, what in roots:
         if _inside(norm, directory):
             return what
@@ -315,10 +327,22 @@ def _may_name(low: str, snap: _Snapshot) -> bool:
     return _relocated(low, snap)
 
 
-def relocated(low: str) -> bool:
-    """Return True when lower-cased ``low`` may name this process's relocated Tether files."""
-    snap = _process_snapshot()
-    return (bool(snap[-2] or snap[-1]) and _relocated(low, snap)) or _names_configured(low)
+def relocated(*lows: str) -> bool:
+    """Return True when a lower-cased text may name this process's relocated Tether files."""
+    needles = _relocated_needles(_process_snapshot(), current())
+    return bool(needles) and any(needle in low for needle in needles for low in lows)
+
+
+@functools.lru_cache(maxsize=64)
+def _relocated_needles(snap: _Snapshot, places: Places) -> tuple[str, ...]:
+    """Return what ``relocated`` looks for (usually nothing): what ``_relocated`` tests."""
+    codex, explicit = snap[-2], snap[-1]
+    return (
+        *((codex.lower().rstrip("/"),) if codex else ()),
+        *((posixpath.basename(explicit).lower(),) if explicit else ()),
+        *(posixpath.basename(f) for f in places.files),
+        *(p.rstrip(":") for p in places.key_prefixes),
+    )
 
 
 def _relocated(low: str, snap: _Snapshot) -> bool:

@@ -11,8 +11,10 @@ from __future__ import annotations
 import binascii
 from collections.abc import Sequence
 
-from tether.shell.model import SimpleCommand, Word
-from tether.shell.options import parse
+from tether.shell.model import SimpleCommand
+from tether.shell.options import Parsed, parse
+from tether.shell.readers import PRINTF, xxd_words
+from tether.shell.specs import grammar_of
 from tether.shell.tools import TOOLS
 from tether.shell.words import command_name, decode_ansi_c
 
@@ -134,25 +136,23 @@ def _decode(cmd: SimpleCommand, data: str) -> str | None:
             return None
     if name == "rev" and not args:
         return "\n".join(line[::-1] for line in data.split("\n"))
-    if name == "tr" and len(args) == 2:
-        src, dst = _tr_set(args[0].value), _tr_set(args[1].value)
-        if not src or not dst:
-            return None
-        dst = dst + dst[-1] * max(0, len(src) - len(dst))
-        return data.translate(str.maketrans(src, dst[: len(src)]))
+    if name == "tr":
+        return _tr(parse(TOOLS["tr"], args), data)
     return None
 
 
-def xxd_words(args: Sequence[Word]) -> tuple[Word, ...]:
-    """Spell xxd's options the way xxd reads them: by their first letter.
-
-    xxd compares only the start of an option word: ``-ps``, ``-plain`` and ``-postscript``
-    are ``-p``, ``-revert`` is ``-r`` (and ``-rp`` too: the second letter is not read).
-    """
-    return tuple(
-        Word(w.value[:2]) if w.literal and w.value[:1] == "-" and len(w.value) > 2 else w
-        for w in args
-    )
+def _tr(parsed: Parsed, data: str) -> str | None:
+    """Return what ``tr SET1 SET2`` or ``tr -d SET1`` prints (None: any other form)."""
+    sets = [_tr_set(w.value) for w in parsed.operands]
+    if parsed.error is not None or not all(sets):
+        return None
+    if parsed.names() == ["--delete"] and len(sets) == 1:
+        return data.translate(dict.fromkeys(map(ord, sets[0] or "")))
+    if parsed.options or len(sets) != 2:
+        return None  # -c, -s, -t: not modelled
+    src, dst = sets[0] or "", sets[1] or ""
+    dst = dst + dst[-1] * max(0, len(src) - len(dst))
+    return data.translate(str.maketrans(src, dst[: len(src)]))
 
 
 def _source(cmd: SimpleCommand) -> str | None:
@@ -173,8 +173,12 @@ def produced(cmd: SimpleCommand) -> str | None:
     if name in ("echo", "printf"):
         if not all(w.literal for w in cmd.args):
             return None
-        values = [w.value for w in cmd.args]
-        return echo_output(values) if name == "echo" else printf_output(values)
+        if name == "echo":
+            return echo_output([w.value for w in cmd.args])
+        parsed = parse(grammar_of(PRINTF), cmd.args)  # the catalogue's printf
+        if parsed.error is not None or parsed.options:
+            return None  # -v VAR prints nothing; an unknown option is an error
+        return printf_output([w.value for w in parsed.operands])
     if name == "cat" and not cmd.args:
         return _source(cmd)
     return None

@@ -6,30 +6,33 @@ A ``Grammar`` describes one program (or one subcommand): its short options with 
 options may be abbreviated to a unique prefix (getopt_long, optparse, argparse) or must be
 spelt whole (bash, git for some tools), whether options may follow operands (GNU permutation)
 or end at the first operand (a leading ``+`` in getopt's optstring, POSIXLY_CORRECT), ``--``,
-``-NUM`` numbers, and ``+x`` options (shells). ``parse`` returns every option under one
-canonical name (the long name when the option has one), the operands, and the first problem:
-an unknown or ambiguous option, a missing value, a value given to a flag. Every judge of a
-command (wrapper peeling, runners, the read-only and danger catalogues) reads arguments
-through this module; none has a parser of its own.
+``-NUM`` numbers, ``+x`` options (shells), a first word that is a cluster without its dash
+(``tar xzf a.tgz``: each letter that takes a value takes the next word, in order) and list
+options that take every word up to the next option (unzip's ``-x a b c``). ``parse``
+returns every option under one canonical name (the long name when the option has one), the
+operands, and the first problem: an unknown or ambiguous option, a missing value, a value
+given to a flag. Every judge of a command (wrapper peeling, runners, the read-only and
+danger catalogues) reads arguments through this module; none has a parser of its own.
 
 Grammars are written compactly, one word per option::
 
     grammar("timeout", "k|kill-after: s|signal: v|verbose foreground", permute=False)
 
 ``k|kill-after:`` is ``-k`` and ``--kill-after`` taking a value, ``d|differences::`` takes an
-optional attached value, ``E:`` is a short option only, ``foreground`` a long option only.
+optional attached value, ``E:`` is a short option only, ``foreground`` a long option only,
+``x*`` takes the words that follow it up to the next option.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from types import MappingProxyType
 from typing import NamedTuple, TypeVar
 
 from tether.shell.model import Word
 
-FLAG, REQUIRED, OPTIONAL = 0, 1, 2
-_ARITY = {"": FLAG, ":": REQUIRED, "::": OPTIONAL}
+FLAG, REQUIRED, OPTIONAL, LIST = 0, 1, 2, 3
+_ARITY = {"": FLAG, ":": REQUIRED, "::": OPTIONAL, "*": LIST}
 GNU_STANDARD = "help version"  # every GNU tool's two exits
 
 
@@ -46,6 +49,8 @@ class Grammar(NamedTuple):
     permute: bool = True
     numeric: bool = False
     plus: bool = False
+    # The first word may be a cluster without a dash (``tar xzf a.tgz``, old-style options).
+    old_style: bool = False
 
     def canon(self, name: str) -> str:
         """Return the canonical name of an option spelt ``name`` (unknown names unchanged)."""
@@ -79,15 +84,18 @@ def grammar(
     permute: bool = True,
     numeric: bool = False,
     plus: bool = False,
+    old_style: bool = False,
 ) -> Grammar:
     """Build a grammar from option words (``k|kill-after:``, ``foreground``, ``d::``)."""
     names: dict[str, str] = {}
     arity: dict[str, int] = {}
     for item in options.split():
-        body = item.rstrip(":")
+        body = item.rstrip(":*")
         kind = _ARITY.get(item[len(body) :])
-        if kind is None:
-            raise ValueError(f"{name}: option {item!r}: expected at most '::' after the name")
+        if kind is None or not body:
+            raise ValueError(
+                f"{name}: option {item!r}: expected a name, then ':', '::', '*' or nothing"
+            )
         spellings = [("-" if len(s) == 1 else "--") + s for s in body.split("|")]
         canonical = next((s for s in spellings if s.startswith("--")), spellings[0])
         for spelling in spellings:
@@ -105,6 +113,7 @@ def grammar(
         permute,
         numeric,
         plus,
+        old_style,
     )
 
 
@@ -157,7 +166,10 @@ def parse(g: Grammar, args: Iterable[Word], *, stop_at: int = -1) -> Parsed:
     wrapper carries on with the most likely reading. ``stop_at`` ends parsing after that many
     operands (a subcommand word, a wrapper's positional) even for a permuting grammar.
     """
-    words = args if isinstance(args, (tuple, list)) else tuple(args)
+    words: Sequence[Word] = args if isinstance(args, (tuple, list)) else tuple(args)
+    shift = 0
+    if g.old_style and words:
+        words, shift = _old_style(g, words)
     n = len(words)
     marks = "-+" if g.plus else "-"
     for w in words:
@@ -203,9 +215,17 @@ def parse(g: Grammar, args: Iterable[Word], *, stop_at: int = -1) -> Parsed:
                 ambiguous.extend(g.names[h] for h in hits)
                 error = error or f"{g.name}: option '{spelt}' is {why}"
                 unknown.append(spelt)
+                if not eq and hits and i < n and all(arity[names[h]] == REQUIRED for h in hits):
+                    # Every option it may mean takes a value: the next word is one either way
+                    # (``--kill- main``: --kill-whom in one version, --kill-value in another).
+                    value, eq = words[i].value, "="
+                    i += 1
                 options.append((spelt, value if eq else None))
                 continue
             kind = arity[canonical]
+            if kind == LIST:
+                i = _list(words, i, canonical, value if eq else None, marks, options)
+                continue
             if eq:
                 if kind == FLAG:
                     error = error or f"{g.name}: option '{canonical}' takes no value"
@@ -244,6 +264,9 @@ def parse(g: Grammar, args: Iterable[Word], *, stop_at: int = -1) -> Parsed:
             if kind == FLAG:
                 options.append((canonical, None))
                 continue
+            if kind == LIST:
+                i = _list(words, i, canonical, v[j:] or None, marks, options)
+                break
             if j < len(v):
                 options.append((canonical, v[j:]))
             elif kind == OPTIONAL:
@@ -258,6 +281,7 @@ def parse(g: Grammar, args: Iterable[Word], *, stop_at: int = -1) -> Parsed:
                 error = error or f"{g.name}: option '{spelt}' needs a value"
                 options.append((canonical, None))
             break
+    stop -= shift
     if error is None:
         return Parsed(tuple(options), tuple(operands), stop, None, (), (), dashdash)
     return Parsed(
@@ -270,6 +294,51 @@ def parse(g: Grammar, args: Iterable[Word], *, stop_at: int = -1) -> Parsed:
         dashdash,
         tuple(ambiguous),
     )
+
+
+def _old_style(g: Grammar, words: Sequence[Word]) -> tuple[Sequence[Word], int]:
+    """Spell an old-style first word (``xzf a.tgz``) as options (``-x -z -f a.tgz``).
+
+    Each letter that takes a value takes the next word, in order, as GNU tar reads it. Return
+    the words and how many more there are than before (to map ``stop`` back).
+    """
+    first = words[0]
+    v = first.value
+    if not first.literal or not v or v[0] == "-" or "-" in v or "=" in v:
+        return words, 0
+    out: list[Word] = []
+    k = 1
+    for letter in v:
+        out.append(Word("-" + letter))
+        canonical = g.names.get("-" + letter)
+        if canonical is not None and g.arity[canonical] == REQUIRED and k < len(words):
+            out.append(words[k])
+            k += 1
+    return (*out, *words[k:]), len(out) - k
+
+
+def _list(
+    words: Sequence[Word],
+    i: int,
+    canonical: str,
+    attached: str | None,
+    marks: str,
+    options: list[tuple[str, str | None]],
+) -> int:
+    """Read a list option's values (every word up to the next option); return the next index."""
+    taken = 0 if attached is None else 1
+    if attached is not None:
+        options.append((canonical, attached))
+    while i < len(words):
+        w = words[i]
+        if w.literal and len(w.value) > 1 and w.value[0] in marks:
+            break
+        options.append((canonical, w.value))
+        taken += 1
+        i += 1
+    if not taken:
+        options.append((canonical, None))
+    return i
 
 
 T = TypeVar("T")
@@ -326,11 +395,12 @@ def describe(g: Grammar) -> str:
     shown = []
     for canonical, names in by_option.items():
         kind = g.arity[canonical]
-        suffix = " V" if kind == REQUIRED else "[=V]" if kind == OPTIONAL else ""
+        suffix = {REQUIRED: " V", OPTIONAL: "[=V]", LIST: " V…"}.get(kind, "")
         shown.append("/".join(names) + suffix)
     order = "options may follow operands" if g.permute else "options end at the first operand"
     prefixes = "unique prefixes" if g.abbreviate else "long options spelt whole"
-    head = f"{g.name} ({order}; {prefixes}{'; -NUM' if g.numeric else ''}):"
+    old = "; the first word may be a cluster without '-'" if g.old_style else ""
+    head = f"{g.name} ({order}; {prefixes}{'; -NUM' if g.numeric else ''}{old}):"
     body = textwrap.fill(", ".join(shown) or "no options", width=92, initial_indent="  ",
                          subsequent_indent="  ", break_on_hyphens=False)  # fmt: skip
     return head + "\n" + body
@@ -354,6 +424,7 @@ def spellings(g: Grammar, canonical: str) -> list[str]:
 __all__ = [
     "FLAG",
     "GNU_STANDARD",
+    "LIST",
     "OPTIONAL",
     "REQUIRED",
     "Grammar",

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from tether.shell.options import GNU_STANDARD, Grammar, LazyTable, grammar
+from tether.shell.specs import Spec, grammar_of
 
 
 class Wrapping(NamedTuple):
@@ -26,6 +27,8 @@ class Wrapping(NamedTuple):
     checked: str = ""  # the version the grammar was read from
     # Options of another implementation (BSD/macOS) kept in the union, absent from ``checked``.
     elsewhere: frozenset[str] = frozenset()
+    # The command word names an applet: only its basename counts (``busybox x/rm`` is rm).
+    applet: bool = False
 
 
 def _terminal(*names: str) -> frozenset[str]:
@@ -33,6 +36,20 @@ def _terminal(*names: str) -> frozenset[str]:
 
 
 _GNU_EXITS = _terminal("--help", "--version")
+
+# env's spec is read by the read-only catalogue too (``env`` alone prints the environment).
+# -P ALTPATH is BSD env's (macOS): the union, so a BSD spelling is peeled too.
+ENV = Spec(
+    "env",
+    options="i|ignore-environment 0|null u|unset: C|chdir: S|split-string: P: block-signal:: "
+    f"default-signal:: ignore-signal:: list-signal-handling v|debug {GNU_STANDARD}",
+    permute=False,
+    writes={
+        "--chdir": "runs a command in another directory",
+        "--split-string": "splits its string into a command to run",
+    },
+    checked="coreutils 9.1",
+)
 
 WRAPPERS: LazyTable[Wrapping] = LazyTable(
     {
@@ -66,13 +83,7 @@ WRAPPERS: LazyTable[Wrapping] = LazyTable(
             checked="OpenBSD doas 6.8 (man page)",
         ),
         "env": lambda: Wrapping(
-            grammar(
-                "env",
-                # -P ALTPATH is BSD env's (macOS): the union, so a BSD spelling is peeled too.
-                "i|ignore-environment 0|null u|unset: C|chdir: S|split-string: P: block-signal:: "
-                f"default-signal:: ignore-signal:: list-signal-handling v|debug {GNU_STANDARD}",
-                permute=False,
-            ),
+            grammar_of(ENV),
             terminal=_GNU_EXITS,
             assignments=True,
             checked="coreutils 9.1",
@@ -169,6 +180,18 @@ WRAPPERS: LazyTable[Wrapping] = LazyTable(
             terminal=_GNU_EXITS,
             checked="findutils 4.9.0",
             elsewhere=_terminal("-J", "-R", "-S"),
+        ),
+        # BusyBox 1.35: ``busybox APPLET ARGS`` runs APPLET (the basename of the word:
+        # ``busybox /bin/rm`` is rm); ``--help``, ``--list[-full]``, ``--show SCRIPT`` and
+        # ``--install`` run no applet. It reads no other option (``busybox -- rm`` looks for an
+        # applet named ``--``; the engine ends options there, which only over-reads it).
+        "busybox": lambda: Wrapping(
+            grammar(
+                "busybox", "help list list-full show: install", abbreviate=False, permute=False
+            ),
+            terminal=_terminal("--help", "--list", "--list-full", "--show", "--install"),
+            checked="BusyBox 1.35.0",
+            applet=True,
         ),
         "watch": lambda: Wrapping(
             grammar(
@@ -396,4 +419,4 @@ RUNNERS: LazyTable[Runner] = LazyTable(
     }
 )
 
-__all__ = ["RUNNERS", "SHELLS", "SHELL_CHECKED", "WRAPPERS", "Runner", "Wrapping"]
+__all__ = ["ENV", "RUNNERS", "SHELLS", "SHELL_CHECKED", "WRAPPERS", "Runner", "Wrapping"]

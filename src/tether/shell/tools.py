@@ -8,11 +8,15 @@ options (every option a flag, GNU permutation) for a program not in the table.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from types import MappingProxyType
+from typing import NamedTuple
 
 from tether.shell.model import Word
 from tether.shell.options import GNU_STANDARD, Grammar, LazyTable, Parsed, grammar, parse
 from tether.shell.programs import SHELLS
+from tether.shell.readers import BASE32, BASE64, BASENC, TR, XXD
+from tether.shell.specs import Spec, grammar_of
 
 _BACKUP = "b backup:: S|suffix: t|target-directory: T|no-target-directory v|verbose"
 _RSYNC = (
@@ -75,6 +79,56 @@ _TAR = (
 CHMOD_MODE_LETTERS = "rwxXstugoa,+=01234567"
 _CHMOD_MODE = " ".join(f"{c}::" for c in CHMOD_MODE_LETTERS)
 
+# The specs of the tools the read-only catalogue proves some uses of too (``tee`` to
+# /dev/null, ``sed`` without ``-i``, ``gh api`` GETs, ``git branch`` listings): one each,
+# with the options that write, read by both catalogues.
+TEE = Spec(
+    "tee",
+    options=f"a|append i|ignore-interrupts p output-error:: {GNU_STANDARD}",
+    checked="coreutils 9.1",
+)
+# GNU sed 4.9, and BSD sed's -I EXTENSION (in place) in the union.
+SED = Spec(
+    "sed",
+    options="n|quiet|silent debug e|expression: f|file: follow-symlinks i|in-place:: I: "
+    "l|line-length: posix E|r|regexp-extended s|separate sandbox u|unbuffered "
+    f"z|null-data b|binary {GNU_STANDARD}",
+    writes={
+        "-i": "edits files in place",
+        "-I": "edits files in place",
+        "--in-place": "edits files in place",
+        "-f": "reads its script from a file, which is not proven",
+        "--file": "reads its script from a file, which is not proven",
+        "--follow-symlinks": "only matters when editing in place",
+    },
+    checked="GNU sed 4.9",
+)
+# cobra/pflag: long options spelt whole, options anywhere among the operands.
+GH_API = Spec(
+    "gh api",
+    options="cache: F|field: H|header: hostname: i|include input: q|jq: X|method: paginate "
+    "p|preview: f|raw-field: silent slurp t|template: verbose h|help",
+    writes={"--input": "sends a request body and switches the method to POST"},
+    abbreviate=False,
+    checked="gh 2.23.0 (Debian 12), gh 2.46 (manual pages)",
+)
+_BRANCH_WRITES = (
+    "-d --delete -D -m --move -M -c --copy -C -f --force -t --track --no-track -u "
+    "--set-upstream-to --unset-upstream --create-reflog --edit-description --recurse-submodules"
+)
+GIT_BRANCH = Spec(
+    "git branch",
+    options="v|verbose q|quiet t|track:: no-track u|set-upstream-to: unset-upstream color:: "
+    "no-color r|remotes contains: no-contains: abbrev:: no-abbrev a|all d|delete D m|move M "
+    "c|copy C l|list show-current create-reflog edit-description f|force merged: no-merged: "
+    "column:: no-column omit-empty sort: points-at: i|ignore-case recurse-submodules format:",
+    writes=dict.fromkeys(
+        _BRANCH_WRITES.split(),
+        "creates, deletes, renames or copies a branch, or sets its upstream",
+    ),
+    checked="git 2.39.5",
+)
+
 TOOLS: LazyTable[Grammar] = LazyTable(
     {
         "rm": lambda: grammar(
@@ -127,12 +181,7 @@ TOOLS: LazyTable[Grammar] = LazyTable(
         # popt: long options are spelt whole; ``--no-OPTION`` turns one off (read as a flag).
         "rsync": lambda: grammar("rsync", _RSYNC, abbreviate=False),
         "chgrp": lambda: TOOLS["chown"]._replace(name="chgrp"),
-        "sed": lambda: grammar(
-            "sed",
-            "n|quiet|silent debug e|expression: f|file: follow-symlinks i|in-place:: "
-            "l|line-length: posix E|r|regexp-extended s|separate sandbox u|unbuffered "
-            f"z|null-data b|binary {GNU_STANDARD}",
-        ),
+        "sed": lambda: grammar_of(SED),
         # perl and ruby: clustered switches, -i[EXT] attached only, the script ends them.
         "perl": lambda: grammar(
             "perl",
@@ -144,9 +193,7 @@ TOOLS: LazyTable[Grammar] = LazyTable(
             "0:: a c C: d e: E: F: h i:: I: l n p r: s S T:: U v w W:: x:: y help version",
             permute=False,
         ),
-        "tee": lambda: grammar(
-            "tee", f"a|append i|ignore-interrupts p output-error:: {GNU_STANDARD}"
-        ),
+        "tee": lambda: grammar_of(TEE),
         # curl 7.88.1 (``curl --help all``): unique prefixes (``--requ`` is ambiguous, ``--silen``
         # is --silent); ``--no-FLAG`` negations are read as unknown flags.
         "curl": lambda: grammar(
@@ -227,12 +274,7 @@ TOOLS: LazyTable[Grammar] = LazyTable(
             "no-host-directories",
         ),
         # ``gh api`` / ``glab api`` (cobra/pflag: names spelt whole, ``-XDELETE`` attached).
-        "gh api": lambda: grammar(
-            "gh api",
-            "cache: F|field: H|header: hostname: i|include input: q|jq: X|method: paginate "
-            "p|preview: f|raw-field: silent slurp t|template: verbose h|help",
-            abbreviate=False,
-        ),
+        "gh api": lambda: grammar_of(GH_API),
         "glab api": lambda: grammar(
             "glab api",
             "F|field: H|header: hostname: i|include input: X|method: paginate f|raw-field: "
@@ -261,14 +303,13 @@ TOOLS: LazyTable[Grammar] = LazyTable(
             "remote-tab remote-send: remote-expr: serverlist literal echo-wid",
             abbreviate=False,
         ),
-        # coreutils 9.1, with macOS base64's -D (decode), -b, -i/-o files in the union.
-        "base64": lambda: grammar(
-            "base64",
-            f"d|decode D i|ignore-garbage w|wrap: input: o|output: b|break: {GNU_STANDARD}",
-        ),
-        "base32": lambda: TOOLS["base64"]._replace(name="base32"),
-        # xxd (vim 9.0) reads an option word by its first letter (``decode.xxd_words``).
-        "xxd": lambda: grammar("xxd", "a b C c: d E e g: h i l: n: o: p r R: s: t u v"),
+        # The read commands' own specs (shared with the read-only catalogue); xxd reads an
+        # option word by its first letter (``readers.xxd_words``).
+        "base64": lambda: grammar_of(BASE64),
+        "base32": lambda: grammar_of(BASE32),
+        "basenc": lambda: grammar_of(BASENC),
+        "tr": lambda: grammar_of(TR),
+        "xxd": lambda: grammar_of(XXD),
         # OpenSSH 9.2: options end at the destination, and ssh reads options again after it
         # (``ssh host -v ls``) up to the remote command.
         "ssh": lambda: grammar(
@@ -303,7 +344,84 @@ TOOLS: LazyTable[Grammar] = LazyTable(
             "V|version",
             permute=False,
         ),
-        "tar": lambda: grammar("tar", _TAR + " ?|help"),
+        # ``tar xzf a.tgz -C dir``: a first word without a dash is a cluster whose letters
+        # take their values from the words after it, in order (GNU tar's old-style options).
+        "tar": lambda: grammar("tar", _TAR + " ?|help", old_style=True),
+        # pip 23.2.1 (optparse: unique prefixes; general options before or after the
+        # subcommand), with uninstall's own options: DG607 reads ``pip --log F uninstall X``.
+        "pip": lambda: grammar(
+            "pip",
+            "h|help debug isolated require-virtualenv python: v|verbose V|version q|quiet "
+            "log: no-input keyring-provider: proxy: retries: timeout: exists-action: "
+            "trusted-host: cert: client-cert: cache-dir: no-cache-dir disable-pip-version-check "
+            "no-color no-python-version-warning use-feature: use-deprecated: no-index "
+            "r|requirement: y|yes root-user-action: break-system-packages",
+        ),
+        # uv 0.4 (its docs; clap: names spelt whole, global options anywhere).
+        "uv": lambda: grammar(
+            "uv",
+            "q|quiet v|verbose color: native-tls offline allow-insecure-host: no-progress "
+            "directory: project: config-file: no-config cache-dir: n|no-cache "
+            "python-preference: python-fetch: managed-python no-managed-python "
+            "no-python-downloads preview no-preview h|help V|version",
+            abbreviate=False,
+        ),
+        # redis-cli 7.0.15 (``redis-cli --help``): each option its own word, names spelt whole,
+        # options end at the command; --count is 7.2's.
+        "redis-cli": lambda: grammar(
+            "redis-cli",
+            "h: p: s: a: user: pass: askpass u: r: i: n: 2 3 x X: d: D: c e 4 6 tls sni: "
+            "cacert: cacertdir: insecure cert: key: tls-ciphers: tls-ciphersuites: raw no-raw "
+            "quoted-input csv json quoted-json show-pushes: stat latency latency-history "
+            "latency-dist lru-test: replica rdb: functions-rdb: pipe pipe-timeout: bigkeys "
+            "memkeys memkeys-samples: hotkeys scan pattern: quoted-pattern: count: "
+            "intrinsic-latency: eval: ldb ldb-sync-mode cluster: verbose no-auth-warning help "
+            "version",
+            abbreviate=False,
+            permute=False,
+        ),
+        "valkey-cli": lambda: TOOLS["redis-cli"]._replace(name="valkey-cli"),
+        # yq 3 (kislyuk's jq wrapper, argparse: unique prefixes); mikefarah's yq (cobra) spells
+        # -i/--inplace. jq's options pass through; its ``--arg NAME VALUE`` pairs are read as
+        # flags, so their words count as file operands too (more candidates, never fewer).
+        "yq": lambda: grammar(
+            "yq",
+            "h|help y|yaml-output|yml-output Y|yaml-roundtrip|yml-roundtrip "
+            "yaml-output-grammar-version|yml-out-ver: w|width: indentless-lists|indentless "
+            "i|in-place|inplace version arg argjson args jsonargs rawfile slurpfile tab",
+        ),
+        "gtar": lambda: TOOLS["tar"]._replace(name="gtar"),
+        # bsdtar 3.6.2 (libarchive; macOS's tar), from its man page and ``bsdtar --help``:
+        # old-style first word too, unique prefixes.
+        "bsdtar": lambda: grammar(
+            "bsdtar",
+            "a|auto-compress B b|block-size: C|directory|cd: c|create f|file: H h I|T|files-from: "
+            "J|xz j|bzip2|bunzip2 k|keep-old-files L|dereference l|check-links "
+            "m|modification-time n|norecurse|no-recursion O|to-stdout o P|insecure "
+            "absolute-paths p|preserve-permissions q|fast-read r|append S s: t|list "
+            "U|unlink|unlink-first u|update v|verbose W: w|confirmation|interactive "
+            "X|exclude-from: x|extract y Z|compress z|gunzip|gzip acls b64encode chroot "
+            "clear-nochange-fflags exclude: exclude-vcs fflags format: gid: gname: grzip "
+            "hfsCompression ignore-zeros include: keep-newer-files lrzip lz4 lzip lzma lzop "
+            "mac-metadata newer: newer-mtime: newer-than: newer-mtime-than: no-acls no-fflags "
+            "no-mac-metadata no-read-sparse no-safe-writes no-same-owner no-same-permissions "
+            "no-xattrs nodump nopreserveHFSCompression null numeric-owner older: older-mtime: "
+            "older-than: older-mtime-than: one-file-system options: passphrase: posix "
+            "read-sparse safe-writes same-owner strip-components: totals uid: uname: "
+            "use-compress-program: uuencode version xattrs zstd help",
+            old_style=True,
+        ),
+        # UnZip 6.00 (``unzip -hh``, Debian's -I/-O charsets): options, then the archive; after
+        # it only ``-d DIR`` and ``-x NAME…`` are options (``UNZIP_MEMBERS``), other words name
+        # members, so its options end at the archive (a -x before it starts no list).
+        "unzip": lambda: grammar(
+            "unzip",
+            # (``-:``, allow ``../`` in names, cannot be written here: unknown, read as a flag.)
+            "Z h A c f l p t T u v z a b B C D E F i j J K L M n N o P: q s S U V W X Y $ ^ 2 "
+            "d: x I: O:",
+            abbreviate=False,
+            permute=False,
+        ),
         # at 3.2.5: -f FILE is the job; -l/-d/-r/-c list, remove or show jobs.
         "at": lambda: grammar("at", "V q: f: m M k v l d r b t: c u:", permute=False),
         "batch": lambda: TOOLS["at"]._replace(name="batch"),
@@ -357,8 +475,211 @@ TOOLS: LazyTable[Grammar] = LazyTable(
             abbreviate=False,
             permute=False,
         ),
+        # Tools that write a file an option or operand names (``OUTPUTS`` below says which).
+        "sort": lambda: grammar(
+            "sort",
+            "b|ignore-leading-blanks d|dictionary-order f|ignore-case g|general-numeric-sort "
+            "i|ignore-nonprinting M|month-sort h|human-numeric-sort n|numeric-sort "
+            "R|random-sort random-source: r|reverse sort: V|version-sort batch-size: c|check:: "
+            "C compress-program: debug files0-from: k|key: m|merge o|output: s|stable "
+            f"S|buffer-size: t|field-separator: T|temporary-directory: parallel: u|unique "
+            f"z|zero-terminated {GNU_STANDARD}",
+        ),
+        "uniq": lambda: grammar(
+            "uniq",
+            "c|count d|repeated D all-repeated:: f|skip-fields: group:: i|ignore-case "
+            f"s|skip-chars: u|unique z|zero-terminated w|check-chars: {GNU_STANDARD}",
+        ),
+        "shuf": lambda: grammar(
+            "shuf",
+            "e|echo i|input-range: n|head-count: o|output: random-source: r|repeat "
+            f"z|zero-terminated {GNU_STANDARD}",
+        ),
+        # glibc 2.36 iconv (argp: unique prefixes).
+        "iconv": lambda: grammar(
+            "iconv",
+            "f|from-code: t|to-code: l|list c o|output: s|silent verbose usage V|version ?|help",
+        ),
+        # zstd 1.5.4 (``zstd -H``): -o has no long name; ``-#`` levels are read as flags.
+        "zstd": lambda: grammar(
+            "zstd",
+            "o: k|keep rm d|decompress|uncompress D: f|force h H|help V|version c|stdout "
+            "v|verbose q|quiet trace: progress no-progress r filelist: output-dir-flat: "
+            "output-dir-mirror: asyncio no-asyncio check no-check C ultra fast:: adapt:: "
+            "long:: patch-from: T: single-thread auto-threads: rsyncable "
+            "exclude-compressed stream-size: size-hint: target-compressed-block-size: "
+            "no-dictID dictID: format: t|test l|list train train-cover:: train-fastcover:: "
+            "train-legacy:: maxdict: priority: B: b:: e:: M: memory: content-size "
+            "no-content-size sparse no-sparse mmap-dict no-mmap-dict row-match-finder "
+            "no-row-match-finder compress-literals no-compress-literals pass-through "
+            "no-pass-through show-default-cparams",
+            abbreviate=False,
+        ),
+        # moreutils 0.67: ``sponge [-a] FILE``.
+        "sponge": lambda: grammar("sponge", "a h", abbreviate=False),
+        # GNU Make 4.3: --eval (-E) is makefile text; VAR=VALUE operands are assignments.
+        "make": lambda: grammar(
+            "make",
+            "b m B|always-make C|directory: d debug:: e|environment-overrides E|eval: "
+            "f|file|makefile: h|help i|ignore-errors I|include-dir: j|jobs:: k|keep-going "
+            "l|load-average|max-load:: L|check-symlink-times n|just-print|dry-run|recon "
+            "o|old-file|assume-old: O|output-sync:: p|print-data-base q|question "
+            "r|no-builtin-rules R|no-builtin-variables s|silent|quiet no-silent "
+            "S|no-keep-going|stop t|touch trace v|version w|print-directory "
+            "no-print-directory W|what-if|new-file|assume-new: warn-undefined-variables "
+            "shuffle:: jobserver-auth: jobserver-style:",
+        ),
+        # Expect 5.45: ``expect [-dDinNv] [-c cmds] [[-f|-b] cmdfile] [args]``.
+        "expect": lambda: grammar(
+            "expect", "b: c: d D: f: i n N v", abbreviate=False, permute=False
+        ),
+        # fd 9 (man page; Debian's fd-find installs it as ``fdfind``): -x/--exec and
+        # -X/--exec-batch take the command that follows, up to ``;`` (read as flags here,
+        # the words after them by ``payloads``).
+        "fd": lambda: grammar(
+            "fd",
+            "H|hidden I|no-ignore no-ignore-vcs no-ignore-parent no-global-ignore-file "
+            "no-require-git u|unrestricted s|case-sensitive i|ignore-case g|glob regex "
+            "F|fixed-strings and: a|absolute-path l|list-details L|follow p|full-path "
+            "0|print0 max-results: 1 q|quiet show-errors one-file-system|mount|xdev prune "
+            "d|max-depth|maxdepth: min-depth: exact-depth: E|exclude: t|type: e|extension: "
+            "S|size: changed-within|change-newer-than|newer: changed-before|change-older-than"
+            "|older: o|owner: format: x|exec X|exec-batch batch-size: ignore-file: c|color: "
+            "hyperlink:: j|threads: max-buffer-time: base-directory: path-separator: "
+            "search-path: strip-cwd-prefix:: h|help V|version",
+        ),
+        "fdfind": lambda: TOOLS["fd"]._replace(name="fdfind"),
+        # cargo 1.95 (clap: names spelt whole; ``cargo +TOOLCHAIN`` is rustup's, a first
+        # operand), then the subcommand; Maven 3.8.7 (commons-cli: ``-pl``/``-gs``-style short
+        # names read as clusters, whose last value-taking letter takes the rest, as the word's
+        # value does).
+        "cargo": lambda: grammar(
+            "cargo",
+            "V|version list explain: v|verbose q|quiet color: C: locked offline frozen config: "
+            "Z: h|help",
+            abbreviate=False,
+        ),
+        "mvn": lambda: grammar(
+            "mvn",
+            "also-make also-make-dependents B|batch-mode b|builder: C|strict-checksums "
+            "c|lax-checksums check-plugin-updates D|define: e|errors encrypt-master-password: "
+            "encrypt-password: f|file: fail-at-end fail-fast fail-never global-settings: "
+            "global-toolchains: h|help l|log-file: legacy-local-repository N|non-recursive "
+            "no-plugin-registry no-plugin-updates no-snapshot-updates no-transfer-progress "
+            "o|offline P|activate-profiles: projects: q|quiet resume-from: s|settings: "
+            "t|toolchains: T|threads: U|update-snapshots update-plugins v|version "
+            "V|show-version X|debug color: ignore-transitive-repositories",
+            abbreviate=False,
+        ),
+        "mvnw": lambda: TOOLS["mvn"]._replace(name="mvnw"),
+        # Gradle 8 (man page: not packaged here; ``-m`` is --dry-run) and Poetry 2 (cleo).
+        "gradle": lambda: grammar(
+            "gradle",
+            "p|project-dir: b|build-file: c|settings-file: g|gradle-user-home: I|init-script: "
+            "D|system-prop: P|project-prop: x|exclude-task: console: warning-mode: "
+            "max-workers: priority: include-build: F|dependency-verification: "
+            "M|write-verification-metadata: project-cache-dir: q|quiet w|warn i|info d|debug "
+            "s|stacktrace S|full-stacktrace offline refresh-dependencies daemon no-daemon "
+            "parallel no-parallel build-cache no-build-cache configuration-cache "
+            "no-configuration-cache continue m|dry-run t|continuous scan no-scan profile "
+            "rerun-tasks h|help v|version",
+            abbreviate=False,
+        ),
+        "gradlew": lambda: TOOLS["gradle"]._replace(name="gradlew"),
+        "poetry": lambda: grammar(
+            "poetry",
+            "h|help q|quiet V|version ansi no-ansi n|no-interaction no-plugins no-cache "
+            "P|project: C|directory: v|verbose dry-run",
+            abbreviate=False,
+        ),
+        # npm 11 (nopt, ``npm help 7 config``): every config key is an option anywhere on the
+        # line, abbreviated to any unique prefix; those whose type is not Boolean take a value
+        # (``--registry URL``), an unknown one is a flag. The shorthands that take one.
+        "npm": lambda: grammar("npm", _NPM),
+        # pnpm 9 (man page: not packaged here): its own options with a value, and npm's.
+        "pnpm": lambda: grammar(
+            "pnpm",
+            "C|dir: F|filter: filter-prod: test-pattern: changed-files-ignore-pattern: "
+            "reporter: workspace-concurrency: store-dir: virtual-store-dir: r|recursive "
+            "w|workspace-root " + _NPM.replace("C|prefix:", "prefix:").replace("w|workspace:", ""),
+        ),
+        # Yarn 1.22 (man page: not packaged here): the global options that take a value.
+        "yarn": lambda: grammar(
+            "yarn",
+            "cwd: cache-folder: modules-folder: global-folder: link-folder: mutex: "
+            "network-concurrency: network-timeout: preferred-cache-folder: proxy: https-proxy: "
+            "registry: use-yarnrc: otp: emoji: s|silent verbose offline prefer-offline "
+            "frozen-lockfile pure-lockfile non-interactive no-progress dry-run h|help "
+            "v|version",
+        ),
     }
 )
+
+# npm's config keys whose type has no Boolean (definitions.js), and the value shorthands.
+_NPM = (
+    "_auth: access: allow-directory: allow-file: allow-git: allow-remote: allow-scripts: "
+    "also: audit-level: auth-type: before|enjoy-by: ca: cache: cache-max: cache-min: cafile: "
+    "c|call: cert: cidr: cpu: depth: diff: diff-dst-prefix: diff-src-prefix: diff-unified: "
+    "editor: expect-result-count: expires: fetch-retries: fetch-retry-factor: "
+    "fetch-retry-maxtimeout: fetch-retry-mintimeout: fetch-timeout: git: globalconfig: "
+    "heading: https-proxy: include: init-author-email: init-author-name: init-author-url: "
+    "init-license: init-module: init-type: init-version: init.author.email: "
+    "init.author.name: init.author.url: init.license: init.module: init.version: "
+    "install-strategy: key: libc: local-address: L|location: lockfile-version: loglevel: "
+    "logs-dir: logs-max: maxsockets: m|message: min-release-age: min-release-age-exclude: "
+    "node-gyp: node-options: noproxy: omit: only: orgs: os: otp: package: pack-destination: "
+    "packages: C|prefix: preid: provenance-file: proxy: registry|reg: "
+    "replace-registry-host: save-prefix: sbom-format: sbom-type: scope: scopes: "
+    "packages-and-scopes-permission: orgs-permission: password: token-description: "
+    "script-shell: searchexclude: searchlimit: searchopts: searchstaleness: shell: tag: "
+    "tag-version-prefix: umask: user-agent: userconfig: viewer: which: w|workspace: "
+    "g|global dry-run h|help|usage v|version"
+)
+
+
+class Output(NamedTuple):
+    """Where a tool writes the bytes it produces: the options and operands naming the file."""
+
+    options: tuple[str, ...] = ()  # canonical option names whose value is a file written
+    operands: str = ""  # "all", "second", or "last" (of two or more, unless an option names it)
+    only_with: tuple[str, ...] = ()  # written only when one of these options is given
+    into: str = ""  # the option naming the directory a relative output lands in (curl's)
+
+
+_CURL_OUTPUTS = ("--output", "--dump-header", "--cookie-jar", "--trace", "--trace-ascii",
+                 "--stderr", "--libcurl", "--etag-save")  # fmt: skip
+_WGET_OUTPUTS = ("--output-document", "--output-file", "--append-output", "--save-cookies",
+                 "--rejected-log")  # fmt: skip
+# The file-writing tools' output options and operands (each tool's grammar above, or MACHINE's),
+# judged where the bytes land, like a redirect (``rules/danger/devices.py``). dd's ``of=`` is
+# an operand form of its own, read there.
+OUTPUTS: Mapping[str, Output] = MappingProxyType(
+    {
+        "curl": Output(_CURL_OUTPUTS, into="--output-dir"),
+        "aria2c": Output(("--out",), into="--dir"),
+        "wget": Output(_WGET_OUTPUTS),
+        "http": Output(("--output",)),
+        "https": Output(("--output",)),
+        "xh": Output(("--output",)),
+        "base64": Output(("--output",)),
+        "sort": Output(("--output",)),
+        "shuf": Output(("--output",)),
+        "iconv": Output(("--output",)),
+        "zstd": Output(("-o",)),
+        "pv": Output(("--output",)),
+        "tee": Output(operands="all"),
+        "sponge": Output(operands="all"),
+        "uniq": Output(operands="second"),
+        "cp": Output(("--target-directory",), operands="last"),
+        "install": Output(("--target-directory",), operands="last"),
+        "ddrescue": Output(operands="second", only_with=("--force",)),  # refuses a device else
+        "tar": Output(("--file",), only_with=("--create", "--append", "--update", "--catenate")),
+    }
+)
+
+# What unzip reads after the archive: member names, ``-d DIR`` (or ``-dDIR``) and ``-x`` with
+# the names it excludes (up to ``-d``); checked against UnZip 6.00 by running it.
+UNZIP_MEMBERS = grammar("unzip members", "d: x*", abbreviate=False)
 
 # Inline-code interpreters whose help lists hundreds of runtime flags: only the options that
 # carry code or take a separate value are listed (an unknown option is read as a flag, so a
@@ -423,6 +744,16 @@ SINGLE_DASH: LazyTable[Grammar] = LazyTable(
             "interactive commandwithargs: help",
         ),
         "pwsh": lambda: SINGLE_DASH["powershell"]._replace(name="pwsh"),
+        # SQLite 3.40 shell (``sqlite3 -help``): names spelt whole, ``-x`` or ``--x``, anywhere
+        # on the line. ``-lookaside``/``-pagecache`` take two words (read here as one).
+        "sqlite3": lambda: grammar(
+            "sqlite3",
+            "A: append ascii bail batch box column cmd: csv deserialize echo init: header "
+            "noheader help html interactive json line list lookaside: markdown maxsize: "
+            "memtrace mmap: newline: nofollow nonce: nullvalue: pagecache: quote readonly safe "
+            "separator: stats table tabs version vfs: zip",
+            abbreviate=False,
+        ),
         # openssl 3.0 ``enc`` / ``base64`` (and the cipher subcommands).
         "openssl": lambda: grammar(
             "openssl",
@@ -465,7 +796,7 @@ TMUX_COMMANDS: LazyTable[Grammar] = LazyTable(
             "tmux new-window", "a b d k P S c: e: F: n: t:", permute=False
         ),
         "split-window": lambda: grammar(
-            "tmux split-window", "b d e f h I P v Z c: e: F: l: t:", permute=False
+            "tmux split-window", "b d f h I P v Z c: e: F: l: t:", permute=False
         ),
         "respawn-pane": lambda: grammar("tmux respawn-pane", "k c: e: t:", permute=False),
         "respawn-window": lambda: grammar("tmux respawn-window", "k c: e: t:", permute=False),
@@ -522,7 +853,7 @@ CLUSTER: LazyTable[Grammar] = LazyTable(
         "docker compose": lambda: grammar(
             "docker compose",
             "f|file: p|project-name: profile: env-file: project-directory: ansi: progress: "
-            "parallel: compatibility dry-run all-resources h|help",
+            "parallel: compatibility dry-run all-resources h|help version",
             abbreviate=False,
             permute=False,
         ),
@@ -581,13 +912,7 @@ DOCKER_SUBCOMMANDS: LazyTable[Grammar] = LazyTable(
             "docker system prune", "a|all filter: f|force volumes h|help", abbreviate=False
         ),
         # Compose v2's own options come before its subcommand (``compose -f x.yml down``).
-        "compose": lambda: grammar(
-            "docker compose",
-            "all-resources ansi: compatibility dry-run env-file: f|file: parallel: profile: "
-            "progress: project-directory: p|project-name: h|help version",
-            abbreviate=False,
-            permute=False,
-        ),
+        "compose": lambda: CLUSTER["docker compose"],
         "compose down": lambda: grammar(
             "docker compose down",
             "remove-orphans rmi: t|timeout: v|volumes h|help",
@@ -725,13 +1050,7 @@ GIT_SUBCOMMANDS: LazyTable[Grammar] = LazyTable(
         "clean": lambda: grammar(
             "git clean", "q|quiet n|dry-run f|force i|interactive d e|exclude: x X"
         ),
-        "branch": lambda: grammar(
-            "git branch",
-            "v|verbose q|quiet t|track:: u|set-upstream-to: unset-upstream color:: r|remotes "
-            "contains: no-contains: abbrev:: a|all d|delete D m|move M c|copy C l|list "
-            "show-current create-reflog edit-description f|force merged: no-merged: column:: "
-            "sort: points-at: i|ignore-case recurse-submodules format:",
-        ),
+        "branch": lambda: grammar_of(GIT_BRANCH),
         "restore": lambda: grammar(
             "git restore",
             "s|source: S|staged W|worktree ignore-unmerged overlay q|quiet recurse-submodules:: "
@@ -742,6 +1061,12 @@ GIT_SUBCOMMANDS: LazyTable[Grammar] = LazyTable(
             "git switch",
             f"c|create: C|force-create: discard-changes {_GIT_CHECKOUT}",
         ),
+        "rm": lambda: grammar(
+            "git rm",
+            "n|dry-run q|quiet cached f|force r ignore-unmatch sparse pathspec-from-file: "
+            "pathspec-file-nul",
+        ),
+        "mv": lambda: grammar("git mv", "v|verbose n|dry-run f|force k sparse"),
         "checkout": lambda: grammar(
             "git checkout",
             f"b: B: l {_GIT_CHECKOUT} 2|ours 3|theirs p|patch ignore-skip-worktree-bits "
@@ -968,18 +1293,20 @@ MACHINE: LazyTable[Grammar] = LazyTable(
             "timestamp: read-only mkdir marked "
             # newer systemd's, so ``--message TEXT stop x`` keeps ``stop`` the verb
             "kill-value: reboot-argument: message: when: drop-in: no-warn",
-            abbreviate=False,
+            # getopt_long: unique prefixes (``--no-b`` is --no-block, ``--sig 9`` --signal 9);
+            # a prefix that is unique in 252 but not in the union (``--kill- main``) still
+            # takes its value, since every option it may mean takes one.
         ),
         "loginctl": lambda: grammar(
             "loginctl",
             "h|help version no-pager no-legend no-ask-password H|host: M|machine: "
             "p|property: P: a|all value l|full kill-whom: s|signal: n|lines: o|output:",
-            abbreviate=False,
         ),
+        # systemd's compat tools read getopt_long too: ``shutdown --sho`` only shows.
         "shutdown": lambda: grammar(
-            "shutdown", "help H|halt P|poweroff r|reboot h k no-wall c show", abbreviate=False
+            "shutdown", "help H|halt P|poweroff r|reboot h k no-wall c show"
         ),
-        "reboot": lambda: grammar("reboot", _SYSTEMD_POWER, abbreviate=False),
+        "reboot": lambda: grammar("reboot", _SYSTEMD_POWER),
         "halt": lambda: MACHINE["reboot"]._replace(name="halt"),
         "poweroff": lambda: MACHINE["reboot"]._replace(name="poweroff"),
     }
@@ -1045,17 +1372,23 @@ __all__ = [
     "FIND_EXEC",
     "FIND_NULLARY",
     "FIND_UNARY",
+    "GH_API",
     "GIT",
+    "GIT_BRANCH",
     "GIT_SUBCOMMANDS",
     "INTERPRETERS",
     "MACHINE",
+    "OUTPUTS",
+    "SED",
     "SIGNALS",
     "SINGLE_DASH",
+    "TEE",
     "TERRAFORM",
     "TMUX",
     "TMUX_ALIASES",
     "TMUX_COMMANDS",
     "TOOLS",
+    "Output",
     "code_grammar",
     "find_parts",
     "find_primaries",

@@ -194,6 +194,8 @@ def unwrap(argv: tuple[Word, ...]) -> Unwrapped:
         rest = args[start:]
         if name == "xargs":
             rest = _xargs_command(rest, parsed)
+        elif _WRAPPERS[name].applet and rest[0].literal and "/" in rest[0].value:
+            rest = (rest[0]._replace(value=rest[0].value.rpartition("/")[2]), *rest[1:])
         elif name == "watch" and not parsed.has("--exec") and all(w.literal for w in rest):
             return Unwrapped(tuple(wrappers), (), payload=" ".join(w.value for w in rest))
         argv = rest

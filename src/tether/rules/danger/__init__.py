@@ -103,9 +103,10 @@ _WRITERS = frozenset({"tee", "cp", "mv", "install", "ln", "rsync", "sed", "perl"
 _Pair = tuple[tuple[_Check, ...], tuple[_Check, ...]]
 
 
-def _generic_for(cmd: SimpleCommand, name: str) -> _Pair:
+def _checks_of(cmd: SimpleCommand, name: str) -> _Pair:
+    """Return the checks ``cmd`` needs: its name's, then those its shape calls for."""
     first = cmd.argv[0] if cmd.argv else None
-    return _generic_table(
+    return _table(
         name,
         bool(cmd.redirects),
         first is not None and "/" in first.value,
@@ -116,7 +117,27 @@ def _generic_for(cmd: SimpleCommand, name: str) -> _Pair:
     )
 
 
-@functools.lru_cache(maxsize=1024)
+@functools.lru_cache(maxsize=4096)
+def _table(
+    name: str,
+    redirects: bool,
+    slash: bool,
+    dynamic: bool,
+    in_function: bool,
+    wrapped: bool,
+    assigned: bool,
+) -> _Pair:
+    # One lookup per command: the name's checks and the shape's, in that order.
+    own, own_quiet = _checks_for(name)
+    generic, generic_quiet = _generic_table(
+        name, redirects, slash, dynamic, in_function, wrapped, assigned
+    )
+    checks = own + generic
+    if own is own_quiet and generic is generic_quiet:
+        return checks, checks  # nothing gated: the same object, so the caller can tell
+    return checks, own_quiet + generic_quiet
+
+
 def _generic_table(
     name: str,
     redirects: bool,
@@ -159,7 +180,6 @@ _PREFIXES: tuple[tuple[str, _Check], ...] = (
 )
 
 
-@functools.lru_cache(maxsize=1024)
 def _checks_for(name: str) -> _Pair:
     found = _BY_NAME.get(name, ())
     for prefix, check in _PREFIXES:
@@ -254,17 +274,11 @@ def _judge(cmd: SimpleCommand, scope: Scope) -> list[Hit]:
             scope.alias(resolved, cmd)
             cmd = resolved
     hits: list[Hit] = []
-    name = name_of(cmd)
-    own, own_quiet = _checks_for(name)
-    generic, generic_quiet = _generic_for(cmd, name)
-    if (own is not own_quiet or generic is not generic_quiet) and not self_protection.concerns(
-        scope
-    ):
+    checks, quiet = _checks_of(cmd, name_of(cmd))
+    if checks is not quiet and not self_protection.concerns(scope):
         # Input that names none of Tether's files, hosts or routes skips those checks.
-        own, generic = own_quiet, generic_quiet
-    for check in own:
-        hits.extend(check(cmd, scope))
-    for check in generic:
+        checks = quiet
+    for check in checks:
         hits.extend(check(cmd, scope))
     return hits
 

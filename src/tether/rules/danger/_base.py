@@ -50,8 +50,8 @@ class Scope:
     this module is on the hook path, where a dataclass costs its generated code at import.
     """
 
-    __slots__ = ("_cwd", "_index", "_pos", "budget", "cache", "depth", "judge_fn", "model",
-                 "reparser")  # fmt: skip
+    __slots__ = ("_cwd", "_index", "_parsed", "_pos", "budget", "cache", "depth", "judge_fn",
+                 "model", "reparser")  # fmt: skip
 
     def __init__(
         self,
@@ -69,6 +69,7 @@ class Scope:
         self._cwd: list[str | None] | None = None
         self._index: dict[int, int] | None = None
         self._pos: dict[int, int] | None = None
+        self._parsed: dict[tuple[str, tuple[Word, ...]], Parsed] = {}
         self.cache: dict[str, object] = {}
 
     def __repr__(self) -> str:
@@ -91,6 +92,18 @@ class Scope:
         if self.judge_fn is None:
             return []
         return self.judge_fn(cmd, self)
+
+    def options(self, name: str, args: tuple[Word, ...]) -> Parsed:
+        """Return ``args`` split by program ``name``'s grammar, parsed once per assessment.
+
+        Several checks read the same command's options (``sed -i`` is judged as a payload, a
+        system write and a sensitive write); they share one parse, keyed by the words' values.
+        """
+        key = (name, args)
+        found = self._parsed.get(key)
+        if found is None:
+            found = self._parsed[key] = options_of(name, args)
+        return found
 
     def index_of(self, cmd: SimpleCommand) -> int:
         """Return the position of ``cmd`` in ``model.commands``."""
@@ -148,12 +161,20 @@ class Scope:
         for j in range(i - 1, max(-1, i - 1 - MAX_UPSTREAM * 4), -1):
             yield self.model.commands[j]
 
+    def lost_track(self) -> bool:
+        """Return True when a ``cd``/``pushd`` moves a later command somewhere we cannot name."""
+        if self._cwd is None:
+            self._cwd = _track_cwd(self.model.commands)
+        return None in self._cwd
+
     def cwd(self, cmd: SimpleCommand) -> str | None:
         """Return the directory ``cmd`` runs in: "." (the workspace), an absolute path, or None.
 
         Only ``cd``/``pushd`` earlier in the same input move it; None means it moved somewhere
         we cannot name (``cd ..``, ``cd -``, ``cd $X``, bare ``cd``).
         """
+        if len(self.model.commands) < 2:
+            return "."  # a lone command runs where it was started
         if self._cwd is None:
             self._cwd = _track_cwd(self.model.commands)
         i = self.index_of(cmd)
@@ -242,17 +263,17 @@ def options_of(name: str, args: Iterable[Word]) -> Parsed:
     """Split ``args`` by the grammar of program ``name`` (``tether.shell.tools``).
 
     Unknown options are kept as flags: a danger check judges what the words most likely do.
+    A check on a hot path reads them through ``Scope.options``, which parses each once.
     """
     return parse(tool_grammar(name), args if isinstance(args, tuple) else tuple(args))
 
 
-def edits_in_place(name: str, args: Iterable[Word]) -> bool:
+def edits_in_place(name: str, args: tuple[Word, ...], scope: Scope) -> bool:
     """Return True when ``sed``/``perl``/``ruby`` edit their file operands (-i, --in-place)."""
-    words = tuple(args)
     # Every spelling of -i / --in-place has an 'i' in an option word: most commands have none.
-    for w in words:
+    for w in args:
         if w.value[:1] == "-" and "i" in w.value:
-            return options_of(name, words).has("--in-place" if name == "sed" else "-i")
+            return scope.options(name, args).has("--in-place" if name == "sed" else "-i")
     return False
 
 

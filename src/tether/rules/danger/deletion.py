@@ -236,9 +236,7 @@ _RSYNC_DELETES = frozenset(
 def check_rm(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     """Flag recursive deletes of roots/homes (hardline) and outside the workspace (ask)."""
     name = name_of(cmd)
-    args = cmd.args
-    if name == "busybox" and args and args[0].value in ("rm", "find", "unlink"):
-        name, args = args[0].value, args[1:]
+    args = cmd.args  # ``busybox rm …`` arrives as rm: busybox is peeled as a wrapper
     if name == "rm":
         yield from _rm(cmd, scope, args, "recursive delete")
     elif name == "unlink":
@@ -311,9 +309,7 @@ def _find(cmd: SimpleCommand, scope: Scope, args: tuple[Word, ...]) -> Iterator[
 
 def _is_recursive_rm(argv: list[Word]) -> bool:
     """Return True when ``find -exec`` runs rm (any rm: it deletes every match, like -delete)."""
-    if argv and argv[0].value.rpartition("/")[2] == "busybox":
-        argv = argv[1:]
-    inner = unwrap(tuple(argv)).argv
+    inner = unwrap(tuple(argv)).argv  # ``sudo rm``, ``busybox rm``: the wrappers peeled
     return bool(inner) and inner[0].value.rpartition("/")[2] in ("rm", "unlink", "shred")
 
 
@@ -321,7 +317,6 @@ CHECKS = {
     "rm": check_rm,
     "unlink": check_rm,
     "find": check_rm,
-    "busybox": check_rm,
     "mv": check_rm,
     "rsync": check_rm,
     "cmd": check_rm,

@@ -1,9 +1,11 @@
 """Which paths are disks, and raw writes onto them by tools that write anything anywhere.
 
-cp, tee, dd (and dcfldd, dc3dd), pv, ddrescue and output redirects are judged by where the
-bytes go: a disk (DG401, by the names disks have, a glob tried against those names without
-touching the filesystem), a kernel parameter under /proc/sys (DG416) or another system file
-(DG409, for the writers privilege.py does not judge).
+Output redirects, dd's ``of=`` (and dcfldd, dc3dd) and every tool's output-file options and
+operands (``curl -o``, ``wget -O``, ``sort -o``, ``tee``, ``cp``, ``tar -cf``: the table is
+``tether.shell.tools.OUTPUTS``) are judged by where the bytes go: a disk (DG401, by the names
+disks have, a glob tried against those names without touching the filesystem), a kernel
+parameter under /proc/sys (DG416), the SysRq trigger (DG432) or another system file (DG409,
+for the writers privilege.py does not judge).
 """
 
 from __future__ import annotations
@@ -14,7 +16,9 @@ from collections.abc import Iterator
 from tether.quoting import quote
 from tether.rules.danger._base import Hit, Scope, name_of, options_of
 from tether.rules.danger.paths import Place, place
+from tether.rules.danger.privilege import SYSRQ
 from tether.shell.model import SimpleCommand, Word
+from tether.shell.tools import OUTPUTS
 
 # Names disks have (any tool that writes a file is judged on these).
 _BLOCK_DEVICE = re.compile(
@@ -105,30 +109,57 @@ def write_target(
     return None
 
 
-def check_raw_write(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
-    """Flag cp, dd, tee, pv and ddrescue writing onto a disk, /proc/sys or a system file."""
-    name = name_of(cmd)
+def output_targets(name: str, cmd: SimpleCommand) -> list[Word]:
+    """Return the files ``name`` writes its bytes to, by its entry in ``tools.OUTPUTS``."""
     parsed = options_of(name, cmd.args)
     if parsed.has("--help", "--version"):
-        return
-    targets: list[Word] = []
+        return []
     if name in ("dd", "dcfldd", "dc3dd"):
-        targets = [Word(w.value[3:], w.literal) for w in parsed.operands if w.value[:3] == "of="]
-    elif name == "tee":
-        targets = list(parsed.operands)
-    elif name == "pv":
-        targets = [Word(v) for v in parsed.values("--output")]
-    elif name == "cp":
-        into = parsed.values("--target-directory")
-        if into:
-            targets = [Word(into[-1])]
-        elif len(parsed.operands) >= 2:
-            targets = [parsed.operands[-1]]
-    elif name == "ddrescue" and len(parsed.operands) >= 2 and parsed.has("--force"):
-        targets = [parsed.operands[1]]  # ddrescue refuses a device without --force
-    for w in targets:
-        # tee and cp into /etc are DG409's own check (privilege.py).
-        found = write_target(w, cmd, scope, system_files=name not in ("tee", "cp"))
+        return [Word(w.value[3:], w.literal) for w in parsed.operands if w.value[:3] == "of="]
+    spec = OUTPUTS.get(name)
+    if spec is None or (spec.only_with and not parsed.has(*spec.only_with)):
+        return []
+    targets = [_word_of(v, cmd.args) for v in parsed.values(*spec.options)] if spec.options else []
+    into = parsed.values(spec.into)[-1:] if spec.into else []
+    if into:
+        # ``curl --output-dir /dev -o sda``: a relative name lands in that directory.
+        targets = [
+            t if t.value[:1] in ("/", "~", "$", "-") else t._replace(value=f"{into[0]}/{t.value}")
+            for t in targets
+        ]
+    operands = parsed.operands
+    if spec.operands == "all":
+        targets += operands
+    elif spec.operands == "second":
+        targets += operands[1:2]
+    elif spec.operands == "last":
+        # Into the option's directory (``cp -t DIR``), else onto the last of two or more.
+        return targets[-1:] or (list(operands[-1:]) if len(operands) >= 2 else [])
+    return targets
+
+
+def _word_of(value: str, args: tuple[Word, ...]) -> Word:
+    """Return an option's value as a word, quoted or globbed as the word that spelt it was."""
+    for w in args:
+        if w.value == value or (w.value.endswith(value) and w.value[:1] == "-"):
+            return Word(value, w.literal, w.glob)  # ``-o FILE``, or ``-oFILE`` / ``--output=FILE``
+    return Word(value)
+
+
+# The writers privilege.py judges onto system files (DG409) and the SysRq trigger (DG432);
+# for dd only the trigger (what it writes there decides, as for a redirect).
+_SYSTEM_FILES_ELSEWHERE = frozenset({"tee", "cp", "install"})
+_SYSRQ_ELSEWHERE = _SYSTEM_FILES_ELSEWHERE | {"dd"}
+
+
+def check_raw_write(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
+    """Flag a tool writing onto a disk, /proc/sys or a system file, by its output options."""
+    name = name_of(cmd)
+    for w in output_targets(name, cmd):
+        if w.value == SYSRQ and name not in _SYSRQ_ELSEWHERE:
+            yield Hit("DG432", f"{name} writes {quote(w.value)}: the kernel acts on it at once")
+            return
+        found = write_target(w, cmd, scope, system_files=name not in _SYSTEM_FILES_ELSEWHERE)
         if found is None:
             continue
         yield Hit(found[0], f"{name} writes onto {quote(w.value)} ({found[1]})")
@@ -146,4 +177,4 @@ def check_device_redirects(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
             yield Hit(found[0], f"redirect into {quote(target.value)} ({found[1]})")
 
 
-WRITERS = ("dd", "dcfldd", "dc3dd", "tee", "pv", "cp", "ddrescue")
+WRITERS = ("dd", "dcfldd", "dc3dd", *OUTPUTS)

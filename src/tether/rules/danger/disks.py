@@ -37,7 +37,8 @@ RULES = (
         "parted mklabel, sgdisk --zap-all), a new LUKS, RAID, ZFS or LVM header (cryptsetup "
         "luksFormat, mdadm --create, zpool create, pvcreate), a drive's own erase (nvme "
         "format, hdparm --security-erase) or any write onto /dev/sdX (dd, cp, tee, pv, "
-        "`> /dev/nvme0n1`) erases a whole disk in seconds, and nothing brings it back. Judged "
+        "`> /dev/nvme0n1`, any tool's output option: `curl -o`, `wget -O`, `sort -o`, "
+        "`tar -cf`) erases a whole disk in seconds, and nothing brings it back. Judged "
         "by the command, not by whether the device exists on this machine.",
         instead=_AS_IMAGE + " or ask the user to run disk operations themselves.",
         match=(
@@ -80,6 +81,22 @@ RULES = (
             "cat disk.img > /dev/sd[a]",
             "cp disk.img /dev/nvme0n?",
             "busybox mkfs.ext2 /dev/sdb1",
+            "curl -o /dev/sda http://x",
+            "curl -sSLo /dev/nvme0n1 https://x/img",
+            "curl --output=/dev/sdb http://x",
+            "wget -O /dev/sda http://x",
+            "wget -q --output-document /dev/sda http://x",
+            "wget -o /dev/sda http://x",
+            "sort -o /dev/sda f",
+            "sort f --output=/dev/sdb",
+            "tar -cf /dev/sda dir",
+            "tar --create --file=/dev/sdb dir",
+            "uniq in /dev/sda",
+            "sponge /dev/sda",
+            "zstd -d img.zst -o /dev/sdb",
+            "curl -o /dev/sd? http://x",
+            "curl --output-dir /dev -o sda http://x",
+            "aria2c -d /dev -o sdb http://x/img",
         ),
         not_match=(
             "dd if=/dev/zero of=./image.bin",
@@ -98,6 +115,19 @@ RULES = (
             "sgdisk -p /dev/sda",
             "sgdisk --backup=table.bin /dev/sda",
             "ddrescue /dev/sdb disk.img map.log",
+            "curl -o out.html http://x",
+            "curl -o - http://x",
+            "curl -o '/dev/sd*' http://x",
+            "curl -o /dev/null http://x",
+            "curl --output-dir dl -o sda http://x",
+            "aria2c -d /dev -o /tmp/img http://x/img",
+            "wget -O page.html http://x",
+            "sort -o sorted.txt f",
+            "sort /dev/sda",
+            "tar -xf /dev/sr0",
+            "tar -cf out.tar dir",
+            "uniq /dev/sda out.txt",
+            "zstd -d img.zst -o img",
             "badblocks -n /dev/sdb",
             "shred -u secret.txt",
             "tee /dev/stderr",
@@ -161,8 +191,9 @@ RULES = (
         tier=Tier.ASK,
         summary="Format or wipe a target only known at run time (mkfs $DEV, xargs wipefs -a)",
         why="Ask, not hardline: mkfs, wipefs -a, blkdiscard or cryptsetup luksFormat on `$DEV`, "
-        "a loop variable or xargs input destroy a disk when the value is one, and the "
-        "command line does not say; it may as well be an image file, so a human looks.",
+        "a loop variable, xargs input or the `{}` of `find -exec` (each match, past the "
+        "first) destroy a disk when the value is one, and the command line does not say; it "
+        "may as well be an image file, so a human looks.",
         instead="Name the target literally (an image file: `mkfs.ext4 disk.img`) so it can be "
         "judged, or ask the user to run the disk operation.",
         match=(
@@ -172,9 +203,14 @@ RULES = (
             "ls /dev/sd* | xargs wipefs -a",
             "blkdiscard $(findmnt -no SOURCE /data)",
             "cryptsetup luksFormat $PART",
+            "find / -name x -exec wipefs -a {} \\;",
+            "find /dev -name 'sd*' -exec wipefs -a {} +",
+            "find . -name '*.img' -exec mkfs.ext4 -F {} \\;",
         ),
         not_match=(
             "mkfs.ext4 disk.img",
+            "find / -name x -exec wipefs {} \\;",
+            "find . -exec ls {} \\;",
             "wipefs $DEV",
             "shred -u $FILE",
             "echo mkfs.ext4 $DEV",
@@ -217,8 +253,9 @@ def _devices(words: tuple[Word, ...]) -> list[str]:
 
 
 def _unknown_target(name: str, operands: tuple[Word, ...]) -> Iterator[Hit]:
-    """A disk tool whose target is only known at run time (``$d``, xargs input): ask."""
-    dynamic = [w.value for w in operands if not w.literal]
+    """A disk tool whose target is only known at run time (``$d``, xargs input, find's
+    ``{}``): ask."""
+    dynamic = [w.value for w in operands if not w.literal or "{}" in w.value]
     if dynamic:
         yield Hit("DG420", f"{name} on {dynamic[0]}, a target only known at run time")
 

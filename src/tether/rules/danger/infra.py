@@ -9,7 +9,7 @@ from tether.rules.base import Rule, Tier
 from tether.rules.danger._base import Hit, Scope, name_of, options_of
 from tether.rules.danger.interp import literal_output
 from tether.shell.model import SimpleCommand, Word
-from tether.shell.options import parse
+from tether.shell.options import Parsed, parse
 from tether.shell.tools import (
     CLUSTER,
     DOCKER_SUBCOMMANDS,
@@ -108,8 +108,43 @@ RULES = (
             "poetry publish",
             "mvn deploy",
             "gradle publish",
+            "npm --registry http://x publish",
+            "npm --reg=https://r.example publish --access public",
+            "npm -w packages/a publish",
+            "npm --loglevel silly --userconfig ./.npmrc publish",
+            "npm -n publish",
+            "npm publish --dry-run false",
+            "npm publish --dry-run=false",
+            "pnpm -C packages/a publish",
+            "pnpm --filter @x/a publish",
+            "yarn --cwd packages/a publish",
+            "poetry -n publish",
+            "cargo +nightly publish",
+            "cargo --config registry.token=x publish",
+            "cargo -Z unstable-options publish",
+            "mvn -s settings.xml deploy",
+            "mvn -P release -pl core deploy",
+            "./mvnw -B -T 4 deploy",
+            "./gradlew -p lib -x test publish",
+            "poetry -C packages/a publish",
         ),
-        not_match=("npm pack", "cargo build", "poetry build", "mvn package"),
+        not_match=(
+            "npm pack",
+            "cargo build",
+            "poetry build",
+            "mvn package",
+            "npm --registry http://x view pkg",
+            "npm -w publish run build",
+            "npm publish --dry-run",
+            "cargo publish -n",
+            "pnpm --filter publish test",
+            "yarn --cwd publish build",
+            "cargo +nightly build",
+            "cargo --config publish build",
+            "mvn -s deploy.xml package",
+            "gradle -m publish",
+            "./gradlew -x publish build",
+        ),
     ),
 )
 
@@ -303,8 +338,10 @@ def check_publish(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     name = name_of(cmd)
     raw = cmd.argv[0].value if cmd.argv else ""
     parsed = options_of(name, cmd.args)
-    positionals = [w.value for w in parsed.operands[:2]]
-    if parsed.has("--dry-run", "-n"):
+    positionals = [w.value for w in parsed.operands[:3]]
+    if name == "cargo" and positionals[:1] and positionals[0].startswith("+"):
+        positionals = positionals[1:]  # ``cargo +nightly publish``: rustup picks the toolchain
+    if _dry_run(name, parsed):
         return
     for p in positionals[:1]:
         if (name, p) in _PUBLISH or (raw, p) in _PUBLISH:
@@ -312,6 +349,21 @@ def check_publish(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
                 return
             yield Hit("DG505", f"{raw} {p}")
             return
+
+
+def _dry_run(name: str, parsed: Parsed) -> bool:
+    """Return True when the publish only rehearses (``--dry-run``; cargo's ``-n`` too).
+
+    npm, pnpm and yarn read ``--dry-run false`` and ``--dry-run=false`` as off (nopt), and
+    their ``-n`` is ``--no-yes``, poetry's ``--no-interaction``.
+    """
+    if name == "cargo" and parsed.has("-n"):
+        return True
+    given = [v for o, v in parsed.options if o == "--dry-run"]
+    if not given:
+        return False
+    off = given[-1] is not None and given[-1].lower() == "false"
+    return not (off or any(w.value == "false" for w in parsed.operands))
 
 
 CHECKS = {

@@ -61,6 +61,21 @@ def _patterns() -> _Patterns:
     )
 
 
+# Text each pattern needs before it can match, tested with ``in`` first: a pattern that starts
+# with an alternation is tried at every position of the code, and code can be pages long.
+_NEEDS = {
+    "recursive_delete": ("rmtree", "rm_r", "remove_", "rimraf", "Sync", ".rm", "del_tree"),
+    "file_delete": ("os.r", "unlink", "File.delete"),
+    "path_delete": ("Path(",),
+    "socket": ("socket", "Socket", "net.connect", "fsockopen"),
+    "decode_exec": ("b64decode", "base64", "fromCharCode", "decode(", "unpack(", "atob"),
+}
+
+
+def _may_match(code: str, pattern: str) -> bool:
+    return any(needle in code for needle in _NEEDS[pattern])
+
+
 INTERPRETERS = ("node", "nodejs", "bun", "deno", "perl", "ruby", "php", "osascript")
 
 
@@ -81,8 +96,14 @@ _JS_CODE = ("--eval", "--print")
 
 # The letters those options are spelt with (clustered too: ``-Bc``, ``-ne``): a command with
 # no option word holding one has no inline code, and skips the parse.
-_CODE_LETTERS = {"perl": "eE", "ruby": "e", "php": "rBRFE", "osascript": "e", "python": "c"}
-_JS_LETTERS = "ep"
+_CODE_LETTERS = {
+    "perl": frozenset("eE"),
+    "ruby": frozenset("e"),
+    "php": frozenset("rBRFE"),
+    "osascript": frozenset("e"),
+    "python": frozenset("c"),
+}
+_JS_LETTERS = frozenset("ep")
 
 
 def interpreter_words(cmd: SimpleCommand) -> list[Word]:
@@ -94,7 +115,7 @@ def interpreter_words(cmd: SimpleCommand) -> list[Word]:
     letters = _CODE_LETTERS["python"] if python else _CODE_LETTERS.get(name, _JS_LETTERS)
     args = cmd.args
     if name != "deno" and not any(
-        w.value[:1] == "-" and any(ch in w.value for ch in letters) for w in args
+        w.value[:1] == "-" and not letters.isdisjoint(w.value) for w in args
     ):
         return []
     parsed = parse(code_grammar(name), args)
@@ -130,12 +151,15 @@ def interpreter_code(cmd: SimpleCommand) -> list[str]:
 def scan(code: str, cmd: SimpleCommand, scope: Scope, how: str) -> Iterator[Hit]:
     """Yield hits for destructive calls found in one program text."""
     p = _patterns()
-    for m in p.recursive_delete.finditer(code):
-        literal = m.group(1) if m.group(1) is not None else m.group(2)
-        if literal is None and _is_temp_variable(code, m.group(3) or ""):
+    if _may_match(code, "recursive_delete"):
+        for m in p.recursive_delete.finditer(code):
+            literal = m.group(1) if m.group(1) is not None else m.group(2)
+            if literal is None and _is_temp_variable(code, m.group(3) or ""):
+                continue
+            yield from _judge_path(literal, cmd, scope, how, recursive=True)
+    for name, pattern in (("file_delete", p.file_delete), ("path_delete", p.path_delete)):
+        if not _may_match(code, name):
             continue
-        yield from _judge_path(literal, cmd, scope, how, recursive=True)
-    for pattern in (p.file_delete, p.path_delete):
         for m in pattern.finditer(code):
             literal = m.group(1) if m.group(1) is not None else m.group(2)
             yield from _judge_path(literal, cmd, scope, how, recursive=False)
@@ -143,9 +167,9 @@ def scan(code: str, cmd: SimpleCommand, scope: Scope, how: str) -> Iterator[Hit]
         if payload.dynamic:
             continue  # a command computed in code: judged by what else the code does
         yield from _shell(payload.text, scope, how)
-    if p.socket.search(code) and p.spawn_shell.search(code):
+    if _may_match(code, "socket") and p.socket.search(code) and p.spawn_shell.search(code):
         yield Hit("DG305", f"{how} opens a socket and runs a shell over it")
-    if p.decode_exec.search(code):
+    if _may_match(code, "decode_exec") and p.decode_exec.search(code):
         yield Hit("DG303", f"{how} executes a decoded payload")
 
 

@@ -41,6 +41,7 @@ RULES = (
             "echo 1 > /proc/sys/net/ipv4/ip_forward",
             "echo 3 | sudo tee /proc/sys/vm/drop_caches",
             "dd of=/proc/sys/kernel/panic <<< 1",
+            "curl -o /proc/sys/kernel/panic http://x",
         ),
         not_match=(
             "sysctl net.ipv4.ip_forward",

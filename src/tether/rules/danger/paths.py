@@ -106,6 +106,7 @@ SYSTEM_PREFIXES = (
 
 
 TEMP_DIRS = ("/tmp", "/var/tmp", "/private/tmp", "/dev/shm", "/private/var/folders", "/var/folders")
+_TEMP_PREFIXES = tuple(f"{d}/" for d in TEMP_DIRS)
 
 
 HOME_PARENTS = ("/home", "/Users")
@@ -213,10 +214,9 @@ def _place_absolute(path: str) -> tuple[Place, str]:
     parent, _, leaf = norm.rpartition("/")
     if parent in HOME_PARENTS and leaf and "*" not in leaf:
         return Place.HOME, norm
-    for temp in TEMP_DIRS:
-        if norm == temp or norm.startswith(temp + "/"):
-            return Place.TEMP, norm
-    if any((norm + "/").startswith(p) for p in SYSTEM_PREFIXES):
+    if norm in TEMP_DIRS or norm.startswith(_TEMP_PREFIXES):
+        return Place.TEMP, norm
+    if (norm + "/").startswith(SYSTEM_PREFIXES):
         return Place.SYSTEM, norm
     return Place.OUTSIDE, norm
 

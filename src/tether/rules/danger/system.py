@@ -1,19 +1,30 @@
 """DG4xx (the machine): fork bombs, power, killing processes; and the machine's other families.
 
 This module's ``RULES`` and ``CHECKS`` gather the machine-level families kept in their own
-modules (disks, firewall, accounts, kernel settings, ACLs, network), so the catalogue lists
-one table.
+modules (disks, firewall, accounts, kernel settings, ACLs, network, file attributes), so the
+catalogue lists one table.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
+from tether.quoting import quote
 from tether.rules.base import Rule, Tier
-from tether.rules.danger import accounts, acl, devices, disks, firewall, kernel, network
+from tether.rules.danger import (
+    accounts,
+    acl,
+    attributes,
+    devices,
+    disks,
+    firewall,
+    kernel,
+    network,
+)
 from tether.rules.danger._base import Hit, Scope, name_of, options_of
 from tether.shell.model import SimpleCommand, Word
 from tether.shell.tools import signal_and_rest
+from tether.shell.words import XARGS_INPUT
 
 _OWN = (
     Rule(
@@ -101,11 +112,14 @@ _OWN = (
         code="DG418",
         name="mass-process-kill",
         tier=Tier.ASK,
-        summary="SIGKILL every process of a name, a pattern or a user (killall -9, pkill -9)",
+        summary="SIGKILL every process of a name, a pattern or a user (killall -9, pkill -9, "
+        "kill -9 $(pgrep x), … | xargs kill -9)",
         why="Ask, not hardline: a name or pattern matches processes of every session and user "
         "(`killall -9 python` stops other people's work too), SIGKILL gives none of them a "
         "chance to save or clean up, and `killall -r` / a pattern like `.` matches far more "
-        "than meant; but the machine keeps running and the services can be restarted.",
+        "than meant; `kill -9` of pids found when it runs (`$(pgrep x)`, `$(lsof -t -i:3000)`, "
+        "`ps aux | grep x | awk '{print $2}' | xargs kill -9`) is the same kill by pattern, "
+        "spelt in two steps. But the machine keeps running and the services can be restarted.",
         instead="Find the exact process first (`pgrep -af pattern`), then `kill PID` (SIGTERM), "
         "or `pkill -f exact-pattern` without -9.",
         match=(
@@ -125,8 +139,30 @@ _OWN = (
             "killall -u bob",
             "pkill .",
             "pkill -f '.*'",
+            "kill -9 $(pgrep x)",
+            "kill -9 $(lsof -t -i:3000)",
+            "kill -KILL `pidof node`",
+            'kill -s KILL "$(pgrep -f server)"',
+            "kill --signal=9 $(pgrep x)",
+            "pgrep x | xargs kill -9",
+            "ps aux | grep x | awk '{print $2}' | xargs kill -9",
+            "xargs kill -9",
+            "lsof -ti:3000 | xargs -I{} kill -9 {}",
+            "P=$(pgrep node); kill -9 $P",
         ),
         not_match=(
+            "kill -9 1234",
+            "kill $(pgrep x)",
+            "kill -TERM $(pgrep x)",
+            "kill -0 $(pgrep x)",
+            "kill -9 $!",
+            "kill -9 $PID",
+            "P=1234; kill -9 $P",
+            "pgrep x | xargs kill",
+            "kill -9 $((1000 + 1))",
+            "kill -9 $(cat server.pid)",
+            "kill -9 $(< /run/app.pid)",
+            "kill -9 $(jobs -p)",
             "pkill -f nginx",
             "pkill python",
             "killall node",
@@ -158,15 +194,6 @@ _SYSTEMD_POWER_VERBS = frozenset({"poweroff", "reboot", "halt", "kexec", "soft-r
 def check_machine(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     """Flag power changes and process kills; hand the other machine families on."""
     name = name_of(cmd)
-    if name == "busybox":
-        # ``busybox APPLET …`` runs the applet: judge it as that command.
-        inner = cmd.argv[1:]
-        applet_name = inner[0].value if inner and inner[0].literal else ""
-        if applet_name in _APPLETS or applet_name.startswith("mkfs"):
-            applet = cmd._replace(argv=inner)
-            scope.alias(applet, cmd)
-            yield from scope.judge(applet)
-        return
     check = _FAMILY.get(name)
     if check is not None:
         yield from check(cmd, scope)
@@ -188,6 +215,7 @@ def check_machine(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
             yield Hit("DG403", f"{name} {operands[0].value}")
     elif name == "kill":
         yield from _kill(args)
+        yield from _kill_chosen_at_run_time(cmd, scope)
     elif name in ("killall", "pkill"):
         yield from _kill_by_name(name, args)
     elif name == "killall5":
@@ -209,6 +237,51 @@ def _kill(args: tuple[Word, ...]) -> Iterator[Hit]:
         yield Hit("DG404", "kill -1 signals every process")
     elif "1" in pids:
         yield Hit("DG405", "kill 1 signals init")
+
+
+def _kill_chosen_at_run_time(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
+    """SIGKILL to pids found when it runs (``$(pgrep x)``, ``… | xargs kill -9``): DG418."""
+    signal, rest = signal_and_rest(cmd.args)
+    parsed = options_of("kill", rest)
+    given = parsed.values("--signal", "-n")
+    if given:
+        signal, _ = signal_and_rest((Word("-" + given[-1]),))
+    if signal not in ("9", "KILL"):
+        return
+    for w in parsed.operands:
+        found = _found_pids(w, cmd, scope)
+        if found is not None:
+            yield Hit("DG418", f"kill -9 of the processes {found} picks at run time")
+            return
+
+
+def _found_pids(word: Word, cmd: SimpleCommand, scope: Scope) -> str | None:
+    """Say where a pid operand comes from when a command finds it at run time, else None.
+
+    A command substitution or xargs input picks processes by a pattern (pgrep, ps | grep,
+    lsof -t); so does a variable set from one earlier in the input (``P=$(pgrep x); kill -9
+    $P``). ``$!``, other variables, a pid file (``$(cat app.pid)``) and the shell's own jobs
+    (``$(jobs -p)``) name processes the script already knows.
+    """
+    if word.literal:
+        return None
+    v = word.value.strip('"')
+    if v.startswith(("$(", "`")) and not v.startswith("$(("):
+        inner = v[2:-1] if v.startswith("$(") else v[1:-1]
+        known = inner.strip().startswith(("cat ", "<", "jobs")) and "|" not in inner
+        return None if known else quote(v)
+    if v == XARGS_INPUT or v.startswith("{"):
+        return "xargs reads"
+    name = v[2:-1] if v.startswith("${") and v.endswith("}") else v[1:]
+    if v.startswith("$") and name.replace("_", "a").isalnum():
+        for other in scope.before(cmd):
+            for a in other.assignments:
+                if a.name == name:
+                    set_from = a.value.value.strip('"')
+                    if not a.value.literal and set_from.startswith(("$(", "`")):
+                        return f"{quote(set_from)} (in ${name})"
+                    return None
+    return None
 
 
 def _number(pid: str) -> str:
@@ -271,6 +344,7 @@ _FAMILY = {
         kernel.CHECKS,
         acl.CHECKS,
         network.CHECKS,
+        attributes.CHECKS,
     )
     for n, c in table.items()
 }
@@ -282,12 +356,11 @@ RULES: tuple[Rule, ...] = (
     *kernel.RULES,
     *acl.RULES,
     *network.RULES,
+    *attributes.RULES,
 )
-_APPLETS = frozenset({*_FAMILY, *_POWER, "init", "systemctl", "kill", "killall", "pkill"})
 CHECKS = {
     n: check_machine
     for n in (
-        "busybox",
         *_FAMILY,
         *_POWER,
         "init",

@@ -13,6 +13,23 @@ from tether.rules.readonly.spec import (
 )
 from tether.shell.model import Word
 from tether.shell.options import GNU_STANDARD
+from tether.shell.readers import (
+    BASE32,
+    BASE64,
+    BASENC,
+    CAT,
+    COREUTILS,
+    DIR,
+    HEAD,
+    LS,
+    NL,
+    TAIL,
+    VDIR,
+    WC,
+    XXD,
+    xxd_words,
+)
+from tether.shell.tools import TEE
 
 RULES = (
     rule(
@@ -150,37 +167,8 @@ _FILE = Spec(
     },
     checked="file 5.44",
 )
-# GNU base64 (coreutils 9.1) and the BSD/macOS spellings (-b/--break, -i/--input, -D): the
-# union, so a BSD command line reads the same; -o/--output (BSD) writes.
-_BASE64_WRITES = {"-o": "writes a file", "--output": "writes a file"}
-_BASE64 = Spec(
-    "base64",
-    options=f"d|D|decode ignore-garbage w|wrap: b|break: i|input: {GNU_STANDARD}",
-    writes=_BASE64_WRITES,
-    checked="coreutils 9.1; macOS base64 (man page)",
-)
-_BASENC = Spec(
-    "basenc",
-    options="base64 base64url base32 base32hex base16 base2msbf base2lsbf z85 d|decode "
-    f"i|ignore-garbage w|wrap: {GNU_STANDARD}",
-    checked="coreutils 9.1",
-)
-# xxd reads options by their first letters, not with getopt (``-ps``, ``-postscript`` and
-# ``-plain`` are all ``-p``; ``-cols 8`` is ``-c 8``): ``_xxd`` spells each as its letter
-# first. It stops at its first operand: in ``xxd f.bin --x`` the second operand is the output.
-_XXD = Spec("xxd", options="a b C c: E e g: h i l: n: o: p r s: d u v R:", permute=False,
-            checked="xxd 2022-01-14 (vim 9.0)")  # fmt: skip
-_XXD_WORDS = {
-    "-ps": "-p", "-postscript": "-p", "-plain": "-p", "-cols": "-c", "-len": "-l",
-    "-seek": "-s", "-groupsize": "-g", "-bits": "-b", "-include": "-i", "-revert": "-r",
-    "-name": "-n", "-autoskip": "-a", "-capitalize": "-C", "-EBCDIC": "-E",
-    "-uppercase": "-u", "-version": "-v", "-help": "-h", "-decimal": "-d", "-offset": "-o",
-}  # fmt: skip
-_TEE = Spec(
-    "tee",
-    options="a|append i|ignore-interrupts p output-error:: help version",
-    checked="coreutils 9.1",
-)
+# base64, base32, basenc and xxd are read by the danger catalogue's decoder too: one spec each,
+# in ``tether.shell.readers``.
 _HARMLESS_FILES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "-"})
 
 
@@ -193,21 +181,19 @@ def _file(name: str, args: tuple[Word, ...]) -> Check:
 
 
 def _base64(name: str, args: tuple[Word, ...]) -> Check:
-    return check_spec(_BASE64, args, "RO108")
+    return check_spec(BASE64, args, "RO108")
 
 
 def _basenc(name: str, args: tuple[Word, ...]) -> Check:
-    return check_spec(_BASENC, args, "RO108")
+    return check_spec(BASENC, args, "RO108")
 
 
 def _xxd(name: str, args: tuple[Word, ...]) -> Check:
-    spelt = tuple(w._replace(value=_XXD_WORDS.get(w.value, w.value)) if w.literal else w
-                  for w in args)  # fmt: skip
-    return check_spec(_XXD, spelt, "RO109", max_operands=1)
+    return check_spec(XXD, xxd_words(args), "RO109", max_operands=1)
 
 
 def _tee(name: str, args: tuple[Word, ...]) -> Check:
-    result = check_spec(_TEE, args, "RO110")
+    result = check_spec(TEE, args, "RO110")
     if not result.read_only:
         return result
     for word in args:
@@ -218,8 +204,8 @@ def _tee(name: str, args: tuple[Word, ...]) -> Check:
 
 # Every option of the commands that only read (RO101-RO105), from their --help on Debian 12:
 # none writes or runs a program, so words that expand at run time stay reads; an option not
-# listed here is refused (a newer version may have added one that writes).
-COREUTILS = "coreutils 9.1"
+# listed here is refused (a newer version may have added one that writes). The specs of the
+# programs other judges read too (cat, head, ls, base64, …) are in ``tether.shell.readers``.
 _GNU_CHECKSUM = "b|binary c|check tag t|text z|zero ignore-missing quiet status strict w|warn"
 
 
@@ -227,41 +213,18 @@ def _gnu(name: str, options: str, checked: str = COREUTILS, numeric: bool = Fals
     return Spec(name, options=f"{options} {GNU_STANDARD}", checked=checked, numeric=numeric)
 
 
-_LS = (
-    "a|all A|almost-all author b|escape block-size: B|ignore-backups c C color:: d|directory "
-    "D|dired f F classify:: file-type format: full-time g group-directories-first G|no-group "
-    "h|human-readable si H|dereference-command-line dereference-command-line-symlink-to-dir "
-    "hide: hyperlink:: p indicator-style: i|inode I|ignore: k|kibibytes l L|dereference m "
-    "n|numeric-uid-gid N|literal o q|hide-control-chars show-control-chars Q|quote-name "
-    "quoting-style: r|reverse R|recursive s|size S sort: time: time-style: t T|tabsize: u U v "
-    "w|width: x X Z|context zero 1"
-)
 _HEXDUMP = (
     "b|one-byte-octal c|one-byte-char C|canonical d|two-bytes-decimal o|two-bytes-octal "
     "x|two-bytes-hex L|color:: e|format: f|format-file: n|length: s|skip: v|no-squeezing "
     "h|help V|version"
 )
 _VIEWERS = (
-    _gnu(
-        "cat",
-        "A|show-all b|number-nonblank e E|show-ends n|number s|squeeze-blank t T|show-tabs u "
-        "v|show-nonprinting",
-    ),
+    CAT,
     _gnu("tac", "b|before r|regex s|separator:"),
-    _gnu(
-        "nl",
-        "b|body-numbering: d|section-delimiter: f|footer-numbering: h|header-numbering: "
-        "i|line-increment: l|join-blank-lines: n|number-format: p|no-renumber "
-        "s|number-separator: v|starting-line-number: w|number-width:",
-    ),
-    _gnu("head", "c|bytes: n|lines: q|quiet|silent v|verbose z|zero-terminated", numeric=True),
-    _gnu(
-        "tail",
-        "c|bytes: f follow:: F n|lines: max-unchanged-stats: pid: q|quiet|silent retry "
-        "s|sleep-interval: v|verbose z|zero-terminated",
-        numeric=True,
-    ),
-    _gnu("wc", "c|bytes m|chars l|lines files0-from: L|max-line-length w|words"),
+    NL,
+    HEAD,
+    TAIL,
+    WC,
     Spec("rev", options="h|help V|version", checked="util-linux 2.38.1"),
     _gnu(
         "od",
@@ -323,9 +286,9 @@ _COMPARERS = (
     _gnu("comm", "1 2 3 check-order nocheck-order output-delimiter: total z|zero-terminated"),
 )
 _LISTERS = (
-    _gnu("ls", _LS),
-    _gnu("dir", _LS),
-    _gnu("vdir", _LS),
+    LS,
+    DIR,
+    VDIR,
     _gnu(
         "du",
         "0|null a|all apparent-size B|block-size: b|bytes c|total D|dereference-args "
@@ -373,7 +336,7 @@ _CHECKSUMS = (
         "w|warn debug",
     ),
     _gnu("sum", "r s|sysv"),
-    _gnu("base32", "d|decode i|ignore-garbage w|wrap:"),
+    BASE32,
     # -a takes the algorithm (1, 224, 256, …), written as a separate word or attached.
     Spec(
         "shasum",
@@ -391,8 +354,8 @@ ENTRIES: dict[str, Entry] = {
     **pure_entries("RO105", *_CHECKSUMS),
     **entries("RO106", "tree", _tree, _TREE),
     **entries("RO107", "file", _file, _FILE),
-    **entries("RO108", "base64", _base64, _BASE64),
-    **entries("RO108", "basenc", _basenc, _BASENC),
-    **entries("RO109", "xxd", _xxd, _XXD),
-    **entries("RO110", "tee", _tee, _TEE),
+    **entries("RO108", "base64", _base64, BASE64),
+    **entries("RO108", "basenc", _basenc, BASENC),
+    **entries("RO109", "xxd", _xxd, XXD),
+    **entries("RO110", "tee", _tee, TEE),
 }

@@ -15,10 +15,12 @@ from tether.rules.readonly.spec import (
     grammar_of,
     parse,
     read,
+    spelling,
     write,
 )
 from tether.shell.model import Word
 from tether.shell.options import parse as parse_options
+from tether.shell.tools import GH_API
 
 RULES = (
     rule(
@@ -28,8 +30,9 @@ RULES = (
         "`-f/-F/--field/--raw-field` switch the method to POST unless `-X GET` keeps it (then "
         "they are query parameters; `-F k=@file` would send a local file), `--input` sends a "
         "body, `-X/--method` other than GET/HEAD changes state; the `graphql` endpoint POSTs "
-        "(mutations included). Here `-f` is a field, not grep's pattern file: write flags "
-        "are scoped per command.",
+        "(mutations included); `--cache TTL` stores the response in gh's cache directory, "
+        "and later `--cache` calls print the stored answer instead of asking GitHub. Here "
+        "`-f` is a field, not grep's pattern file: write flags are scoped per command.",
         "Use GET endpoints, or ask for approval for the write.",
         (
             "gh api repos/o/r/pulls/1/reviews 2>&1",
@@ -45,6 +48,7 @@ RULES = (
             "gh api repos/o/r --input body.json",
             "gh api graphql -F query=@q.graphql",
             "gh api -X GET x -F body=@secret.txt",
+            "gh api --cache 1h repos/o/r",
         ),
     ),
     rule(
@@ -52,14 +56,16 @@ RULES = (
         "gh-view",
         "`gh` listing and viewing subcommands (`pr view/list/diff/checks`, `issue view/list`, "
         "`run view/list`, `repo view`, `label list`, …) are read-only without `--web`.",
-        "They print data fetched from the forge; `--web` opens a browser, and every other "
+        "They print data fetched from the forge; `--web` opens a browser, `run view --log` "
+        "and `--log-failed` download the run's log archive into gh's cache directory and "
+        "keep it, `gh status` keeps the comments it reads there for 30 days, and every other "
         "verb (`create`, `merge`, `edit`, `close`, `checkout`, `download`) changes state.",
         "Use the `view`/`list` verbs to read.",
         (
             "gh pr view 1",
             "GH_PAGER=cat gh pr view 1",
             "gh pr checks 12",
-            "gh run view 5 --log",
+            "gh run view 5 --verbose",
             "gh issue list --state open",
             "gh label list",
             "gh --version",
@@ -70,17 +76,25 @@ RULES = (
             "gh pr view 1 --web",
             "gh pr checkout 3",
             "gh run download 5",
+            "gh run view 5 --log",
+            "gh run view 5 --log-failed",
+            "gh status",
         ),
     ),
 )
 
-# The options of each read verb, from the gh 2.46 manual (gh is not packaged in Debian 12, so
-# tests/test_option_help.py has nothing to compare them with). cobra/pflag: flags may follow
-# operands, long flags are spelt whole, `-R/--repo` is a persistent flag of the repository
-# groups. `--web` opens a browser (it runs a program); every other option only shapes output.
-_CHECKED = "gh 2.46 (manual pages)"
+# The options of each read verb, from the gh 2.46 manual, and compared with Debian 12's gh 2.23
+# (its --help, for the verbs it has: tests/test_gh_writes.py). cobra/pflag: flags may follow
+# operands, long flags are spelt whole (no prefixes), `-R/--repo` is a persistent flag of the
+# repository groups. `--web` opens a browser (it runs a program); every other option only
+# shapes output.
+_CHECKED = "gh 2.46 (manual pages), gh 2.23.0"
 _OUT = "q|jq: json: t|template:"
 _WEB = {"--web": "opens a browser"}
+# pkg/cmd/run/view/view.go getRunLog: the archive is stored as run-log-ID-TIME.zip under
+# $TMPDIR/gh-cli-cache (gh 2.23) or gh's cache directory (~/.cache/gh, later versions).
+_RUN_LOG = "downloads the run's log archive into gh's cache directory and keeps it"
+_VERB_WRITES = {("run", "view"): {"--log": _RUN_LOG, "--log-failed": _RUN_LOG}}
 _GH_LISTS = {
     "pr": "app: a|assignee: A|author: B|base: d|draft H|head: l|label: L|limit: S|search: "
     "s|state: w|web",
@@ -138,7 +152,9 @@ _READ_VERBS: dict[str, dict[str, str]] = {
 }
 # Groups without -R/--repo (they are not scoped to one repository).
 _NO_REPO = frozenset({"search", "auth", "gist", "org"})
-_STATUS = Spec("gh status", options="e|exclude: o|org: help", checked=_CHECKED)
+_STATUS = Spec("gh status", options="e|exclude: o|org: help", checked=_CHECKED, abbreviate=False)
+# pkg/cmd/status/status.go: CurrentUsername and ActualMention read through cached clients.
+_KEPT = "stores your user name (48 hours) and the comments it reads (30 days) in gh's cache"
 _SHOW_TOKEN = {"-t": "prints the access token", "--show-token": "prints the access token"}
 
 
@@ -151,7 +167,9 @@ def _group_spec(group: str) -> Spec:
     found = _SPECS.get((group, ""))
     if found is None:
         repo = "" if group in _NO_REPO else "R|repo: "
-        found = _SPECS[group, ""] = Spec(f"gh {group}", options=f"{repo}help", checked=_CHECKED)
+        found = _SPECS[group, ""] = Spec(
+            f"gh {group}", options=f"{repo}help", checked=_CHECKED, abbreviate=False
+        )
     return found
 
 
@@ -170,40 +188,41 @@ def _build_verb_spec(group: str, verb: str) -> Spec:
     shared = "" if group == "auth" else f" {_OUT}"
     repo = "" if group in _NO_REPO or "R|repo" in own else " R|repo:"
     writes = dict(_WEB) if "web" in own else {}
+    writes.update(_VERB_WRITES.get((group, verb), {}))
     if group == "auth":
         writes.update(_SHOW_TOKEN)
         own += " t|show-token"
     return Spec(f"gh {group} {verb}", options=f"{own}{shared}{repo} help", writes=writes,
-                checked=_CHECKED)  # fmt: skip
+                checked=_CHECKED, abbreviate=False)  # fmt: skip
 
 
-_API = Spec(
-    "gh api",
-    options="paginate slurp i include silent verbose X: method: H: header: q: jq: t: "
-    "template: cache: hostname: p: preview: f: F: field: raw-field:",
-    writes={"--input": "sends a request body and switches the method to POST"},
-    checked=_CHECKED,
-)
 _FIELDS = ("-f", "-F", "--field", "--raw-field")
+# go-gh's cache (pkg/api/cache.go): a GET with a TTL is stored under $TMPDIR/gh-cli-cache
+# (gh 2.23) or gh's cache directory, and served from there until it expires.
+_CACHE = "stores the response in gh's cache directory (later --cache calls print it)"
 
 
 def _api(args: tuple[Word, ...]) -> Check:
-    parsed = parse(_API, args)
+    parsed = parse(GH_API, args)  # the danger catalogue's spec
     if isinstance(parsed, Check):
         return parsed
     for header in parsed.values("-H", "--header"):
         if "method-override" in header.lower():
             return write(WRITE_OPTION, "gh api -H: a method-override header may change the method")
+    if parsed.has("--cache"):
+        return write(WRITE_OPTION, f"gh api --cache: {_CACHE}")
     methods = parsed.values("-X", "--method")
     for method in methods:
         if method.upper() not in ("GET", "HEAD"):
             return write(WRITE_OPTION, f"gh api -X {method[:20]}: a {method[:20]} request writes")
     fields = [(o, v) for o, v in parsed.options if o in _FIELDS]
     if fields and not methods:
-        return write(WRITE_OPTION, f"gh api {fields[0][0]}: a field switches the method to POST")
+        spelt = spelling(grammar_of(GH_API), fields[0][0], args)
+        return write(WRITE_OPTION, f"gh api {spelt}: a field switches the method to POST")
     for option, value in fields:
         if option in ("-F", "--field") and "=@" in (value or ""):
-            return write(WRITE_OPTION, f"gh api {option} NAME=@FILE: sends a local file's contents")
+            spelt = spelling(grammar_of(GH_API), option, args)
+            return write(WRITE_OPTION, f"gh api {spelt} NAME=@FILE: sends a local file's contents")
     if len(parsed.operands) != 1:
         return write(WRITE_OPTION, "gh api: expected exactly one endpoint")
     if parsed.operands[0].value.strip("/") == "graphql":
@@ -223,7 +242,8 @@ def _gh(name: str, args: tuple[Word, ...]) -> Check:
     if group == "api":
         return _api(args[1:])
     if group == "status":
-        return check_spec(_STATUS, args[1:], "RO502", max_operands=0)
+        judged = check_spec(_STATUS, args[1:], "RO502", max_operands=0)
+        return judged if not judged.read_only else write(WRITE_SUBCOMMAND, f"gh status: {_KEPT}")
     verbs = _READ_VERBS.get(group)
     if verbs is None:
         return write(UNKNOWN_SUBCOMMAND, f"gh {group[:40]}: not a read subcommand in the catalogue")

@@ -17,6 +17,7 @@ from tether.rules.readonly.spec import (
     write,
 )
 from tether.shell.model import Word
+from tether.shell.readers import EGREP, FGREP, GREP
 
 RULES = (
     rule(
@@ -112,24 +113,6 @@ EXEC_READERS = opts(
     "grep egrep fgrep cat head tail wc ls stat du nl md5sum sha1sum sha256sum basename "
     "dirname realpath readlink echo"
 )
-# grep 3.8 --help (egrep and fgrep are `grep -E`/`grep -F`); -NUM is --context=NUM, -y is
-# an old spelling of -i. -f FILE reads patterns; nothing writes.
-_GREP = (
-    "E|extended-regexp F|fixed-strings G|basic-regexp P|perl-regexp e|regexp: f|file: "
-    "i|y|ignore-case no-ignore-case w|word-regexp x|line-regexp z|null-data s|no-messages "
-    "v|invert-match V|version help m|max-count: b|byte-offset n|line-number line-buffered "
-    "H|with-filename h|no-filename label: o|only-matching q|quiet|silent binary-files: a|text "
-    "I d|directories: D|devices: r|recursive R|dereference-recursive include: exclude: "
-    "exclude-from: exclude-dir: L|files-without-match l|files-with-matches c|count "
-    "T|initial-tab Z|null B|before-context: A|after-context: C|context: group-separator: "
-    "no-group-separator color:: colour:: U|binary"
-)
-
-
-def _grep(name: str) -> Spec:
-    return Spec(name, options=_GREP, numeric=True, checked="grep 3.8")
-
-
 # ripgrep 13.0.0 --help, and the --no-X negations it accepts without listing them.
 _RG = Spec(
     "rg",
@@ -273,7 +256,8 @@ def _find(name: str, args: tuple[Word, ...]) -> Check:
 
 
 ENTRIES: dict[str, Entry] = {
-    **pure_entries("RO201", *(_grep(n) for n in ("grep", "egrep", "fgrep"))),
+    # grep's spec is shared with the loop guard's signatures (``tether.shell.readers``).
+    **pure_entries("RO201", GREP, EGREP, FGREP),
     **entries("RO202", "rg", _rg, _RG),
     **entries("RO203", "find", _find),
     **entries("RO204", "fd fdfind", _fd, _FD),

@@ -1,22 +1,23 @@
 """What every read-only check shares: the ``Check`` verdict, its codes, and ``Spec``.
 
-A ``Spec`` is one command's (or subcommand's) options written for the one getopt engine
-(``tether.shell.options``: ``n|lines: q|quiet color::``), which of them make it write (scoped
-to that command: ``-f`` is a pattern file for ``grep`` but a field for ``gh api``) and the
-version they were read from. ``parse`` reads arguments with the engine's grammar for the
-spec (bundled short options, attached values, ``--opt=value``, unique prefixes of long
-options, permuted operands, ``--``) and judges the result; no check reads options another way.
+A ``Spec`` (``tether.shell.specs``, the table of program specs every judge shares) is one
+command's (or subcommand's) options written for the one getopt engine (``n|lines: q|quiet
+color::``), which of them make it write (scoped to that command: ``-f`` is a pattern file for
+``grep`` but a field for ``gh api``) and the version they were read from. ``parse`` reads
+arguments with the engine's grammar for the spec (bundled short options, attached values,
+``--opt=value``, unique prefixes of long options, permuted operands, ``--``) and judges the
+result; no check reads options another way.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from types import MappingProxyType
 from typing import NamedTuple
 
 from tether.shell.model import Word
-from tether.shell.options import Grammar, Parsed, grammar
+from tether.shell.options import FLAG, Grammar, Parsed
 from tether.shell.options import parse as parse_options
+from tether.shell.specs import Spec as Spec  # re-exported: every family module reads it here
+from tether.shell.specs import grammar_of as grammar_of
 
 # Codes shared by every checker (their Rule entries live in ``structural.py``).
 WRITE_OPTION = "RW020"
@@ -46,54 +47,9 @@ def write(code: str, reason: str) -> Check:
     return Check(False, code, reason)
 
 
-class Spec(NamedTuple):
-    """The options of one command (or subcommand), for the one getopt engine.
-
-    ``options`` lists them in the engine's compact form (``n|lines: q|quiet color::``: a
-    flag, one taking a value, one whose value may only be attached; see
-    ``tether.shell.options.grammar``). ``writes`` maps an option to why it writes (one named
-    only there is read as a flag: whatever its value, the command is refused); long ones also
-    match their unique prefixes. ``open`` accepts options not listed: only for words the
-    program never reads as options (``echo``'s text, ``test``'s expression). ``numeric``
-    accepts ``-NUM`` (``head -20``); ``permute`` is False for commands that stop at the first
-    operand; ``plus`` for options also spelt ``+x`` (``lsof +D DIR``). ``checked`` names the
-    version the options were read from (``--help``, a man page); ``tests/test_option_help.py``
-    compares them with the installed tool.
-    """
-
-    name: str
-    options: str = ""
-    writes: Mapping[str, str] = MappingProxyType({})  # read-only: one shared default
-    open: bool = False
-    numeric: bool = False
-    permute: bool = True
-    checked: str = ""
-    plus: bool = False
-
-
 def opts(text: str) -> frozenset[str]:
     """Return the words of a space-separated list as a set (names of commands, verbs)."""
     return frozenset(text.split())
-
-
-# Each Spec is read by the one getopt engine through a Grammar built on first use (specs are
-# module constants, so their ids are stable; the Spec is kept so an id is never reused).
-_GRAMMARS: dict[int, tuple[Spec, Grammar]] = {}
-
-
-def grammar_of(spec: Spec) -> Grammar:
-    """Return the engine grammar ``spec`` is read with."""
-    found = _GRAMMARS.get(id(spec))
-    if found is None:
-        listed = {
-            ("-" if len(n) == 1 else "--") + n
-            for item in spec.options.split()
-            for n in item.rstrip(":").split("|")
-        }
-        text = " ".join([spec.options, *(n.lstrip("-") for n in spec.writes if n not in listed)])
-        g = grammar(spec.name, text, permute=spec.permute, numeric=spec.numeric, plus=spec.plus)
-        found = _GRAMMARS[id(spec)] = (spec, g)
-    return found[1]
 
 
 def _write_prefix(spec: Spec, g: Grammar, spelt: str) -> str | None:
@@ -102,6 +58,29 @@ def _write_prefix(spec: Spec, g: Grammar, spelt: str) -> str | None:
         if name in spec.writes:
             return name
     return None
+
+
+def spelling(g: Grammar, canonical: str, args: tuple[Word, ...]) -> str:
+    """Return the name the command gave the option ``canonical`` (``-i`` for --in-place).
+
+    For messages only: the reason names the option the way the agent wrote it.
+    """
+    for word in args:
+        v = word.value
+        if v == "--":
+            break
+        if v.startswith("--"):
+            name = v.partition("=")[0]
+            if name in g.names and g.names[name] == canonical:
+                return name
+        elif v.startswith("-"):
+            for letter in v[1:]:
+                found = g.names.get("-" + letter)
+                if found == canonical:
+                    return "-" + letter
+                if found is None or g.arity[found] != FLAG:
+                    break  # the rest of the word is a value
+    return canonical
 
 
 def parse(spec: Spec, args: tuple[Word, ...]) -> Parsed | Check:
@@ -113,7 +92,8 @@ def parse(spec: Spec, args: tuple[Word, ...]) -> Parsed | Check:
     parsed = parse_options(g, args)
     for option, _value in parsed.options:
         if option in spec.writes:
-            return write(WRITE_OPTION, f"{spec.name} {option}: {spec.writes[option]}")
+            spelt = spelling(g, option, args)
+            return write(WRITE_OPTION, f"{spec.name} {spelt}: {spec.writes[option]}")
         if option in parsed.unknown:
             hit = _write_prefix(spec, g, option) if option.startswith("--") else None
             if hit is not None:

@@ -13,12 +13,16 @@ from tether.rules.readonly.spec import (
     Check,
     Spec,
     check_spec,
+    grammar_of,
     parse,
     read,
     write,
 )
 from tether.shell.model import Word
 from tether.shell.options import GNU_STANDARD
+from tether.shell.options import parse as parse_options
+from tether.shell.programs import ENV
+from tether.shell.readers import PRINTF
 
 RULES = (
     rule(
@@ -121,16 +125,6 @@ _DATE = Spec(
     options="u utc universal R rfc-email j n I:: debug help version d: date: f: file: r: "
     "reference: v: z: iso-8601:: rfc-3339:: resolution::",
     writes={"-s": "sets the system clock", "--set": "sets the system clock"},
-    checked="coreutils 9.1",
-)
-_ENV = Spec(
-    "env",
-    options="0 null i ignore-environment v debug help version u: unset: block-signal:: "
-    "default-signal:: ignore-signal:: list-signal-handling C|chdir: S|split-string:",
-    writes={
-        "--chdir": "runs a command in another directory",
-        "--split-string": "splits its string into a command to run",
-    },
     checked="coreutils 9.1",
 )
 # Every option of the commands that only print (--help on Debian 12, bash 5.2 for builtins):
@@ -259,7 +253,7 @@ _KEYWORD = "turns later `cmd NAME=value` words into environment assignments (PAT
 def _printf(name: str, args: tuple[Word, ...]) -> Check:
     if args and not args[0].literal:
         return write(DYNAMIC_ARGUMENT, "printf: a format that expands at run time may be '-v'")
-    if args and args[0].value.startswith("-v"):
+    if parse_options(grammar_of(PRINTF), args).has("-v"):
         return write(WRITE_OPTION, "printf -v: assigns a shell variable")
     return read("RO601", "printf only prints")
 
@@ -314,7 +308,7 @@ def _command(name: str, args: tuple[Word, ...]) -> Check:
 
 
 def _env(name: str, args: tuple[Word, ...]) -> Check:
-    parsed = parse(_ENV, args)
+    parsed = parse(ENV, args)  # the wrapper peeler's spec
     if isinstance(parsed, Check):
         return parsed
     for op in parsed.operands:
@@ -336,5 +330,5 @@ ENTRIES: dict[str, Entry] = {
     **entries("RO604", "set", _set),
     **pure_entries("RO605", *_LOOKUP),
     **entries("RO605", "command", _command),
-    **entries("RO606", "env", _env, _ENV),
+    **entries("RO606", "env", _env, ENV),
 }

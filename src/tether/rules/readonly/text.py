@@ -16,6 +16,8 @@ from tether.rules.readonly.spec import (
 )
 from tether.shell.model import Word
 from tether.shell.options import GNU_STANDARD
+from tether.shell.readers import TR
+from tether.shell.tools import SED
 
 RULES = (
     rule(
@@ -121,20 +123,6 @@ RULES = (
     ),
 )
 
-_SED = Spec(
-    "sed",
-    options="n quiet silent E r regexp-extended s separate u unbuffered z null-data posix "
-    "debug sandbox b binary help version e: expression: l: line-length:",
-    writes={
-        "-i": "edits files in place",
-        "-I": "edits files in place",
-        "--in-place": "edits files in place",
-        "-f": "reads its script from a file, which is not proven",
-        "--file": "reads its script from a file, which is not proven",
-        "--follow-symlinks": "only matters when editing in place",
-    },
-    checked="GNU sed 4.9",
-)
 _AWK = Spec(
     "awk",
     options="b c P r s S sandbox posix traditional characters-as-bytes F: v: "
@@ -203,11 +191,7 @@ _FILTERS = (
         f"output-delimiter: z|zero-terminated {GNU_STANDARD}",
         checked="coreutils 9.1",
     ),
-    Spec(
-        "tr",
-        options=f"c|C|complement d|delete s|squeeze-repeats t|truncate-set1 {GNU_STANDARD}",
-        checked="coreutils 9.1",
-    ),
+    TR,  # the static decoder's too (``tether.shell.readers``)
     Spec(
         "paste",
         options=f"d|delimiters: s|serial z|zero-terminated {GNU_STANDARD}",
@@ -252,7 +236,7 @@ _FILTERS = (
 
 
 def _sed(name: str, args: tuple[Word, ...]) -> Check:
-    parsed = parse(_SED, args)
+    parsed = parse(SED, args)
     if isinstance(parsed, Check):
         return parsed
     scripts = parsed.values("-e", "--expression")
@@ -296,7 +280,7 @@ def _iconv(name: str, args: tuple[Word, ...]) -> Check:
 
 ENTRIES: dict[str, Entry] = {
     **pure_entries("RO301", *_FILTERS),
-    **entries("RO302", "sed gsed", _sed, _SED),
+    **entries("RO302", "sed gsed", _sed, SED),  # the danger catalogue's spec
     **entries("RO303", "awk gawk mawk nawk", _awk, _AWK),
     **entries("RO304", "sort", _sort, _SORT),
     **entries("RO305", "uniq", _uniq, _UNIQ),

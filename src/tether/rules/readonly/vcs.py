@@ -26,7 +26,7 @@ from tether.rules.readonly.spec import (
 from tether.rules.readonly.vcs_rules import RULES
 from tether.shell.model import Word
 from tether.shell.options import parse as parse_options
-from tether.shell.tools import GIT
+from tether.shell.tools import GIT, GIT_BRANCH
 
 __all__ = ["ENTRIES", "RULES"]
 
@@ -116,19 +116,6 @@ def _writes(why: str, names: str) -> dict[str, str]:
     return dict.fromkeys(names.split(), why)
 
 
-_BRANCH = Spec(
-    "git branch",
-    options="a all r remotes v verbose l list show-current i ignore-case no-color no-column "
-    "omit-empty no-abbrev q quiet color:: column:: abbrev:: sort: format: contains: "
-    "no-contains: merged: no-merged: points-at:",
-    writes=_writes(
-        "creates, deletes, renames or copies a branch, or sets its upstream",
-        "-d --delete -D -m --move -M -c --copy -C -f --force -t --track --no-track -u "
-        "--set-upstream-to --unset-upstream --create-reflog --edit-description "
-        "--recurse-submodules",
-    ),
-    checked="git 2.39.5",
-)
 _TAG = Spec(
     "git tag",
     # -n<num> prints annotation lines; the count can only be attached.
@@ -161,7 +148,7 @@ _CONFIG_VERBS = opts("set unset rename-section remove-section edit")
 def _branch(args: tuple[Word, ...]) -> Check:
     # `-n<num>`-style counts aside, any operand creates a branch; patterns are refused even
     # with --list (peers disagree; the listing forms are enough to read).
-    parsed = parse(_BRANCH, args)
+    parsed = parse(GIT_BRANCH, args)
     if isinstance(parsed, Check):
         return write(WRITE_SUBCOMMAND, f"git branch: {parsed.reason.split(': ', 1)[-1]}")
     if parsed.operands:
@@ -268,4 +255,4 @@ def _git(name: str, args: tuple[Word, ...]) -> Check:
     return write(UNKNOWN_SUBCOMMAND, f"git {sub[:40]}: not a read subcommand in the catalogue")
 
 
-ENTRIES: dict[str, Entry] = entries("RO402", "git", _git, _BRANCH, _TAG, _CONFIG)
+ENTRIES: dict[str, Entry] = entries("RO402", "git", _git, GIT_BRANCH, _TAG, _CONFIG)

@@ -5,7 +5,8 @@ sed's ``e`` command and ``s///e``; the shell strings perl, ruby, python, node an
 to ``system``/``exec``/backticks/``subprocess``/``child_process``; vim/ex ``-c '!cmd'`` and
 ``+'!cmd'``; git aliases given as ``-c alias.NAME='!cmd'`` and then invoked (and the
 ``core.pager``-like keys git runs through a shell); ``find -exec/-execdir/-ok/-okdir``;
-``docker/podman run``; and the runners the parser does not peel (``su -c``, ``chroot``,
+``fd -x/-X``; ``docker/podman run``; expect's ``spawn``/``exec``/``system`` and make's
+``$(shell …)`` (``_scripts.py``); and the runners the parser does not peel (``su -c``, ``chroot``,
 ``docker exec``, ``kubectl exec``…, grammars in ``tether.shell.programs.RUNNERS``).
 
 ``payloads(argv)`` returns each as a ``Payload``: shell text for the caller to parse again
@@ -38,10 +39,11 @@ from tether.shell.payloads._languages import (
     sed_payloads,
 )
 from tether.shell.payloads._model import Payload, render
+from tether.shell.payloads._scripts import from_expect, from_make, make_payloads, tcl_payloads
 from tether.shell.payloads._tools import (
     ENV_COMMANDS,
     env_payloads,
-    from_busybox,
+    from_fd,
     from_find,
     from_git,
     from_rsync,
@@ -63,14 +65,18 @@ _BY_NAME: dict[str, _Extractor] = {
     **dict.fromkeys(VIMS, from_vim),
     "git": from_git,
     "find": from_find,
+    "fd": from_fd,
+    "fdfind": from_fd,
     **dict.fromkeys(CONTAINERS, from_container),
     "ssh": from_ssh,
     "rsync": from_rsync,
-    "busybox": from_busybox,
     "tar": from_tar,
     "gtar": from_tar,
     "tmux": from_tmux,
     "screen": from_screen,
+    "expect": from_expect,
+    "make": from_make,
+    "gmake": from_make,
 }
 NAMES = frozenset(_BY_NAME) | frozenset(RUNNERS)
 
@@ -102,8 +108,10 @@ __all__ = [
     "code_payloads",
     "env_payloads",
     "host_path",
+    "make_payloads",
     "payloads",
     "render",
     "runner_payload",
     "sed_payloads",
+    "tcl_payloads",
 ]

@@ -97,6 +97,20 @@ def _first(m: re.Match[str]) -> tuple[str, bool]:
 # A program text without any of these hands nothing to a shell.
 _CODE_WORDS = ("system", "exec", "popen", "spawn", "`", "subprocess", "qx", "%x", "passthru",
                "getoutput", "check_", "readpipe", "Open3", "open")  # fmt: skip
+# The words each pattern needs before it can match. A pattern that starts with an alternation is
+# tried at every position of the text (about 1 ms for a page of python); an ``in`` test is not.
+_CALL_WORDS = ("system", "exec", "popen", "spawn", "subprocess", "passthru", "getoutput", "check_",
+               "readpipe", "Open3")  # fmt: skip
+_NEEDS = {
+    "call": _CALL_WORDS,
+    "bare": ("system", "exec"),
+    "quoted_call": ("system", "exec", "readpipe"),
+    "argv_call": ("spawn", "execFile"),
+    "piped_open": ("open",),
+    "list_call": ("subprocess", "spawn", "execFile"),
+    "backtick": ("`",),
+    "qx": ("qx", "%x"),
+}
 
 
 def code_payloads(code: str, how: str) -> list[Payload]:
@@ -104,8 +118,14 @@ def code_payloads(code: str, how: str) -> list[Payload]:
     if not any(k in code for k in _CODE_WORDS):
         return []  # most code hands nothing to a shell
     p = _code()
+
+    def may(pattern: str) -> bool:
+        return any(k in code for k in _NEEDS[pattern])
+
     out: list[Payload] = []
-    for pattern in (p.call, p.bare):
+    for name, pattern in (("call", p.call), ("bare", p.bare)):
+        if not may(name):
+            continue
         for m in pattern.finditer(code):
             text, double = _first(m)
             words = [Word(_unescape_code(text, double))]
@@ -115,21 +135,26 @@ def code_payloads(code: str, how: str) -> list[Payload]:
                 words.append(Word(_unescape_code(*_first(more))))
                 more = p.more.match(code, more.end())
             out.append(Payload(how, words[0].value if len(words) == 1 else render(words)))
-    for m in p.quoted_call.finditer(code):
-        out.append(Payload(how, _first(m)[0]))
-    for m in p.argv_call.finditer(code):
-        head, double = _first(m)
-        items = [Word(_unescape_code(a or b, bool(b))) for a, b in p.item.findall(m.group(3))]
-        out.append(Payload(how, render([Word(_unescape_code(head, double)), *items])))
-    for m in p.piped_open.finditer(code):
-        out.append(Payload(how, _first(m)[0].strip()))
-    for m in p.list_call.finditer(code):
-        argv = [Word(_unescape_code(a or b, bool(b))) for a, b in p.item.findall(m.group(1))]
-        if argv:
-            out.append(Payload(how, render(argv)))
-    for pattern in (p.backtick, p.qx):
-        for m in pattern.finditer(code):
+    if may("quoted_call"):
+        for m in p.quoted_call.finditer(code):
             out.append(Payload(how, _first(m)[0]))
+    if may("argv_call"):
+        for m in p.argv_call.finditer(code):
+            head, double = _first(m)
+            items = [Word(_unescape_code(a or b, bool(b))) for a, b in p.item.findall(m.group(3))]
+            out.append(Payload(how, render([Word(_unescape_code(head, double)), *items])))
+    if may("piped_open"):
+        for m in p.piped_open.finditer(code):
+            out.append(Payload(how, _first(m)[0].strip()))
+    if may("list_call"):
+        for m in p.list_call.finditer(code):
+            argv = [Word(_unescape_code(a or b, bool(b))) for a, b in p.item.findall(m.group(1))]
+            if argv:
+                out.append(Payload(how, render(argv)))
+    for name, pattern in (("backtick", p.backtick), ("qx", p.qx)):
+        if may(name):
+            for m in pattern.finditer(code):
+                out.append(Payload(how, _first(m)[0]))
     return out
 
 
@@ -267,6 +292,32 @@ def _sed_delimited(script: str, i: int, delim: str) -> tuple[str, int]:
     return text, end + 1
 
 
+def _skip_to(script: str, i: int, stops: str) -> int:
+    """Return where the first of ``stops`` at or after ``i`` is (the end if none).
+
+    With ``str.find``, not a loop over characters: an ``a``/``i``/``c`` text can be pages long.
+    """
+    found = [j for j in (script.find(stop, i) for stop in stops) if j >= 0]
+    return min(found) if found else len(script)
+
+
+def _text_end(script: str, i: int) -> int:
+    """Return where an ``a``/``i``/``c`` text ends: its line, and each next line while one ends
+    in an unescaped backslash (sed reads those lines as more text, never as commands)."""
+    end = _skip_to(script, i, "\n")
+    while end < len(script) and _continued(script, end):
+        end = _skip_to(script, end + 1, "\n")
+    return end
+
+
+def _continued(script: str, end: int) -> bool:
+    """Return True when the line ending at ``end`` ends in an unescaped backslash."""
+    k = end
+    while k > 0 and script[k - 1] == "\\":
+        k -= 1
+    return (end - k) % 2 == 1
+
+
 def sed_payloads(script: str) -> list[Payload]:
     """Return the commands a sed script runs: ``e CMD``, ``e`` and ``s/…/…/e`` (GNU sed)."""
     if "e" not in script:
@@ -289,20 +340,18 @@ def sed_payloads(script: str) -> list[Payload]:
                 i += 1
             continue
         if c == "#" or c == ":":
-            while i < n and script[i] != "\n":
-                i += 1
+            i = _skip_to(script, i, "\n")
             continue
         i += 1
-        if c in "aicrRwWbtTvlLqQ":
-            # Text, a file name or a label to the end of the line (b, t, T also end at ;).
-            stops = "\n;}" if c in "btTvlLqQ" else "\n"
-            while i < n and script[i] not in stops:
-                i += 1
+        if c in "aic":
+            i = _text_end(script, i)
+            continue
+        if c in "rRwWbtTvlLqQ":
+            # A file name or a label to the end of the line (b, t, T also end at ;).
+            i = _skip_to(script, i, "\n;}" if c in "btTvlLqQ" else "\n")
             continue
         if c == "e":
-            j = i
-            while j < n and script[j] != "\n":
-                j += 1
+            j = _skip_to(script, i, "\n")
             command = script[i:j].strip()
             out.append(Payload("sed e", command) if command else
                        Payload("sed e runs the pattern space", dynamic=True))  # fmt: skip
@@ -312,9 +361,7 @@ def sed_payloads(script: str) -> list[Payload]:
             delim = script[i]
             _, i = _sed_delimited(script, i + 1, delim)
             replacement, i = _sed_delimited(script, i, delim)
-            j = i
-            while j < n and script[j] not in ";\n}":
-                j += 1
+            j = _skip_to(script, i, ";\n}")
             flags = script[i:j]
             i = j
             if c == "s" and "e" in flags.split("w", 1)[0]:
@@ -355,7 +402,7 @@ def sed_may_run(text: str) -> bool:
 
 def from_sed(name: str, args: tuple[Word, ...]) -> list[Payload]:
     """Return what the sed scripts given on the command line run."""
-    words = "\n".join(w.value for w in args if w.value != "-e")
+    words = "\n".join([w.value for w in args if w.value != "-e"])
     if not sed_may_run(words):
         return []  # no word holds an ``e`` where a command or a flag stands (most sed commands)
     parsed = parse(TOOLS["sed"], args)

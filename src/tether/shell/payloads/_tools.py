@@ -1,5 +1,5 @@
 """Command-line tools whose options or operands hold a command: git ``-c alias.X='!…'``,
-``find -exec``, ``ssh -o ProxyCommand``, ``rsync -e``, ``busybox APPLET``, ``tar --to-command``,
+``find -exec``, ``ssh -o ProxyCommand``, ``rsync -e``, ``tar --to-command``,
 tmux, screen, and environment variables such as ``GIT_SSH_COMMAND``."""
 
 from __future__ import annotations
@@ -62,16 +62,57 @@ def from_find(name: str, args: tuple[Word, ...]) -> list[Payload]:
         i += 1
         if v not in _FIND_EXEC or not args[i - 1].literal:
             continue
-        inner: list[Word] = []
+        start = i
         while i < len(args) and not (args[i].value in (";", "+") and args[i].literal):
-            w = args[i]
-            if first is not None and w.literal and "{}" in w.value:
-                w = Word(w.value.replace("{}", first.value))
-            inner.append(w)
             i += 1
-        if inner:
-            out.append(Payload(f"find {v}", argv=tuple(inner)))
+        words = args[start:i]
+        if not words:
+            continue
+        found = [
+            Word(w.value.replace("{}", first.value)) if w.literal and "{}" in w.value else w
+            for w in words
+        ] if first is not None else list(words)  # fmt: skip
+        out.append(Payload(f"find {v}", argv=tuple(found)))
+        if found != list(words):
+            # And every later match: ``{}`` is a path only known at run time.
+            out.append(Payload(f"find {v}", argv=words))
     return out
+
+
+# fd's placeholders for the path it found (``{}``, ``{/}``, ``{//}``, ``{.}``, ``{/.}``).
+_FD_HOLDERS = ("{}", "{/}", "{//}", "{.}", "{/.}")
+_FD_EXEC = frozenset({"-x", "--exec", "-X", "--exec-batch"})
+
+
+def from_fd(name: str, args: tuple[Word, ...]) -> list[Payload]:
+    """Return the commands ``fd -x/--exec`` and ``-X/--exec-batch`` run on what fd finds."""
+    out: list[Payload] = []
+    for i, w in enumerate(args):
+        if w.value not in _FD_EXEC or not w.literal:
+            continue
+        parsed = parse(TOOLS["fd"], args[: i + 1])
+        if not parsed.options or parsed.options[-1][0] not in ("--exec", "--exec-batch"):
+            continue  # the value of an option before it (``fd -e -x``), not fd's -x
+        j = i + 1
+        while j < len(args) and not (args[j].literal and args[j].value == ";"):
+            j += 1
+        # The found paths: below the workspace (``{}``, as find's from ``.``), or only known at
+        # run time when fd searches from an absolute path or a home; appended when not placed.
+        found = Word("{}", literal=not _fd_searches_outside(args))
+        words = [found if any(h in v.value for h in _FD_HOLDERS) else v for v in args[i + 1 : j]]
+        if words and found not in words:
+            words.append(found)
+        if words:
+            out.append(Payload(f"{name} {w.value}", argv=tuple(words)))
+    return out
+
+
+def _fd_searches_outside(args: tuple[Word, ...]) -> bool:
+    """Return True when fd searches from an absolute path, a home or a computed one."""
+    parsed = parse(TOOLS["fd"], args)
+    roots = [w.value for w in parsed.operands[1:]]
+    roots += parsed.values("--search-path", "--base-directory")
+    return any(r[:1] in ("/", "~", "$") for r in roots)
 
 
 def _top_level(path: str) -> bool:
@@ -81,7 +122,7 @@ def _top_level(path: str) -> bool:
     return path.startswith("/") and "/" not in path.strip("/") and ".." not in path
 
 
-# --- ssh -o ProxyCommand, rsync -e, busybox APPLET --------------------------------------------
+# --- ssh -o ProxyCommand, rsync -e ----------------------------------------------------------------
 
 # ssh_config keys whose value is a command ssh runs on this machine through the user's shell.
 _SSH_COMMANDS = frozenset({"proxycommand", "localcommand", "knownhostscommand"})
@@ -182,12 +223,6 @@ def from_screen(name: str, args: tuple[Word, ...]) -> list[Payload]:
                 return [Payload("screen -X stuff", typed)]
         return []
     return [Payload("screen", argv=parsed.operands)] if parsed.operands else []
-
-
-def from_busybox(name: str, args: tuple[Word, ...]) -> list[Payload]:
-    """Return the applet busybox runs, as a command of its own."""
-    # ``busybox APPLET …`` is APPLET: judged as that command (``busybox sh -c '…'``).
-    return [Payload("busybox", argv=args)] if args and args[0].literal else []
 
 
 # --- environment variables whose value is a command ---------------------------------------------
