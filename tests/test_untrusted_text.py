@@ -150,3 +150,12 @@ def test_clip_caps_and_says_how_long_the_text_was() -> None:
     out = clip("x" * 10_000, 100)
     assert len(out) < 130 and out.endswith("(10,000 chars)")
     assert clip("a\nb\u202ec") == "a\\nb\\u202ec"
+
+
+def test_every_escaped_character_is_unprintable_but_the_backtick() -> None:
+    # quote and clip leave printable text untranslated: sound only while this holds.
+    from tether.quoting import _ESCAPES_IN_QUOTE
+
+    printable = [hex(c) for c in _ESCAPES_IN_QUOTE if chr(c).isprintable() and chr(c) != "`"]
+    assert printable == []
+    assert quote("a`b") == "`a\\x60b`" and quote("a\u2028b") == "`a\\u2028b`"

@@ -44,7 +44,10 @@ _ESCAPES_IN_QUOTE = {**_ESCAPES, ord("`"): "\\x60"}
 
 def _fit(raw: str, table: dict[int, str], limit: int) -> str:
     # Only the head is escaped (bounded work on a 32 MiB input); escapes can lengthen it.
-    body = raw[: limit * 4].translate(table)
+    head = raw[: limit * 4]
+    # Every character the tables escape is unprintable, but the backtick: most text needs no
+    # translation, and ``isprintable`` tells so without a dictionary lookup per character.
+    body = head if head.isprintable() and "`" not in head else head.translate(table)
     if len(body) <= limit and len(raw) <= limit * 4:
         return body
     return f"{body[: max(limit - 1, 1)]}… ({len(raw):,} chars)"

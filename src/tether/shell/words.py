@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 from tether.shell.model import SYSTEM_DIRS, Word, Wrapper
@@ -28,40 +29,26 @@ _OCTAL = "01234567"
 _HEX = "0123456789abcdefABCDEF"
 
 
+# A backslash and the character it quotes; ``\<newline>`` is a line continuation, removed whole.
+# One regex pass in C instead of a loop over every character of a long string. Patterns, not
+# compiled objects: ``re`` compiles each on first use (a hook process without a backslash in
+# its command never pays for it) and keeps it.
+_UNQUOTED_ESCAPE = r"\\(?:\n|(.))"
+_DOUBLE_QUOTED_ESCAPE = r'\\(?:\n|([$`"\\]))'
+
+
 def unescape_unquoted(text: str) -> str:
     """Remove backslashes from an unquoted word (``\\rm`` -> ``rm``; ``\\<newline>`` vanishes)."""
     if "\\" not in text:
         return text
-    out: list[str] = []
-    i, n = 0, len(text)
-    while i < n:
-        ch = text[i]
-        if ch == "\\" and i + 1 < n:
-            if text[i + 1] != "\n":
-                out.append(text[i + 1])
-            i += 2
-            continue
-        out.append(ch)
-        i += 1
-    return "".join(out)
+    return re.sub(_UNQUOTED_ESCAPE, r"\1", text, flags=re.DOTALL)
 
 
 def unescape_double_quoted(text: str) -> str:
     """Remove the backslashes bash drops inside double quotes (before ``$ ` " \\`` or newline)."""
     if "\\" not in text:
         return text
-    out: list[str] = []
-    i, n = 0, len(text)
-    while i < n:
-        ch = text[i]
-        if ch == "\\" and i + 1 < n and text[i + 1] in '$`"\\\n':
-            if text[i + 1] != "\n":
-                out.append(text[i + 1])
-            i += 2
-            continue
-        out.append(ch)
-        i += 1
-    return "".join(out)
+    return re.sub(_DOUBLE_QUOTED_ESCAPE, r"\1", text)
 
 
 def _take(text: str, i: int, alphabet: str, limit: int) -> tuple[str, int]:

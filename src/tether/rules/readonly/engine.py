@@ -38,9 +38,14 @@ _INTERPRETERS = opts(
 # `for NAME in …` / `select NAME in …` assign NAME, which tether.shell does not report as an
 # assignment; an upper-case (environment) name such as PATH or IFS changes what later
 # commands run. `((…))` arithmetic commands assign too.
-_LOOP_VAR = re.compile(r"(?:^|[\s;&|(){}])(?:for|select)\s+([A-Za-z_][A-Za-z0-9_]*)")
+# Each pattern starts with a literal, so the regex engine skips to its candidates instead of
+# trying every position of a long heredoc; the lookbehinds that follow look at the character
+# before the keyword (a separator, or the start of the text) and at a `$` before `((`.
+_LOOP_VAR = re.compile(
+    r"(?:for(?<![^\s;&|(){}]for)|select(?<![^\s;&|(){}]select))\s+([A-Za-z_][A-Za-z0-9_]*)"
+)
 _SAFE_VAR = re.compile(r"[a-z_][a-z0-9_]*")
-_ARITHMETIC = re.compile(r"(?<!\$)\(\(")
+_ARITHMETIC = re.compile(r"\(\((?<!\$\(\()")
 # `test -v 'a[$(cmd)]'` and `[[ 'a[$(cmd)]' -eq 0 ]]` evaluate array subscripts, running a
 # substitution the shell itself left quoted.
 _TESTS = frozenset({"test", "[", "[["})
@@ -96,6 +101,8 @@ def unquoted_expansion(text: str) -> str | None:
     A safety net under ``Word.literal``: `sort {-o,output} in` and `sed s/a/*/ f` expand to
     other words (options included) at run time, while `sed 's/a/*/' f` does not.
     """
+    if "*" not in text and "?" not in text and "[" not in text and "{" not in text:
+        return None  # nothing that could expand (most commands): no walk over the text
     i, n = 0, len(text)
     while i < n:
         c = text[i]
