@@ -30,6 +30,7 @@ _NOT_OPTIONS = {
     "rsync": {"--no-OPTION"},  # any option negated; read as an unknown flag
     "flock": {"--command"},  # read after the lock file by flock itself, not by getopt
     # pip's general options mention --no-index in prose; `--find-` is --find-links wrapped.
+    "pip": {"--no-index"},
     **{f"read-only pip{sub}": {"--no-index"} for sub in ("", " show", " freeze", " check")},
     "read-only pip list": {"--find"},
     "gdisk": {"--help"},  # gdisk has no --help: it names the device it could not open

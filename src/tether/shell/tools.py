@@ -88,6 +88,32 @@ TEE = Spec(
     checked="coreutils 9.1",
 )
 # GNU sed 4.9, and BSD sed's -I EXTENSION (in place) in the union.
+# pip 23.2.1 (optparse: unique prefixes of long options). General options come before the
+# subcommand, which ends them, and may follow it; each subcommand adds its own (``PIP_UNINSTALL``
+# here, the read subcommands in the read-only catalogue). The read-only catalogue refuses the
+# ones that write; the danger catalogue reads their values (DG607: ``pip --log F uninstall X``).
+PIP_GENERAL = (
+    "h|help debug isolated require-virtualenv python: v|verbose V|version q|quiet log: no-input "
+    "keyring-provider: proxy: retries: timeout: exists-action: trusted-host: cert: client-cert: "
+    "cache-dir: no-cache-dir disable-pip-version-check no-color no-python-version-warning "
+    "use-feature: use-deprecated:"
+)
+PIP_CHECKED = "pip 23.2.1"
+PIP_WRITES = MappingProxyType(
+    {
+        "--log": "appends a log to a file",
+        "--python": "runs pip under another interpreter",
+        "--cache-dir": "writes its cache to a directory of your choice",
+        "--keyring-provider": "can run a keyring program",
+        "--help": "is not a read subcommand",
+    }
+)
+PIP = Spec("pip", options=PIP_GENERAL, writes=PIP_WRITES, permute=False, checked=PIP_CHECKED)
+PIP_UNINSTALL = Spec(
+    "pip uninstall",
+    options=f"{PIP_GENERAL} r|requirement: y|yes root-user-action: break-system-packages",
+    checked=PIP_CHECKED,
+)
 SED = Spec(
     "sed",
     options="n|quiet|silent debug e|expression: f|file: follow-symlinks i|in-place:: I: "
@@ -408,16 +434,8 @@ TOOLS: LazyTable[Grammar] = LazyTable(
         # ``tar xzf a.tgz -C dir``: a first word without a dash is a cluster whose letters
         # take their values from the words after it, in order (GNU tar's old-style options).
         "tar": lambda: grammar("tar", _TAR + " ?|help", old_style=True),
-        # pip 23.2.1 (optparse: unique prefixes; general options before or after the
-        # subcommand), with uninstall's own options: DG607 reads ``pip --log F uninstall X``.
-        "pip": lambda: grammar(
-            "pip",
-            "h|help debug isolated require-virtualenv python: v|verbose V|version q|quiet "
-            "log: no-input keyring-provider: proxy: retries: timeout: exists-action: "
-            "trusted-host: cert: client-cert: cache-dir: no-cache-dir disable-pip-version-check "
-            "no-color no-python-version-warning use-feature: use-deprecated: no-index "
-            "r|requirement: y|yes root-user-action: break-system-packages",
-        ),
+        # pip's general options end at its subcommand (``pip --log F uninstall X``).
+        "pip": lambda: grammar_of(PIP),
         # uv 0.4 (its docs; clap: names spelt whole, global options anywhere).
         "uv": lambda: grammar(
             "uv",
@@ -1409,6 +1427,11 @@ __all__ = [
     "INTERPRETERS",
     "MACHINE",
     "OUTPUTS",
+    "PIP",
+    "PIP_CHECKED",
+    "PIP_GENERAL",
+    "PIP_UNINSTALL",
+    "PIP_WRITES",
     "SED",
     "SHUF",
     "SIGNALS",

@@ -19,7 +19,8 @@ from tether.rules.danger.interp import interpreter_code
 from tether.shell.model import SimpleCommand, Word
 from tether.shell.options import parse
 from tether.shell.programs import WRAPPERS
-from tether.shell.tools import signal_and_rest
+from tether.shell.specs import grammar_of
+from tether.shell.tools import PIP_UNINSTALL, signal_and_rest
 
 _Check = Callable[[SimpleCommand, Scope], Iterable[Hit]]
 _INSTEAD = "Tell the user what gets in the way and why; let them change Tether themselves."
@@ -398,7 +399,15 @@ def _is_tether_package(value: str) -> bool:
 
 def _pip_words(name: str, args: tuple[Word, ...]) -> list[str]:
     """Return what pip (or pipx) is asked to do: the subcommand and its operands."""
-    return [w.value for w in options_of("pip" if name != "pipx" else name, args).operands]
+    if name == "pipx":
+        return [w.value for w in options_of(name, args).operands]
+    top = options_of("pip", args)  # pip's general options end at the subcommand
+    if not top.operands:
+        return []
+    sub, rest = top.operands[0], top.operands[1:]
+    if sub.value == "uninstall":  # general options may follow it, with uninstall's own
+        rest = parse(grammar_of(PIP_UNINSTALL), rest).operands
+    return [sub.value, *(w.value for w in rest)]
 
 
 def _python_pip(args: tuple[Word, ...]) -> tuple[Word, ...] | None:

@@ -20,6 +20,7 @@ from tether.rules.readonly.spec import (
 )
 from tether.shell.model import Word
 from tether.shell.options import Parsed
+from tether.shell.tools import PIP, PIP_CHECKED, PIP_GENERAL, PIP_WRITES
 
 RULES = (
     rule(
@@ -76,30 +77,16 @@ _VERSION_WORD = frozenset({"docker", "uv"})
 # npm subcommands that only query, but npm logs every run under ~/.npm (tether verify saw it).
 _NPM_QUERIES = opts("ls list view info show v outdated root prefix")
 
-# pip (optparse: unique prefixes of long options). General options come before the
-# subcommand (which ends them) and may follow it; checked against pip 23 ``--help``.
-_PIP_WRITES = {
-    "--log": "appends a log to a file",
-    "--python": "runs pip under another interpreter",
-    "--cache-dir": "writes its cache to a directory of your choice",
-    "--keyring-provider": "can run a keyring program",
-    "--help": "is not a read subcommand",
-}
-_PIP_GENERAL = (
-    "h debug isolated require-virtualenv v verbose V version q quiet no-input no-cache-dir "
-    "disable-pip-version-check no-color no-python-version-warning proxy: retries: timeout: "
-    "exists-action: trusted-host: cert: client-cert: use-feature: use-deprecated:"
-)
-_PIP_CHECKED = "pip 23.2.1"
-_PIP = Spec("pip", options=_PIP_GENERAL, writes=_PIP_WRITES, permute=False, checked=_PIP_CHECKED)
+# pip: its general options are one spec shared with the danger catalogue (shell.tools.PIP).
+_PIP = PIP
 
 
 def _pip_spec(sub: str, options: str) -> Spec:
     return Spec(
         f"pip {sub}",
-        options=f"{_PIP_GENERAL} {options}",
-        writes=_PIP_WRITES,
-        checked=_PIP_CHECKED,
+        options=f"{PIP_GENERAL} {options}",
+        writes=PIP_WRITES,
+        checked=PIP_CHECKED,
     )
 
 
