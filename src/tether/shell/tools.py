@@ -129,6 +129,49 @@ GIT_BRANCH = Spec(
     checked="git 2.39.5",
 )
 
+# Filters the read-only catalogue proves and the danger catalogue reads output files of.
+_TO_FILE = {"-o": "writes the result to a file", "--output": "writes the result to a file"}
+SORT = Spec(
+    "sort",
+    options=(
+        "b|ignore-leading-blanks d|dictionary-order f|ignore-case g|general-numeric-sort "
+        "i|ignore-nonprinting M|month-sort h|human-numeric-sort n|numeric-sort "
+        "R|random-sort random-source: r|reverse sort: V|version-sort batch-size: c|check:: "
+        "C compress-program: debug files0-from: k|key: m|merge o|output: s|stable "
+        f"S|buffer-size: t|field-separator: T|temporary-directory: parallel: u|unique "
+        f"z|zero-terminated {GNU_STANDARD}"
+    ),
+    writes={
+        "-o": "writes the result to a file",
+        "--output": "writes the result to a file",
+        "--compress-program": "runs a program on temporary files",
+    },
+    checked="coreutils 9.1",
+)
+UNIQ = Spec(
+    "uniq",
+    options=(
+        "c|count d|repeated D all-repeated:: f|skip-fields: group:: i|ignore-case "
+        f"s|skip-chars: u|unique z|zero-terminated w|check-chars: {GNU_STANDARD}"
+    ),
+    checked="coreutils 9.1",
+)
+SHUF = Spec(
+    "shuf",
+    options=(
+        "e|echo i|input-range: n|head-count: o|output: random-source: r|repeat "
+        f"z|zero-terminated {GNU_STANDARD}"
+    ),
+    writes=_TO_FILE,
+    checked="coreutils 9.1",
+)
+ICONV = Spec(
+    "iconv",
+    options=("f|from-code: t|to-code: l|list c o|output: s|silent verbose usage V|version ?|help"),
+    writes=_TO_FILE,
+    checked="libc-bin 2.36",
+)
+
 TOOLS: LazyTable[Grammar] = LazyTable(
     {
         "rm": lambda: grammar(
@@ -476,30 +519,11 @@ TOOLS: LazyTable[Grammar] = LazyTable(
             permute=False,
         ),
         # Tools that write a file an option or operand names (``OUTPUTS`` below says which).
-        "sort": lambda: grammar(
-            "sort",
-            "b|ignore-leading-blanks d|dictionary-order f|ignore-case g|general-numeric-sort "
-            "i|ignore-nonprinting M|month-sort h|human-numeric-sort n|numeric-sort "
-            "R|random-sort random-source: r|reverse sort: V|version-sort batch-size: c|check:: "
-            "C compress-program: debug files0-from: k|key: m|merge o|output: s|stable "
-            f"S|buffer-size: t|field-separator: T|temporary-directory: parallel: u|unique "
-            f"z|zero-terminated {GNU_STANDARD}",
-        ),
-        "uniq": lambda: grammar(
-            "uniq",
-            "c|count d|repeated D all-repeated:: f|skip-fields: group:: i|ignore-case "
-            f"s|skip-chars: u|unique z|zero-terminated w|check-chars: {GNU_STANDARD}",
-        ),
-        "shuf": lambda: grammar(
-            "shuf",
-            "e|echo i|input-range: n|head-count: o|output: random-source: r|repeat "
-            f"z|zero-terminated {GNU_STANDARD}",
-        ),
+        "sort": lambda: grammar_of(SORT),
+        "uniq": lambda: grammar_of(UNIQ),
+        "shuf": lambda: grammar_of(SHUF),
         # glibc 2.36 iconv (argp: unique prefixes).
-        "iconv": lambda: grammar(
-            "iconv",
-            "f|from-code: t|to-code: l|list c o|output: s|silent verbose usage V|version ?|help",
-        ),
+        "iconv": lambda: grammar_of(ICONV),
         # zstd 1.5.4 (``zstd -H``): -o has no long name; ``-#`` levels are read as flags.
         "zstd": lambda: grammar(
             "zstd",
@@ -1376,18 +1400,22 @@ __all__ = [
     "GIT",
     "GIT_BRANCH",
     "GIT_SUBCOMMANDS",
+    "ICONV",
     "INTERPRETERS",
     "MACHINE",
     "OUTPUTS",
     "SED",
+    "SHUF",
     "SIGNALS",
     "SINGLE_DASH",
+    "SORT",
     "TEE",
     "TERRAFORM",
     "TMUX",
     "TMUX_ALIASES",
     "TMUX_COMMANDS",
     "TOOLS",
+    "UNIQ",
     "Output",
     "code_grammar",
     "find_parts",

@@ -17,7 +17,7 @@ from tether.rules.readonly.spec import (
 from tether.shell.model import Word
 from tether.shell.options import GNU_STANDARD
 from tether.shell.readers import TR
-from tether.shell.tools import SED
+from tether.shell.tools import ICONV, SED, SHUF, SORT, UNIQ
 
 RULES = (
     rule(
@@ -147,42 +147,6 @@ _AWK = Spec(
     },
     checked="gawk 5.2 (man page); mawk 1.3.4",
 )
-_SORT = Spec(
-    "sort",
-    options="b d f g h i M n R r V c C m s u z ignore-leading-blanks dictionary-order "
-    "ignore-case general-numeric-sort human-numeric-sort ignore-nonprinting month-sort "
-    "numeric-sort random-sort reverse version-sort merge stable unique zero-terminated debug "
-    "help version k: t: S: T: key: field-separator: buffer-size: temporary-directory: "
-    "parallel: batch-size: random-source: files0-from: sort: check::",
-    writes={
-        "-o": "writes the result to a file",
-        "--output": "writes the result to a file",
-        "--compress-program": "runs a program on temporary files",
-    },
-    checked="coreutils 9.1",
-)
-_UNIQ = Spec(
-    "uniq",
-    options="c d D u i z count repeated unique ignore-case zero-terminated help version f: "
-    "s: w: skip-fields: skip-chars: check-chars: all-repeated:: group::",
-    checked="coreutils 9.1",
-)
-_TO_FILE = {"-o": "writes the result to a file", "--output": "writes the result to a file"}
-_SHUF = Spec(
-    "shuf",
-    options="e|echo i|input-range: n|head-count: random-source: r|repeat z|zero-terminated "
-    f"{GNU_STANDARD}",
-    writes=_TO_FILE,
-    checked="coreutils 9.1",
-)
-_ICONV = Spec(
-    "iconv",
-    options="f|from-code: t|to-code: l|list c s|silent verbose help usage V|version",
-    writes=_TO_FILE,
-    checked="libc-bin 2.36",
-)
-
-
 # Every option of the RO301 filters (--help on Debian 12): none writes or runs a program.
 _FILTERS = (
     Spec(
@@ -263,27 +227,27 @@ def _awk(name: str, args: tuple[Word, ...]) -> Check:
 
 
 def _sort(name: str, args: tuple[Word, ...]) -> Check:
-    return check_spec(_SORT, args, "RO304")
+    return check_spec(SORT, args, "RO304")
 
 
 def _uniq(name: str, args: tuple[Word, ...]) -> Check:
-    return check_spec(_UNIQ, args, "RO305", max_operands=1)
+    return check_spec(UNIQ, args, "RO305", max_operands=1)
 
 
 def _shuf(name: str, args: tuple[Word, ...]) -> Check:
-    return check_spec(_SHUF, args, "RO306")
+    return check_spec(SHUF, args, "RO306")
 
 
 def _iconv(name: str, args: tuple[Word, ...]) -> Check:
-    return check_spec(_ICONV, args, "RO306")
+    return check_spec(ICONV, args, "RO306")
 
 
 ENTRIES: dict[str, Entry] = {
     **pure_entries("RO301", *_FILTERS),
     **entries("RO302", "sed gsed", _sed, SED),  # the danger catalogue's spec
     **entries("RO303", "awk gawk mawk nawk", _awk, _AWK),
-    **entries("RO304", "sort", _sort, _SORT),
-    **entries("RO305", "uniq", _uniq, _UNIQ),
-    **entries("RO306", "shuf", _shuf, _SHUF),
-    **entries("RO306", "iconv", _iconv, _ICONV),
+    **entries("RO304", "sort", _sort, SORT),
+    **entries("RO305", "uniq", _uniq, UNIQ),
+    **entries("RO306", "shuf", _shuf, SHUF),
+    **entries("RO306", "iconv", _iconv, ICONV),
 }
