@@ -110,7 +110,6 @@ def test_no_program_has_one_grammar_for_the_catalogue_and_another_for_the_shell(
 # Second grammars added by the danger catalogue's output-file pass (wt/dgaps) after the merge,
 # still to be made one spec each; listed so a new one fails and a merged one must be removed.
 PENDING = {
-    "fd": "tools.TOOLS['fd'] (danger: --exec) and rules.readonly.search._FD",
     "pip": "tools.TOOLS['pip'] (danger: global options) and rules.readonly.packages._PIP",
 }
 

@@ -129,6 +129,28 @@ GIT_BRANCH = Spec(
     checked="git 2.39.5",
 )
 
+# fd (the read-only catalogue proves it without --exec/--exec-batch, which run commands).
+FD = Spec(
+    "fd",
+    options=(
+        "H|hidden I|no-ignore no-ignore-vcs no-ignore-parent no-global-ignore-file "
+        "no-require-git u|unrestricted s|case-sensitive i|ignore-case g|glob regex "
+        "F|fixed-strings and: a|absolute-path l|list-details L|follow p|full-path "
+        "0|print0 max-results: 1 q|quiet show-errors one-file-system|mount|xdev prune "
+        "d|max-depth|maxdepth: min-depth: exact-depth: E|exclude: t|type: e|extension: "
+        "S|size: changed-within|change-newer-than|newer: changed-before|change-older-than"
+        "|older: o|owner: format: x|exec X|exec-batch batch-size: ignore-file: c|color: "
+        "hyperlink:: j|threads: max-buffer-time: base-directory: path-separator: "
+        "search-path: strip-cwd-prefix:: h|help V|version relative-path"
+    ),
+    writes={
+        "-x": "runs a command for every match",
+        "--exec": "runs a command for every match",
+        "-X": "runs a command on the matches",
+        "--exec-batch": "runs a command on the matches",
+    },
+    checked="fd 8.7 (man page)",
+)
 # Filters the read-only catalogue proves and the danger catalogue reads output files of.
 _TO_FILE = {"-o": "writes the result to a file", "--output": "writes the result to a file"}
 SORT = Spec(
@@ -167,7 +189,8 @@ SHUF = Spec(
 )
 ICONV = Spec(
     "iconv",
-    options=("f|from-code: t|to-code: l|list c o|output: s|silent verbose usage V|version ?|help"),
+    # glibc's -? (help) is left out: unquoted, `-?` is a glob the shell expands.
+    options="f|from-code: t|to-code: l|list c o|output: s|silent verbose usage V|version help",
     writes=_TO_FILE,
     checked="libc-bin 2.36",
 )
@@ -560,18 +583,7 @@ TOOLS: LazyTable[Grammar] = LazyTable(
         # fd 9 (man page; Debian's fd-find installs it as ``fdfind``): -x/--exec and
         # -X/--exec-batch take the command that follows, up to ``;`` (read as flags here,
         # the words after them by ``payloads``).
-        "fd": lambda: grammar(
-            "fd",
-            "H|hidden I|no-ignore no-ignore-vcs no-ignore-parent no-global-ignore-file "
-            "no-require-git u|unrestricted s|case-sensitive i|ignore-case g|glob regex "
-            "F|fixed-strings and: a|absolute-path l|list-details L|follow p|full-path "
-            "0|print0 max-results: 1 q|quiet show-errors one-file-system|mount|xdev prune "
-            "d|max-depth|maxdepth: min-depth: exact-depth: E|exclude: t|type: e|extension: "
-            "S|size: changed-within|change-newer-than|newer: changed-before|change-older-than"
-            "|older: o|owner: format: x|exec X|exec-batch batch-size: ignore-file: c|color: "
-            "hyperlink:: j|threads: max-buffer-time: base-directory: path-separator: "
-            "search-path: strip-cwd-prefix:: h|help V|version",
-        ),
+        "fd": lambda: grammar_of(FD),
         "fdfind": lambda: TOOLS["fd"]._replace(name="fdfind"),
         # cargo 1.95 (clap: names spelt whole; ``cargo +TOOLCHAIN`` is rustup's, a first
         # operand), then the subcommand; Maven 3.8.7 (commons-cli: ``-pl``/``-gs``-style short
@@ -1392,6 +1404,7 @@ __all__ = [
     "CHMOD_MODE_LETTERS",
     "CLUSTER",
     "DOCKER_SUBCOMMANDS",
+    "FD",
     "FIND",
     "FIND_EXEC",
     "FIND_NULLARY",

@@ -18,6 +18,7 @@ from tether.rules.readonly.spec import (
 )
 from tether.shell.model import Word
 from tether.shell.readers import EGREP, FGREP, GREP
+from tether.shell.tools import FD
 
 RULES = (
     rule(
@@ -148,24 +149,6 @@ _RG = Spec(
     checked="ripgrep 13.0.0",
 )
 # fd 8.7 (man page; not packaged with that name on Debian 12, so not compared with --help).
-_FD = Spec(
-    "fd",
-    options="H|hidden I|no-ignore u|unrestricted no-ignore-vcs no-ignore-parent "
-    "no-global-ignore-file no-require-git s|case-sensitive i|ignore-case g|glob regex "
-    "F|fixed-strings and: a|absolute-path relative-path l|list-details L|follow p|full-path "
-    "0|print0 max-results: 1 q|quiet show-errors base-directory: path-separator: "
-    "search-path: strip-cwd-prefix one-file-system|mount|xdev e|extension: t|type: "
-    "E|exclude: d|max-depth: min-depth: exact-depth: S|size: changed-within|change-newer-than|"
-    "newer: changed-before|change-older-than|older: o|owner: c|color: j|threads: "
-    "ignore-file: format: prune h|help V|version",
-    writes={
-        "-x": "runs a command for every match",
-        "--exec": "runs a command for every match",
-        "-X": "runs a command on the matches",
-        "--exec-batch": "runs a command on the matches",
-    },
-    checked="fd 8.7 (man page)",
-)
 
 
 def _rg(name: str, args: tuple[Word, ...]) -> Check:
@@ -173,7 +156,7 @@ def _rg(name: str, args: tuple[Word, ...]) -> Check:
 
 
 def _fd(name: str, args: tuple[Word, ...]) -> Check:
-    return check_spec(_FD, args, "RO204")
+    return check_spec(FD, args, "RO204")
 
 
 _FIND_WRITES = {
@@ -260,5 +243,5 @@ ENTRIES: dict[str, Entry] = {
     **pure_entries("RO201", GREP, EGREP, FGREP),
     **entries("RO202", "rg", _rg, _RG),
     **entries("RO203", "find", _find),
-    **entries("RO204", "fd fdfind", _fd, _FD),
+    **entries("RO204", "fd fdfind", _fd, FD),
 }
