@@ -155,65 +155,70 @@ GIT_BRANCH = Spec(
     checked="git 2.39.5",
 )
 
-# The read commands that write where an option or operand says (``OUTPUTS``): one spec for
-# the read-only catalogue (which refuses the writing options) and the danger catalogue (which
-# reads their value: ``-o FILE`` takes one, so it is listed among the options too).
-_TO_FILE = MappingProxyType(
-    {"-o": "writes the result to a file", "--output": "writes the result to a file"}
+# fd (the read-only catalogue proves it without --exec/--exec-batch, which run commands).
+FD = Spec(
+    "fd",
+    options=(
+        "H|hidden I|no-ignore no-ignore-vcs no-ignore-parent no-global-ignore-file "
+        "no-require-git u|unrestricted s|case-sensitive i|ignore-case g|glob regex "
+        "F|fixed-strings and: a|absolute-path l|list-details L|follow p|full-path "
+        "0|print0 max-results: 1 q|quiet show-errors one-file-system|mount|xdev prune "
+        "d|max-depth|maxdepth: min-depth: exact-depth: E|exclude: t|type: e|extension: "
+        "S|size: changed-within|change-newer-than|newer: changed-before|change-older-than"
+        "|older: o|owner: format: x|exec X|exec-batch batch-size: ignore-file: c|color: "
+        "hyperlink:: j|threads: max-buffer-time: base-directory: path-separator: "
+        "search-path: strip-cwd-prefix:: h|help V|version relative-path"
+    ),
+    writes={
+        "-x": "runs a command for every match",
+        "--exec": "runs a command for every match",
+        "-X": "runs a command on the matches",
+        "--exec-batch": "runs a command on the matches",
+    },
+    checked="fd 8.7 (man page)",
 )
+# Filters the read-only catalogue proves and the danger catalogue reads output files of.
+_TO_FILE = {"-o": "writes the result to a file", "--output": "writes the result to a file"}
 SORT = Spec(
     "sort",
-    options="b d f g h i M n R r V c C m s u z ignore-leading-blanks dictionary-order "
-    "ignore-case general-numeric-sort human-numeric-sort ignore-nonprinting month-sort "
-    "numeric-sort random-sort reverse version-sort merge stable unique zero-terminated debug "
-    "help version k: t: S: T: key: field-separator: buffer-size: temporary-directory: "
-    "parallel: batch-size: random-source: files0-from: sort: check:: o|output: "
-    "compress-program:",
-    writes=MappingProxyType(
-        {**_TO_FILE, "--compress-program": "runs a program on temporary files"}
+    options=(
+        "b|ignore-leading-blanks d|dictionary-order f|ignore-case g|general-numeric-sort "
+        "i|ignore-nonprinting M|month-sort h|human-numeric-sort n|numeric-sort "
+        "R|random-sort random-source: r|reverse sort: V|version-sort batch-size: c|check:: "
+        "C compress-program: debug files0-from: k|key: m|merge o|output: s|stable "
+        f"S|buffer-size: t|field-separator: T|temporary-directory: parallel: u|unique "
+        f"z|zero-terminated {GNU_STANDARD}"
     ),
+    writes={
+        "-o": "writes the result to a file",
+        "--output": "writes the result to a file",
+        "--compress-program": "runs a program on temporary files",
+    },
     checked="coreutils 9.1",
 )
 UNIQ = Spec(
     "uniq",
-    options="c d D u i z count repeated unique ignore-case zero-terminated help version f: "
-    "s: w: skip-fields: skip-chars: check-chars: all-repeated:: group::",
+    options=(
+        "c|count d|repeated D all-repeated:: f|skip-fields: group:: i|ignore-case "
+        f"s|skip-chars: u|unique z|zero-terminated w|check-chars: {GNU_STANDARD}"
+    ),
     checked="coreutils 9.1",
 )
 SHUF = Spec(
     "shuf",
-    options="e|echo i|input-range: n|head-count: random-source: r|repeat z|zero-terminated "
-    f"o|output: {GNU_STANDARD}",
+    options=(
+        "e|echo i|input-range: n|head-count: o|output: random-source: r|repeat "
+        f"z|zero-terminated {GNU_STANDARD}"
+    ),
     writes=_TO_FILE,
     checked="coreutils 9.1",
 )
 ICONV = Spec(
     "iconv",
-    options="f|from-code: t|to-code: l|list c s|silent verbose help usage V|version o|output:",
+    # glibc's -? (help) is left out: unquoted, `-?` is a glob the shell expands.
+    options="f|from-code: t|to-code: l|list c o|output: s|silent verbose usage V|version help",
     writes=_TO_FILE,
     checked="libc-bin 2.36",
-)
-# fd 8.7 (man page; Debian's fd-find installs it as ``fdfind``): -x/--exec and -X/--exec-batch
-# take the command that follows, up to ``;`` (flags to the engine; ``payloads`` reads the rest).
-FD = Spec(
-    "fd",
-    options="H|hidden I|no-ignore u|unrestricted no-ignore-vcs no-ignore-parent "
-    "no-global-ignore-file no-require-git s|case-sensitive i|ignore-case g|glob regex "
-    "F|fixed-strings and: a|absolute-path relative-path l|list-details L|follow p|full-path "
-    "0|print0 max-results: 1 q|quiet show-errors base-directory: path-separator: "
-    "search-path: strip-cwd-prefix one-file-system|mount|xdev e|extension: t|type: "
-    "E|exclude: d|max-depth: min-depth: exact-depth: S|size: changed-within|change-newer-than|"
-    "newer: changed-before|change-older-than|older: o|owner: c|color: j|threads: "
-    "ignore-file: format: prune h|help V|version x|exec X|exec-batch",
-    writes=MappingProxyType(
-        {
-            "-x": "runs a command for every match",
-            "--exec": "runs a command for every match",
-            "-X": "runs a command on the matches",
-            "--exec-batch": "runs a command on the matches",
-        }
-    ),
-    checked="fd 8.7 (man page)",
 )
 
 TOOLS: LazyTable[Grammar] = LazyTable(

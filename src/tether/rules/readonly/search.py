@@ -148,7 +148,6 @@ _RG = Spec(
     },
     checked="ripgrep 13.0.0",
 )
-_FD = FD  # shared with the danger catalogue's fd -x reader (shell.tools)
 
 
 def _rg(name: str, args: tuple[Word, ...]) -> Check:
@@ -156,7 +155,7 @@ def _rg(name: str, args: tuple[Word, ...]) -> Check:
 
 
 def _fd(name: str, args: tuple[Word, ...]) -> Check:
-    return check_spec(_FD, args, "RO204")
+    return check_spec(FD, args, "RO204")
 
 
 _FIND_WRITES = {
@@ -243,5 +242,5 @@ ENTRIES: dict[str, Entry] = {
     **pure_entries("RO201", GREP, EGREP, FGREP),
     **entries("RO202", "rg", _rg, _RG),
     **entries("RO203", "find", _find),
-    **entries("RO204", "fd fdfind", _fd, _FD),
+    **entries("RO204", "fd fdfind", _fd, FD),
 }

@@ -147,9 +147,6 @@ _AWK = Spec(
     },
     checked="gawk 5.2 (man page); mawk 1.3.4",
 )
-_SORT, _UNIQ, _SHUF, _ICONV = SORT, UNIQ, SHUF, ICONV  # shared with the danger catalogue
-
-
 # Every option of the RO301 filters (--help on Debian 12): none writes or runs a program.
 _FILTERS = (
     Spec(
@@ -230,27 +227,27 @@ def _awk(name: str, args: tuple[Word, ...]) -> Check:
 
 
 def _sort(name: str, args: tuple[Word, ...]) -> Check:
-    return check_spec(_SORT, args, "RO304")
+    return check_spec(SORT, args, "RO304")
 
 
 def _uniq(name: str, args: tuple[Word, ...]) -> Check:
-    return check_spec(_UNIQ, args, "RO305", max_operands=1)
+    return check_spec(UNIQ, args, "RO305", max_operands=1)
 
 
 def _shuf(name: str, args: tuple[Word, ...]) -> Check:
-    return check_spec(_SHUF, args, "RO306")
+    return check_spec(SHUF, args, "RO306")
 
 
 def _iconv(name: str, args: tuple[Word, ...]) -> Check:
-    return check_spec(_ICONV, args, "RO306")
+    return check_spec(ICONV, args, "RO306")
 
 
 ENTRIES: dict[str, Entry] = {
     **pure_entries("RO301", *_FILTERS),
     **entries("RO302", "sed gsed", _sed, SED),  # the danger catalogue's spec
     **entries("RO303", "awk gawk mawk nawk", _awk, _AWK),
-    **entries("RO304", "sort", _sort, _SORT),
-    **entries("RO305", "uniq", _uniq, _UNIQ),
-    **entries("RO306", "shuf", _shuf, _SHUF),
-    **entries("RO306", "iconv", _iconv, _ICONV),
+    **entries("RO304", "sort", _sort, SORT),
+    **entries("RO305", "uniq", _uniq, UNIQ),
+    **entries("RO306", "shuf", _shuf, SHUF),
+    **entries("RO306", "iconv", _iconv, ICONV),
 }
