@@ -23,16 +23,16 @@ ALPHABET = ["a", "b", "-", "=", "x", '"', "'", "\\", "\n", " ", "\t", "#", ";"]
 @settings(max_examples=300, deadline=None, database=None)
 @given(body=st.lists(st.sampled_from(ALPHABET), min_size=1, max_size=12).map("".join))
 def test_literal_words_are_the_words_bash_passes(body: str) -> None:
-    # Known gap, not covered here: a backslash-newline inside single quotes is joined before
-    # parsing (bash keeps both characters there); the verdicts stay conservative.
-    assume("\\\n" not in body)
     bash = shutil.which("bash")
     assert bash is not None, "bash is needed to compare words with"
     source = "printf '%s\\0' " + body
     done = subprocess.run([bash, "-c", source], capture_output=True, timeout=5, check=False)
     assume(done.returncode == 0 and not done.stderr)
     model = parse_command(source)
-    assume(not model.errors and not model.unprovable and len(model.commands) == 1)
+    # Where bash keeps a backslash-newline (single quotes, comments), the text is also read
+    # joined everywhere, as a second reading after the first: the first must be bash's.
+    readings = (1, 2) if "\\\n" in source else (1,)
+    assume(not model.errors and not model.unprovable and len(model.commands) in readings)
     argv = model.commands[0].argv
     assume(all(w.literal for w in argv))
     want = [w.decode() for w in done.stdout.split(b"\0")[:-1]]

@@ -58,8 +58,32 @@ TEXT_CAP = 200
 
 _parser: Parser | None = None
 # A backslash-newline (after an even run of backslashes) is removed before bash splits words:
-# `c\<newline>at` is `cat`. tree-sitter-bash splits there instead, so it is joined first.
+# `c\<newline>at` is `cat`. tree-sitter-bash splits there instead, so it is joined first, but
+# only where bash joins: not inside single quotes or ``$'…'``, and not at the end of a comment
+# (``ls # x\<newline>rm -rf /`` runs rm; joined blindly, rm became part of the comment).
 _CONTINUATION = re.compile(r"(?<!\\)((?:\\\\)*)\\\n")
+_JOIN_SCAN = (
+    r"(?P<kept>'[^']*'?|\$'(?:[^'\\]|\\.)*'?|(?:^|(?<=[\s;&|()<>]))#[^\n]*)"
+    r'|(?P<dq>"(?:[^"\\]|\\.)*"?)'
+    r"|(?P<cont>\\\n)"
+    r"|\\."
+)
+
+
+def _join_where_bash_joins(match: re.Match[str]) -> str:
+    if match.group("cont") is not None:
+        return ""
+    text = match.group(0)
+    if match.group("dq") is not None and "\\\n" in text:  # inside "…" it is a continuation
+        return re.sub(r"(\\[^\n])|\\\n", r"\1", text)
+    return text
+
+
+def join_continuations(text: str) -> str:
+    """Remove the backslash-newlines bash removes before it splits ``text`` into words."""
+    return re.sub(_JOIN_SCAN, _join_where_bash_joins, text, flags=re.DOTALL | re.MULTILINE)
+
+
 _BRACES = re.compile(r"\{[^{}]*(?:,|\.\.)[^{}]*\}")
 
 
@@ -331,7 +355,17 @@ class _Builder:
     def add_source(self, text: str, ctx: _Ctx) -> None:
         """Parse ``text`` and walk its tree into the builder."""
         if "\\\n" in text:
-            text = _CONTINUATION.sub(r"\1", text)
+            joined = join_continuations(text)
+            self._add_joined(joined, ctx)
+            everywhere = _CONTINUATION.sub(r"\1", text)
+            if everywhere != joined and self.unprovable is None:
+                # Also read it joined everywhere, as before: should the scan misjudge a quote,
+                # the commands of both readings are judged (never fewer than either saw).
+                self._add_joined(everywhere, ctx)
+            return
+        self._add_joined(text, ctx)
+
+    def _add_joined(self, text: str, ctx: _Ctx) -> None:
         pipes = text.count("|") - 2 * text.count("||")
         if pipes > MAX_PIPES:
             self._give_up(f"{pipes:,} pipe operators, over the {MAX_PIPES:,} cap")
