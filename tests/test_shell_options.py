@@ -60,6 +60,12 @@ def _w(*values: str) -> tuple[Word, ...]:
 def test_getopt_rules(
     g: Grammar, args: str, options: list[tuple[str, str | None]], operands: list[str]
 ) -> None:
+    _assert_reads(g, args, options, operands)
+
+
+def _assert_reads(
+    g: Grammar, args: str, options: list[tuple[str, str | None]], operands: list[str]
+) -> None:
     parsed = parse(g, _w(*args.split()))
     assert parsed.error is None, parsed.error
     assert list(parsed.options) == options
@@ -102,10 +108,7 @@ LISTS = grammar("lists", "d: x*", abbreviate=False)
 def test_old_style_clusters_and_list_options(
     g: Grammar, args: str, options: list[tuple[str, str | None]], operands: list[str]
 ) -> None:
-    parsed = parse(g, _w(*args.split()))
-    assert parsed.error is None, parsed.error
-    assert list(parsed.options) == options
-    assert [w.value for w in parsed.operands] == operands
+    _assert_reads(g, args, options, operands)
 
 
 def test_an_old_style_stop_counts_the_words_given() -> None:
