@@ -24,6 +24,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from _checkout import checkout_env  # benchmarks/_checkout.py, beside this script
+
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 WRAPPINGS = (
     "sudo {c}",
@@ -68,13 +70,20 @@ def _child_judge(path: str) -> None:
 
 
 def _run(src: str, *args: str) -> object:
-    env = {**os.environ, "PYTHONPATH": str(Path(src).resolve())}
+    env = checkout_env(src)
     done = subprocess.run(
         [sys.executable, __file__, *args], env=env, capture_output=True, text=True, check=False
     )
     if done.returncode != 0:
         raise SystemExit(f"{src}: the child failed ({' '.join(args)}):\n{done.stderr[-2000:]}")
     return json.loads(done.stdout)
+
+
+def _examples(src: str) -> list[str]:
+    found = _run(src, "--child-examples")
+    if not (isinstance(found, list) and all(isinstance(e, str) for e in found)):
+        raise SystemExit(f"{src}: the child printed no list of example commands")
+    return found
 
 
 def main() -> int:
@@ -89,7 +98,7 @@ def main() -> int:
         raise SystemExit(__doc__)
     old, new = sys.argv[1], sys.argv[2]
     as_json = "--json" in sys.argv[3:]
-    examples = dict.fromkeys([*_run(old, "--child-examples"), *_run(new, "--child-examples")])  # type: ignore[misc]
+    examples = dict.fromkeys([*_examples(old), *_examples(new)])
     wrapped = [w.format(c=e, q=shlex.quote(e)) for e in examples for w in WRAPPINGS]
     inputs = list(dict.fromkeys([*_corpus(), *examples, *wrapped]))
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as fh:

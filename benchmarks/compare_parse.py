@@ -29,6 +29,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from _checkout import checkout_env  # benchmarks/_checkout.py, beside this script
+
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"
 BUDGET_MARK = "ms budget"  # in the unprovable reason of a walk that ran out of time
@@ -99,7 +101,7 @@ def dump(inputs_path: str, out_path: str, danger: bool) -> int:
 
 
 def _run(src: str, inputs_path: str, out_path: str, danger: bool) -> None:
-    env = {**os.environ, "PYTHONPATH": src}
+    env = checkout_env(src)
     argv = [sys.executable, __file__, "--child", inputs_path, out_path]
     subprocess.run([*argv, *(["--danger"] if danger else [])], env=env, check=True)
 

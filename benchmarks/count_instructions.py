@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+from _checkout import checkout_env  # benchmarks/_checkout.py, beside this script
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "real" / "commands.jsonl"
 WARM_FROM = 10_000  # warm-up commands come from here on, never from the measured ones
@@ -61,7 +62,7 @@ def count(src: str, what: str, n: int) -> float:
     argv = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
             "--collect-atstart=no", "--toggle-collect=builtin_divmod*",
             sys.executable, __file__, "--child", what, str(n)]  # fmt: skip
-    env = {**os.environ, "PYTHONPATH": str(Path(src).resolve())}
+    env = checkout_env(src)
     done = subprocess.run(argv, env=env, capture_output=True, text=True, check=True)
     found = re.search(r"Collected : (\d+)", done.stderr)
     if found is None:

@@ -15,7 +15,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -185,8 +185,8 @@ def test_a_stale_socket_file_is_replaced(box: Sandbox) -> None:
     assert decision(box.run(payload("ls", 1))) == "allow"
 
 
-def _fake_daemon(path: str, accepted: list[int]) -> socket.socket:
-    """Listen on ``path`` and answer every request with an allow (what an attacker would do)."""
+def _serve(path: str, answer: Callable[[socket.socket], None]) -> socket.socket:
+    """Listen on ``path`` and hand every connection to ``answer`` on a thread of its own."""
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     server.bind(path)
     server.listen(8)
@@ -197,13 +197,22 @@ def _fake_daemon(path: str, accepted: list[int]) -> socket.socket:
                 conn, _ = server.accept()
             except OSError:
                 return
-            accepted.append(1)
-            conn.recv(1 << 20)
-            conn.sendall(b"0 2 0\n{}")
-            conn.close()
+            answer(conn)
 
     threading.Thread(target=loop, daemon=True).start()
     return server
+
+
+def _fake_daemon(path: str, accepted: list[int]) -> socket.socket:
+    """Listen on ``path`` and answer every request with an allow (what an attacker would do)."""
+
+    def allow(conn: socket.socket) -> None:
+        accepted.append(1)
+        conn.recv(1 << 20)
+        conn.sendall(b"0 2 0\n{}")
+        conn.close()
+
+    return _serve(path, allow)
 
 
 def test_a_socket_directory_open_to_others_is_never_used(box: Sandbox) -> None:
@@ -419,19 +428,7 @@ def test_a_daemon_that_hangs_up_mid_request_gets_the_event_answered_in_process(
     """Writing to a closed socket is a broken pipe, not SIGPIPE (which the hook makes a block)."""
     path = box.socket()
     Path(path).parent.mkdir(mode=0o700)
-    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    server.bind(path)
-    server.listen(8)
-
-    def hang_up() -> None:
-        while True:
-            try:
-                conn, _ = server.accept()
-            except OSError:
-                return
-            conn.close()  # a daemon killed the moment it accepted
-
-    threading.Thread(target=hang_up, daemon=True).start()
+    server = _serve(path, socket.socket.close)  # a daemon killed the moment it accepted
     try:
         big = payload("rm -rf / # " + "x" * 4_000_000)  # more than a socket buffer holds
         proc = box.run(big)
