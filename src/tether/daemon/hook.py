@@ -172,12 +172,12 @@ def _on_signal(signum: int, frame: object) -> None:
     if _replied[0] >= 0:
         posix._exit(_replied[0] & 0xFF)
     if _child[0] > 0:  # it must not print an answer after this process said "blocked"
-        try:  # noqa: SIM105  (contextlib is one import too many here)
+        try:  # noqa: SIM105  (no contextlib: startup modules only, test_daemon.py)
             posix.kill(_child[0], _signal.SIGKILL)
         except OSError:
             pass
     name = SIGNALS.get(signum, "SIGALRM" if signum == _signal.SIGALRM else str(signum))
-    try:  # noqa: SIM105  (contextlib is one import too many here)
+    try:  # noqa: SIM105  (no contextlib: startup modules only, test_daemon.py)
         posix.write(
             2,
             f"Tether could not check this call, so it is denied (fail closed): the hook process "
@@ -270,7 +270,7 @@ def answer_here(host: str, payload: bytes, root: str) -> int:
         sys.stderr.write(f"tether: cannot answer the hook event ({type(exc).__name__}: {exc})\n")
         status = 2
     for stream in (sys.stdout, sys.stderr):
-        try:  # noqa: SIM105  (contextlib is one import too many here)
+        try:  # noqa: SIM105  (no contextlib: startup modules only, test_daemon.py)
             stream.flush()
         except (OSError, ValueError):
             pass
