@@ -178,6 +178,9 @@ def test_a_malformed_grammar_is_refused_when_written(bad: str) -> None:
 # Options after which the wrapper runs something other than the operands as given.
 _REWRITES = {("env", "--split-string"), ("watch", "--exec"), ("xargs", "--arg-file")}
 _VALUE = "1"
+# A value only known at run time: ``--user="$V"`` and ``-u"$V"`` are still options (bash hands
+# over a word that starts with the same dash and letters), so the peeler must step over them.
+_DYNAMIC_VALUE = '"$V"'
 
 
 def _plain_flag(name: str, g: Grammar, canonical: str) -> str | None:
@@ -202,11 +205,13 @@ def _plain_flag(name: str, g: Grammar, canonical: str) -> str | None:
 
 
 def _option_forms(
-    name: str, g: Grammar, canonical: str, every_prefix: bool = True
+    name: str, g: Grammar, canonical: str, every_prefix: bool = True, value: str = _VALUE
 ) -> Iterator[list[str]]:
-    """Yield every getopt spelling of one option (with a value where it takes one).
+    """Yield every getopt spelling of one option (with ``value`` where it takes one).
 
     ``every_prefix=False`` keeps, of the abbreviations, only the shortest (for big tables).
+    An option whose argument is optional is also spelt bare, unless ``value`` is dynamic (the
+    bare form then differs from the others in what it proves).
     """
     kind = g.arity[canonical]
     flag = _plain_flag(name, g, canonical)
@@ -220,13 +225,14 @@ def _option_forms(
             if short and flag is not None and flag[1] != spelt[1]:
                 yield [flag + spelt[1:]]  # bundled behind another flag
         elif kind == REQUIRED:
-            yield [spelt, _VALUE]
-            yield [spelt + _VALUE] if short else [f"{spelt}={_VALUE}"]
+            yield [spelt, value]
+            yield [spelt + value] if short else [f"{spelt}={value}"]
             if short and flag is not None:
-                yield [flag + spelt[1:], _VALUE]
+                yield [flag + spelt[1:], value]
         else:
-            yield [spelt]
-            yield [spelt + _VALUE] if short else [f"{spelt}={_VALUE}"]
+            if value == _VALUE:
+                yield [spelt]
+            yield [spelt + value] if short else [f"{spelt}={value}"]
 
 
 def _wrapper_cases() -> Iterator[tuple[str, list[str]]]:
@@ -235,9 +241,10 @@ def _wrapper_cases() -> Iterator[tuple[str, list[str]]]:
         for canonical in g.arity:
             if canonical in spec.terminal or (name, canonical) in _REWRITES:
                 continue
-            for form in _option_forms(name, g, canonical):
-                yield name, form
-                yield name, [*form, "--"]
+            for value in (_VALUE, _DYNAMIC_VALUE):
+                for form in _option_forms(name, g, canonical, value=value):
+                    yield name, form
+                    yield name, [*form, "--"]
 
 
 POSITIONAL = {"timeout": ["5"], "chrt": ["5"], "taskset": ["0x1"]}
@@ -269,7 +276,9 @@ def _read_verdicts() -> Iterator[tuple[str, str, list[tuple[str, ...]]]]:
         for canonical in g.arity:
             if canonical in spec.terminal or (name, canonical) in _REWRITES:
                 continue
-            yield name, canonical, [tuple(f) for f in _option_forms(name, g, canonical)]
+            for value in (_VALUE, _DYNAMIC_VALUE):
+                forms = [tuple(f) for f in _option_forms(name, g, canonical, value=value)]
+                yield name, f"{canonical} {value}", forms
 
 
 READS = list(_read_verdicts())
@@ -306,6 +315,19 @@ def test_the_read_only_verdict_does_not_depend_on_the_spelling(
         "env -S'rm -rf' /",
         "bash --rcfile x -c 'rm -rf /'",
         "sudo -E env -u X timeout -s KILL 5 nice -n5 rm -rf /",
+        # a value attached to an option and only known at run time: once read as the command
+        # word (DG306 ask), or `timeout --signal="$S" 5 rm -rf /` judged `5` (danger none)
+        'timeout --signal="$S" 5 rm -rf /',
+        'sudo --user="$U" rm -rf /',
+        'env --chdir="$D" rm -rf /',
+        'env -u"$X" rm -rf /',
+        'nice --adjustment="$N" rm -rf /',
+        'stdbuf -o"$M" rm -rf /',
+        'xargs -I"$X" rm -rf /',
+        "sudo -u$U -- rm -rf /",
+        # an option whose name is only known at run time is still an option word
+        "env --$X rm -rf /",
+        "env -i$X rm -rf /",
     ],
 )
 def test_wrapper_bypasses_are_hardline(command: str) -> None:
@@ -334,8 +356,9 @@ def _runner_cases() -> Iterator[tuple[str, tuple[str, ...]]]:
         for canonical in g.arity:
             if canonical in spec.payload or (name == "runuser" and canonical == "--user"):
                 continue
-            for form in _option_forms(name, g, canonical, every_prefix=False):
-                yield name, tuple(form)
+            for value in (_VALUE, _DYNAMIC_VALUE):
+                for form in _option_forms(name, g, canonical, every_prefix=False, value=value):
+                    yield name, tuple(form)
 
 
 @pytest.mark.parametrize("name", sorted(RUNNERS))

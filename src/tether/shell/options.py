@@ -25,6 +25,7 @@ optional attached value, ``E:`` is a short option only, ``foreground`` a long op
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from types import MappingProxyType
 from typing import NamedTuple, TypeVar
@@ -173,7 +174,7 @@ def parse(g: Grammar, args: Iterable[Word], *, stop_at: int = -1) -> Parsed:
     n = len(words)
     marks = "-+" if g.plus else "-"
     for w in words:
-        if w.value[:1] in marks and len(w.value) > 1 and w.literal:
+        if w.value[:1] in marks and len(w.value) > 1 and (w.literal or _option_head(w.value)):
             break
     else:
         # No options at all (most commands): every word is an operand.
@@ -192,7 +193,7 @@ def parse(g: Grammar, args: Iterable[Word], *, stop_at: int = -1) -> Parsed:
     while i < n:
         word = words[i]
         v = word.value
-        if not word.literal or len(v) < 2 or v[0] not in marks:
+        if len(v) < 2 or v[0] not in marks or not (word.literal or _option_head(v)):
             if not permute or len(operands) + 1 == stop_at:
                 stop = i
                 operands.extend(words[i:])
@@ -208,6 +209,13 @@ def parse(g: Grammar, args: Iterable[Word], *, stop_at: int = -1) -> Parsed:
             break
         if v.startswith("--"):
             spelt, eq, value = v.partition("=")
+            if not word.literal and not (eq and _dynamic_start(v) > len(spelt)):
+                # ``--$X``, ``--ch$X``: an option whose name is only known at run time.
+                error = error or f"{g.name}: option '{v[:40]}' is only known at run time"
+                unknown.append(v)
+                dynamic.append(v)
+                options.append((v, None))
+                continue
             canonical = g.resolve(spelt)
             if canonical is None:
                 hits = g.candidates(spelt)
@@ -230,6 +238,9 @@ def parse(g: Grammar, args: Iterable[Word], *, stop_at: int = -1) -> Parsed:
                 if kind == FLAG:
                     error = error or f"{g.name}: option '{canonical}' takes no value"
                 options.append((canonical, value))
+                if not word.literal:  # ``--chdir="$D"``: the name is literal, the value is not
+                    dynamic.append(canonical)
+                    error = error or f"{g.name}: the value of '{canonical}' expands at run time"
             elif kind == REQUIRED:
                 if i >= n:
                     error = error or f"{g.name}: option '{canonical}' needs a value"
@@ -248,7 +259,15 @@ def parse(g: Grammar, args: Iterable[Word], *, stop_at: int = -1) -> Parsed:
             continue
         sign = v[0]
         j = 1
+        literal_end = len(v) if word.literal else _dynamic_start(v)
         while j < len(v):
+            if j >= literal_end:
+                # ``-x$Y``: the letters from here on are only known at run time.
+                error = error or f"{g.name}: option letters '{v[j:][:40]}' expand at run time"
+                unknown.append(sign + v[j:])
+                dynamic.append(sign + v[j:])
+                options.append((sign + v[j:], None))
+                break
             letter = v[j]
             spelt = sign + letter
             j += 1
@@ -269,6 +288,9 @@ def parse(g: Grammar, args: Iterable[Word], *, stop_at: int = -1) -> Parsed:
                 break
             if j < len(v):
                 options.append((canonical, v[j:]))
+                if j >= literal_end:  # ``-u"$U"``: an attached value that expands at run time
+                    dynamic.append(canonical)
+                    error = error or f"{g.name}: the value of '{spelt}' expands at run time"
             elif kind == OPTIONAL:
                 options.append((canonical, None))
             elif i < n:
@@ -294,6 +316,30 @@ def parse(g: Grammar, args: Iterable[Word], *, stop_at: int = -1) -> Parsed:
         dashdash,
         tuple(ambiguous),
     )
+
+
+# Where a word that expands at run time stops being literal: its value keeps the source text
+# of the dynamic parts (``$X``, ``${X}``, ``$(…)``, backticks, ``{a,b}`` braces).
+_DYNAMIC = re.compile(r"[$`{]")
+
+
+def _dynamic_start(value: str) -> int:
+    """Return the index where the dynamic part of a non-literal word's value starts.
+
+    0 when no mark of one is seen: the whole word is then taken as dynamic.
+    """
+    found = _DYNAMIC.search(value)
+    return found.start() if found else 0
+
+
+def _option_head(value: str) -> bool:
+    """Return True when a non-literal word still starts with a literal option spelling.
+
+    ``--chdir="$D"`` and ``-u"$U"`` are options whose value expands at run time; bash hands the
+    program a word that starts with the same dash and letters. ``"$X"`` and ``-$X`` are not
+    known to be options (they may be anything).
+    """
+    return _dynamic_start(value) >= 2
 
 
 def _old_style(g: Grammar, words: Sequence[Word]) -> tuple[Sequence[Word], int]:

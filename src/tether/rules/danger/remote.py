@@ -123,9 +123,12 @@ RULES = (
             "sed 's/\\(.*\\)/rm \\1/e' files.txt",
             'su -c "$CMD"',
             'ssh host "$CMD"',
+            'env -S "$CMD" x',
+            'env --split-string="$CMD"',
         ),
         not_match=(
             "eval 'echo hi'",
+            "env -S 'echo hi'",
             "source venv/bin/activate",
             "bash -c 'echo ok'",
             "awk '{print $1 | \"sort\"}' f",

@@ -17,6 +17,7 @@ from tether.rules.danger._base import Hit, Scope, name_of, options_of
 from tether.rules.danger._stdin import stdin_texts
 from tether.shell.decode import static_input
 from tether.shell.model import CommandModel, SimpleCommand, Word
+from tether.shell.options import parse
 from tether.shell.payloads import (
     ENV_COMMANDS,
     NAMES,
@@ -27,6 +28,7 @@ from tether.shell.payloads import (
     render,
     tcl_payloads,
 )
+from tether.shell.programs import WRAPPERS
 from tether.shell.words import unwrap
 
 RULES = (
@@ -157,8 +159,15 @@ def check_make(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
             yield from _judge(payload, scope, cmd)
 
 
+def check_env_split(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
+    """Flag ``env -S "$S"``: a command line only known at run time (a literal one is peeled)."""
+    if "--split-string" in parse(WRAPPERS["env"].grammar, cmd.args).dynamic:
+        yield Hit("DG304", "env -S of a string only known at run time")
+
+
 CHECKS = {
     **dict.fromkeys(NAMES, check_payloads),
+    "env": check_env_split,
     "at": check_at_job,
     "batch": check_at_job,
     "expect": check_expect,
