@@ -68,3 +68,31 @@ def test_a_respelled_marker_keeps_the_verdict(command: str, code: str) -> None:
 )
 def test_a_respelled_read_stays_harmless(command: str) -> None:
     assert assess(parse_command(command)).codes == ()
+
+
+# A wrapper that moves the command to a directory known only at run time: the command's own
+# words (`tee settings.json`) name no guard marker, so the gate must see the move itself, in
+# every spelling the wrapper accepts (a cluster hides `-C` from a plain `-c` text test).
+MOVED = [
+    'env -C "$D" tee settings.json < x',
+    'env -iC "$D" tee settings.json < x',
+    'env --chdir="$D" tee settings.json < x',
+    'env --ch "$D" tee settings.json < x',
+    'sudo -D "$D" tee settings.json < x',
+    'sudo -bD "$D" tee settings.json < x',
+    'sudo --chdir "$D" tee settings.json < x',
+    'cd "$D" && tee settings.json < x',
+    'cd "$D"; tee settings.json < x',
+]
+
+
+@pytest.mark.parametrize("command", MOVED)
+def test_a_move_to_an_unknown_directory_keeps_the_check(command: str) -> None:
+    assert "DG605" in assess(parse_command(command)).codes
+
+
+@pytest.mark.parametrize(
+    "command", ["env -C /tmp tee out.json < x", "sudo -D /srv tee notes.txt < x", "tee a.json < x"]
+)
+def test_a_move_to_a_named_directory_stays_harmless(command: str) -> None:
+    assert assess(parse_command(command)).codes == ()

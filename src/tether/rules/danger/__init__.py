@@ -103,17 +103,21 @@ _WRITERS = frozenset({"tee", "cp", "mv", "install", "ln", "rsync", "sed", "perl"
 _Pair = tuple[tuple[_Check, ...], tuple[_Check, ...]]
 
 
+_NO_WORD = Word("")
+
+
 def _checks_of(cmd: SimpleCommand, name: str) -> _Pair:
     """Return the checks ``cmd`` needs: its name's, then those its shape calls for."""
-    first = cmd.argv[0] if cmd.argv else None
+    argv = cmd.argv
+    first = argv[0] if argv else _NO_WORD
     return _table(
         name,
-        bool(cmd.redirects),
-        first is not None and "/" in first.value,
-        first is not None and not first.literal,
+        cmd.redirects != (),
+        "/" in first.value,
+        not first.literal,
         cmd.in_function,
-        bool(cmd.wrappers),
-        bool(cmd.assignments),
+        cmd.wrappers != (),
+        cmd.assignments != (),
     )
 
 
@@ -127,50 +131,36 @@ def _table(
     wrapped: bool,
     assigned: bool,
 ) -> _Pair:
-    # One lookup per command: the name's checks and the shape's, in that order.
+    # One lookup per command: the name's checks, then those the command's shape calls for.
     own, own_quiet = _checks_for(name)
-    generic, generic_quiet = _generic_table(
-        name, redirects, slash, dynamic, in_function, wrapped, assigned
-    )
-    checks = own + generic
-    if own is own_quiet and generic is generic_quiet:
-        return checks, checks  # nothing gated: the same object, so the caller can tell
-    return checks, own_quiet + generic_quiet
-
-
-def _generic_table(
-    name: str,
-    redirects: bool,
-    slash: bool,
-    dynamic: bool,
-    in_function: bool,
-    wrapped: bool,
-    assigned: bool = False,
-) -> _Pair:
-    checks: tuple[_Check, ...] = _ALWAYS
+    generic: tuple[_Check, ...] = _ALWAYS
     if redirects:
-        checks += _ON_REDIRECTS
+        generic += _ON_REDIRECTS
     elif name in _WRITERS:
-        checks += (secrets.check_sensitive_write,)
+        generic += (secrets.check_sensitive_write,)
     if (
         remote.is_runner(name)
         or is_interpreter(name)
         or name in ("chmod", "powershell", "pwsh", "eval")
     ):
-        checks += _ON_RUNNERS
+        generic += _ON_RUNNERS
     elif slash:
-        checks += (remote.check_download_run, self_protection.check_path_named)
+        generic += (remote.check_download_run, self_protection.check_path_named)
     if dynamic:
-        checks += (hidden.check_dynamic_word,)
+        generic += (hidden.check_dynamic_word,)
     if in_function:
-        checks += (system.check_fork_bomb,)
+        generic += (system.check_fork_bomb,)
     if wrapped or name == "sudo":
-        checks += (privilege.check_sudo,)
+        generic += (privilege.check_sudo,)
     if (wrapped or assigned) and name not in self_protection.ENV_NAMES:
-        checks += (self_protection.check_env_override,)  # TETHER_X=1 cmd, env TETHER_X=1 cmd
+        generic += (self_protection.check_env_override,)  # TETHER_X=1 cmd, env TETHER_X=1 cmd
     if wrapped or assigned:
-        checks += (runners.check_env_commands,)  # GIT_SSH_COMMAND='…' git fetch, PAGER='…' man
-    return checks, self_protection.ungated(checks, name)
+        generic += (runners.check_env_commands,)  # GIT_SSH_COMMAND='…' git fetch, PAGER='…' man
+    generic_quiet = self_protection.ungated(generic, name)
+    checks = own + generic
+    if own is own_quiet and generic is generic_quiet:
+        return checks, checks  # nothing gated: the same object, so the caller can tell
+    return checks, own_quiet + generic_quiet
 
 
 _PREFIXES: tuple[tuple[str, _Check], ...] = (

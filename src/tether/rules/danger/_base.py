@@ -50,8 +50,8 @@ class Scope:
     this module is on the hook path, where a dataclass costs its generated code at import.
     """
 
-    __slots__ = ("_cwd", "_index", "_parsed", "_pos", "budget", "cache", "depth", "judge_fn",
-                 "model", "reparser")  # fmt: skip
+    __slots__ = ("_cwd", "_index", "_parsed", "_pos", "budget", "cache", "depth", "edits",
+                 "judge_fn", "model", "reparser")  # fmt: skip
 
     def __init__(
         self,
@@ -70,6 +70,7 @@ class Scope:
         self._index: dict[int, int] | None = None
         self._pos: dict[int, int] | None = None
         self._parsed: dict[tuple[str, tuple[Word, ...]], Parsed] = {}
+        self.edits: dict[tuple[str, tuple[Word, ...]], tuple[Word, ...]] = {}
         self.cache: dict[str, object] = {}
 
     def __repr__(self) -> str:
@@ -226,16 +227,13 @@ def name_of(cmd: SimpleCommand) -> str:
 
     Lower case because macOS file systems are case-insensitive (``GIT`` runs git there).
     """
-    if not cmd.argv:
-        return ""
-    first = cmd.argv[0]
-    return _word_name(first.value, first.literal)
+    argv = cmd.argv
+    return _word_name(argv[0]) if argv else ""
 
 
 @functools.lru_cache(maxsize=4096)
-def _word_name(value: str, literal: bool) -> str:
-    # Every check asks for the name; cached on the first word's text.
-    word = Word(value, literal)
+def _word_name(word: Word) -> str:
+    # Every check asks for the name (several times per command): cached on the first word.
     name = SimpleCommand((word,)).name.lower()
     if not name and "$IFS" in word.value.replace("{", ""):
         # ``curl${IFS}http://x``: the name is the literal text before the first $IFS.
@@ -274,6 +272,14 @@ def edited_in_place(name: str, args: tuple[Word, ...], scope: Scope) -> tuple[Wo
     Without ``-e`` (or sed's ``-f``), the first operand is the script, not a file:
     ``sed -i '/etc/d' notes.txt`` edits notes.txt only.
     """
+    key = (name, args)  # several checks ask (system, sensitive and guard files): read once
+    found = scope.edits.get(key)
+    if found is None:
+        found = scope.edits[key] = _edited_in_place(name, args, scope)
+    return found
+
+
+def _edited_in_place(name: str, args: tuple[Word, ...], scope: Scope) -> tuple[Word, ...]:
     # Every spelling of -i / --in-place has an 'i' in an option word: most commands have none.
     for w in args:
         if w.value[:1] == "-" and "i" in w.value:

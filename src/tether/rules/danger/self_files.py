@@ -560,12 +560,7 @@ def concerns(scope: Scope) -> bool:
             or "gemini" in text
             or "/v1/" in text
             or relocated(low, text)  # a $CODEX_HOME or $TETHER_CONFIG outside the usual places
-            or (
-                # A lone command without wrappers runs where it was started: no text scan.
-                (len(commands) > 1 or bool(commands and commands[0].wrappers))
-                and ("cd" in text or "pushd" in text or "-c" in text or "-d" in text)
-                and _moves_blind(scope)
-            )
+            or _moves_blind(scope, text)
         )
         scope.cache[_GATE] = found
     return bool(found)
@@ -598,11 +593,18 @@ def _words_of(cmd: SimpleCommand) -> Iterator[Word]:
         yield from wrapper.args
 
 
-def _moves_blind(scope: Scope) -> bool:
-    """Return True when a command runs after a ``cd`` to a place the input does not name."""
+def _moves_blind(scope: Scope, text: str) -> bool:
+    """Return True when a command runs after a ``cd`` to a place the input does not name.
+
+    ``text`` is the input's unquoted lower-cased text: only a ``cd``/``pushd`` moves a later
+    command (a lone command runs where it was started), and only a wrapper's option
+    (``env -C``, ``sudo -D``, in any spelling or cluster) moves a wrapped one.
+    """
     commands = scope.model.commands
-    return (len(commands) > 1 and scope.lost_track()) or any(
-        _chdir(cmd) is None for cmd in commands if cmd.wrappers
+    return (len(commands) > 1 and ("cd" in text or "pushd" in text) and scope.lost_track()) or (
+        # Only env and sudo move a wrapped command; their names are in the text when they run.
+        ("env" in text or "sudo" in text)
+        and any(_chdir(cmd) is None for cmd in commands if cmd.wrappers)
     )
 
 
