@@ -68,21 +68,31 @@ WORDS = st.lists(PIECES, min_size=1, max_size=8).map("".join)
 @settings(max_examples=300)
 @given(WORDS, WORDS)
 def test_a_kept_word_is_the_word_parsed_afresh(first: str, second: str) -> None:
-    parse._PLAIN_WORDS.clear()
-    expected = parse_command(f"ls {second} {first}")
-    parse._PLAIN_WORDS.clear()
-    parse_command(f"ls {first}")  # keeps the words of `first`
-    assert parse_command(f"ls {second} {first}") == expected  # some words kept, some not
-    assert parse_command(f"ls {second} {first}") == expected  # every word kept
+    text = f"ls {first} {second} {first} {second}"
+    kept = parse_command(text)
+    saved = parse._PLAIN_WORDS_MAX
+    parse._PLAIN_WORDS_MAX = 0  # keep nothing: every word parsed afresh
+    try:
+        fresh = parse_command(text)
+    finally:
+        parse._PLAIN_WORDS_MAX = saved
+    assert kept == fresh
+
+
+def test_words_are_shared_within_one_input_only() -> None:
+    one = parse_command("ls -la src src")
+    assert one.commands[0].argv[2] is one.commands[0].argv[3]
+    two = parse_command("ls -la src src")
+    assert two.commands[0].argv[1] is not one.commands[0].argv[1]  # each model its own words
 
 
 def test_the_kept_words_stay_bounded() -> None:
-    parse._PLAIN_WORDS.clear()
+    kept: dict[bytes, parse.Word] = {}
     for i in range(parse._PLAIN_WORDS_MAX + 10):
-        parse_command(f"ls w{i}")
-    assert 0 < len(parse._PLAIN_WORDS) <= parse._PLAIN_WORDS_MAX
-    parse_command("ls " + "y" * (parse._PLAIN_WORD_BYTES + 1))
-    assert b"y" * (parse._PLAIN_WORD_BYTES + 1) not in parse._PLAIN_WORDS
+        parse._plain_word(b"w%d" % i, kept)
+    assert len(kept) == parse._PLAIN_WORDS_MAX
+    parse._plain_word(b"y" * (parse._PLAIN_WORD_BYTES + 1), kept)
+    assert b"y" * (parse._PLAIN_WORD_BYTES + 1) not in kept
 
 
 def old_unescape(text: str, quoted: bool) -> str:

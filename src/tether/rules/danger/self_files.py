@@ -560,7 +560,11 @@ def concerns(scope: Scope) -> bool:
             or "gemini" in text
             or "/v1/" in text
             or relocated(low, text)  # a $CODEX_HOME or $TETHER_CONFIG outside the usual places
-            or _moves_blind(scope, text)
+            # A lone command without wrappers runs where it was started.
+            or (
+                (len(commands) > 1 or (commands != () and commands[0].wrappers != ()))
+                and _moves_blind(scope, text)
+            )
         )
         scope.cache[_GATE] = found
     return bool(found)
