@@ -14,7 +14,10 @@ from typing import NamedTuple
 
 from tether.shell.model import CommandModel, SimpleCommand, Word
 from tether.shell.options import Parsed, parse
-from tether.shell.tools import tool_grammar
+from tether.shell.tools import find_parts, find_primaries, tool_grammar
+
+# find's starting points, and each primary of its expression with the words it takes.
+FindReading = tuple[tuple[Word, ...], tuple[tuple[str, tuple[Word, ...]], ...]]
 
 # Payloads found inside a command (``ssh host '…'``, ``python -c "os.system('…')"``, ``eval '…'``)
 # are parsed again; these caps keep the total work linear in the input.
@@ -50,8 +53,8 @@ class Scope:
     this module is on the hook path, where a dataclass costs its generated code at import.
     """
 
-    __slots__ = ("_cwd", "_index", "_parsed", "_pos", "budget", "cache", "depth", "edits",
-                 "judge_fn", "model", "reparser")  # fmt: skip
+    __slots__ = ("_cwd", "_finds", "_index", "_parsed", "_pos", "budget", "cache", "depth",
+                 "edits", "judge_fn", "model", "reparser")  # fmt: skip
 
     def __init__(
         self,
@@ -71,6 +74,7 @@ class Scope:
         self._pos: dict[int, int] | None = None
         self._parsed: dict[tuple[str, tuple[Word, ...]], Parsed] = {}
         self.edits: dict[tuple[str, tuple[Word, ...]], tuple[Word, ...]] = {}
+        self._finds: dict[tuple[Word, ...], FindReading] | None = None
         self.cache: dict[str, object] = {}
 
     def __repr__(self) -> str:
@@ -104,6 +108,20 @@ class Scope:
         found = self._parsed.get(key)
         if found is None:
             found = self._parsed[key] = options_of(name, args)
+        return found
+
+    def find(self, args: tuple[Word, ...]) -> FindReading:
+        """Return find's starting points and its primaries with the words each takes.
+
+        Read once per assessment: deletes, permission changes, guard files and payloads all
+        walk the same expression.
+        """
+        if self._finds is None:
+            self._finds = {}
+        found = self._finds.get(args)
+        if found is None:
+            starts, expression = find_parts(args)
+            found = self._finds[args] = (starts, tuple(find_primaries(expression)))
         return found
 
     def index_of(self, cmd: SimpleCommand) -> int:

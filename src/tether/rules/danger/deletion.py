@@ -9,7 +9,7 @@ from tether.rules.base import Rule, Tier
 from tether.rules.danger._base import Hit, Scope, name_of, options_of
 from tether.rules.danger.paths import HARDLINE_PLACES, Place, braces, place
 from tether.shell.model import SimpleCommand, Word
-from tether.shell.tools import FIND_EXEC, FIND_FILTERS, find_parts, find_primaries
+from tether.shell.tools import FIND_EXEC, FIND_FILTERS
 from tether.shell.words import unwrap
 
 RULES = (
@@ -280,10 +280,10 @@ def _windows_cmd(args: tuple[Word, ...]) -> Iterator[Hit]:
 def _find(cmd: SimpleCommand, scope: Scope, args: tuple[Word, ...]) -> Iterator[Hit]:
     if not any(w.value == "-delete" or w.value in FIND_EXEC for w in args):
         return
-    starts, expression = find_parts(args)
+    starts, primaries = scope.find(args)
     deletes = recursive_exec = filtered = False
     # Each primary with the words it takes: a value is data (``find . -name -delete``).
-    for primary, taken in find_primaries(expression):
+    for primary, taken in primaries:
         if primary in FIND_EXEC:
             recursive_exec = recursive_exec or _is_recursive_rm(list(taken))
         elif primary == "-delete":

@@ -19,8 +19,6 @@ from tether.shell.tools import (
     CHMOD_MODE_LETTERS,
     FIND_EXEC,
     FIND_FILTERS,
-    find_parts,
-    find_primaries,
 )
 from tether.shell.words import unwrap
 
@@ -197,8 +195,7 @@ def _find_exec(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     """Judge ``find START -exec chmod MODE {} +`` with no narrowing predicate as ``chmod -R``."""
     if not any(w.value in FIND_EXEC for w in cmd.args):
         return
-    starts, expression = find_parts(cmd.args)
-    primaries = list(find_primaries(expression))
+    starts, primaries = scope.find(cmd.args)
     if any(p in _NARROWING for p, _ in primaries):
         return
     for primary, taken in primaries:

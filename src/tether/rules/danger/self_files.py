@@ -32,8 +32,6 @@ from tether.shell.tools import (
     GIT,
     GIT_SUBCOMMANDS,
     UNZIP_MEMBERS,
-    find_parts,
-    find_primaries,
     single_dash,
 )
 from tether.shell.words import unwrap
@@ -387,8 +385,7 @@ def _wget(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
 
 
 def _find(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
-    starts, expression = find_parts(cmd.args)
-    primaries = list(find_primaries(expression))
+    starts, primaries = scope.find(cmd.args)
     if not any(p == "-delete" or p in FIND_EXEC for p, _ in primaries):
         return
     found = _first(starts, cmd, scope, tree=True)
@@ -408,7 +405,7 @@ def _find(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
 _FIND_CHANGERS = _REMOVERS | _OWNERSHIP | _EDITORS | {"mv", "tee", "cp"}
 
 
-def _find_changes(primaries: list[tuple[str, tuple[Word, ...]]], scope: Scope) -> bool:
+def _find_changes(primaries: tuple[tuple[str, tuple[Word, ...]], ...], scope: Scope) -> bool:
     """Return True when a find deletes, or runs a program that changes the files it finds."""
     for primary, taken in primaries:
         if primary == "-delete":
