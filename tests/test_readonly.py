@@ -243,7 +243,7 @@ WRITES = [
     ("git -p log", "RW020"),
     ("git --unknown status", "RW021"),
     ("git log --output=f", "RW020"),
-    ("git log --out=f", "RW020"),
+    ("git log --out=f", "RW021"),  # log spells its options whole: git refuses --out too
     ("git diff --ext-diff", "RW020"),
     ("git show --textconv HEAD:f", "RW020"),
     ("git log --show-signature -1", "RW020"),

@@ -42,6 +42,11 @@ FOUND = [
     ("stdbuf -o L npm outdated", "generator", "~/.npm/_logs, through a wrapper"),
     ("npm root", "generator", "~/.npm/_logs"),
     ("npm prefix", "generator", "~/.npm/_logs"),
+    (
+        "git ls-remote --u='touch pwned; git-upload-pack' .",
+        "review (issue 10)",
+        "--u is a unique prefix of --upload-pack: runs the program, which created 'pwned'",
+    ),
 ]
 
 
