@@ -39,6 +39,7 @@ READS = [
     ("find . -name '*.py' -type f", "RO203"),
     ("find . -name '*.py' | xargs grep -n foo", "RO002"),
     ("find . -name '*.py' | head -20", "RO203"),
+    ("find . -name -delete", "RO203"),  # the -name pattern '-delete': find deletes nothing
     ("fd -e py", "RO204"),
     # text
     ("sed -n '1,5p' file.txt", "RO302"),
@@ -203,7 +204,6 @@ WRITES = [
     ("rg --hostname-bin=h p", "RW020"),
     ("find . -delete", "RW020"),
     ("find . -exec rm {} \\;", "RW020"),
-    ("find . -name -delete", "RW020"),
     ("find . -fprintf /tmp/x '%p'", "RW020"),
     ("find . -name", "RW021"),
     ('find . "$EXPRESSION"', "RW025"),
