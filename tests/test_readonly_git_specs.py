@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tether.rules import readonly
-from tether.rules.readonly.vcs_specs import READS
+from tether.rules.readonly.vcs_specs import _RUNS, READS
 from tether.shell import parse_command
 from tether.shell.options import FLAG, OPTIONAL, REQUIRED, Grammar, spellings
 from tether.shell.specs import grammar_of
@@ -65,6 +65,14 @@ WRITE_FORMS = _cases(writes=True)
 def test_every_read_subcommand_has_a_spec_and_the_tables_are_big() -> None:
     assert len(READS) >= 38
     assert len(READ_FORMS) > 3000 and len(WRITE_FORMS) > 60
+
+
+@pytest.mark.parametrize("sub", sorted(READS))
+def test_every_option_that_runs_a_program_is_a_write_of_each_spec_that_lists_it(sub: str) -> None:
+    g = grammar_of(READS[sub])
+    # (the long names: -u runs a program only for ls-remote, it is -p or --unmerged elsewhere)
+    listed = {g.names[n] for n in g.names if n in _RUNS and n.startswith("--")}
+    assert listed <= set(READS[sub].writes), f"git {sub}: {sorted(listed - set(READS[sub].writes))}"
 
 
 @pytest.mark.parametrize("sub", sorted(READS))

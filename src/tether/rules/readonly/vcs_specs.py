@@ -34,41 +34,43 @@ _RUNS = {
     "--help": "opens a manual page or a browser",
 }
 
+# The diff options (diff.c) every diff-producing subcommand takes.
 _DIFF = (
-    "G: O: R S: abbrev:: anchored: binary B|break-rewrites:: check color:: color-moved:: "
-    "color-moved-ws: color-words:: compact-summary cumulative diff-algorithm: "
-    "diff-filter: X|dirstat:: dirstat-by-file:: dst-prefix: exit-code ext-diff "
-    "C|find-copies:: find-copies-harder find-object: M|find-renames:: full-index "
-    "W|function-context histogram w|ignore-all-space ignore-blank-lines ignore-cr-at-eol "
-    "I|ignore-matching-lines: ignore-space-at-eol b|ignore-space-change "
-    "ignore-submodules:: indent-heuristic inter-hunk-context: D|irreversible-delete "
-    "ita-invisible-in-index l: line-prefix: minimal name-only name-status no-color "
-    "no-color-moved no-color-moved-ws no-ext-diff no-indent-heuristic s|no-patch "
-    "no-prefix no-relative no-rename-empty no-renames no-textconv numstat output: "
-    "output-indicator-context: output-indicator-new: output-indicator-old: p patch "
-    "patch-with-raw patch-with-stat patience pickaxe-all pickaxe-regex quiet raw "
-    "relative:: rename-empty rotate-to: shortstat skip-to: src-prefix: stat:: stat-count: "
-    "stat-graph-width: stat-name-width: stat-width: submodule:: summary a|text textconv u "
-    "U|unified:: word-diff:: word-diff-regex: ws-error-highlight: z"
+    "G: O: R S: anchored: binary B|break-rewrites:: check color:: color-moved:: "
+    "color-moved-ws: color-words:: compact-summary cumulative diff-algorithm: diff-filter: "
+    "X|dirstat:: dirstat-by-file:: dst-prefix: exit-code ext-diff C|find-copies:: "
+    "find-copies-harder find-object: M|find-renames:: full-index W|function-context histogram "
+    "w|ignore-all-space ignore-blank-lines ignore-cr-at-eol I|ignore-matching-lines: "
+    "ignore-space-at-eol b|ignore-space-change ignore-submodules:: indent-heuristic "
+    "inter-hunk-context: D|irreversible-delete ita-invisible-in-index l: line-prefix: minimal "
+    "name-only name-status no-color no-color-moved no-color-moved-ws no-ext-diff "
+    "no-indent-heuristic s|no-patch no-prefix no-relative no-rename-empty no-renames "
+    "no-textconv numstat output: output-indicator-context: output-indicator-new: "
+    "output-indicator-old: p patch patch-with-raw patch-with-stat patience pickaxe-all "
+    "pickaxe-regex raw relative:: rename-empty rotate-to: shortstat skip-to: src-prefix: "
+    "stat:: stat-count: stat-graph-width: stat-name-width: stat-width: submodule:: summary "
+    "a|text textconv u U|unified:: word-diff:: word-diff-regex: ws-error-highlight: z"
 )
+# The revision options (revision.c) of log, rev-list, shortlog, diff-tree.
 _REVS = (
-    "abbrev:: no-abbrev abbrev-commit after: all all-match alternate-refs ancestry-path:: author: "
-    "author-date-order basic-regexp before: bisect bisect-all bisect-vars boundary "
-    "branches:: cherry cherry-mark cherry-pick children commit-header committer: count "
-    "date: date-order dense disk-usage:: do-walk encoding:: exclude: "
-    "exclude-first-parent-only exclude-hidden:: exclude-promisor-objects expand-tabs:: "
-    "E|extended-regexp filter:: filter-print-omitted filter-provided-objects first-parent "
-    "F|fixed-strings format:: full-history glob: graph grep: grep-reflog: header "
-    "ignore-missing in-commit-order indexed-objects invert-grep left-only left-right "
-    "max-age: n|max-count: max-parents:: merge merges min-age: min-parents:: missing:: "
+    "no-abbrev abbrev-commit after: all all-match alternate-refs ancestry-path:: author: "
+    "author-date-order basic-regexp before: bisect bisect-all bisect-vars boundary branches:: "
+    "cherry cherry-mark cherry-pick children commit-header count date: date-order dense "
+    "disk-usage:: do-walk encoding:: exclude: exclude-first-parent-only exclude-hidden:: "
+    "exclude-promisor-objects expand-tabs:: E|extended-regexp filter:: filter-print-omitted "
+    "filter-provided-objects first-parent F|fixed-strings full-history glob: graph grep: "
+    "grep-reflog: header ignore-missing in-commit-order indexed-objects invert-grep left-only "
+    "left-right max-age: max-parents:: merge merges min-age: min-parents:: missing:: "
     "no-abbrev-commit no-commit-header no-expand-tabs no-filter no-max-parents no-merges "
     "no-min-parents no-object-names no-walk:: not object-names objects objects-edge "
-    "objects-edge-aggressive oneline parents P|perl-regexp pretty:: progress:: quiet "
-    "reflog i|regexp-ignore-case relative-date remotes:: remove-empty reverse right-only "
+    "objects-edge-aggressive oneline parents P|perl-regexp pretty:: progress:: reflog "
+    "i|regexp-ignore-case relative-date remotes:: remove-empty reverse right-only "
     "show-linear-break:: show-pulls show-signature simplify-by-decoration simplify-merges "
-    "since: since-as-filter: single-worktree skip: sparse stdin tags:: timestamp "
-    "topo-order unpacked until: use-bitmap-index g|walk-reflogs"
+    "since: since-as-filter: single-worktree skip: sparse stdin tags:: timestamp topo-order "
+    "unpacked until: use-bitmap-index g|walk-reflogs"
 )
+_REVS_PICKED = "committer: n|max-count: format::"  # shortlog gives -c, -n their own meaning
+_SHARED = "abbrev:: quiet"  # both a diff and a revision option
 # log's own options and the merge-diff ones (-m -c --cc --dd --remerge-diff, -r -t).
 _LOG = (
     "L: clear-decorations combined-all-paths decorate:: decorate-refs: "
@@ -78,41 +80,19 @@ _LOG = (
 )
 
 
-def _join(*parts: str) -> str:
-    """Return option words without repeats: the first word naming an option wins."""
-    seen: set[str] = set()
-    out: list[str] = []
-    for part in parts:
-        for word in part.split():
-            body = word.rstrip(":*")
-            names = [n for n in body.split("|") if n not in seen]
-            if names:
-                out.append("|".join(names) + word[len(body) :])
-                seen.update(names)
-    return " ".join(out)
-
-
 def _spec(
     sub: str,
-    options: str,
-    *,
+    *parts: str,
+    runs: str = "",
     abbreviate: bool = True,
     numeric: bool = False,
     permute: bool = True,
-    runs: str = "",
 ) -> Spec:
-    """Return the spec of ``git SUB``: its options and those of them that write or run programs."""
-    names = {n for word in options.split() for n in word.rstrip(":*").split("|")}
-    writes = {
-        option: why
-        for option, why in _RUNS.items()
-        if option == "--help"
-        or option in runs.split()
-        or (option.startswith("--") and option[2:] in names)
-    }
+    """Return the spec of ``git SUB``: its option words (disjoint parts) and what of them runs."""
+    writes = {"--help": _RUNS["--help"], **{option: _RUNS[option] for option in runs.split()}}
     return Spec(
         f"git {sub}",
-        options,
+        " ".join(parts),
         writes=writes,
         abbreviate=abbreviate,
         numeric=numeric,
@@ -121,10 +101,10 @@ def _spec(
     )
 
 
-_LOG_OPTIONS = _join(_LOG, _REVS, _DIFF)
-_DIFF_OPTIONS = _join("cached staged merge-base 0 1|base 2|ours 3|theirs no-index", _DIFF)
-# shortlog's own options come first: -n is --numbered, -c --committer (a flag) here.
-_SHORTLOG = "c|committer n|numbered s|summary e|email w:: group: format::"
+# What the diff and revision options run (every spec built from them lists these).
+_DIFF_RUNS = "--output --ext-diff --textconv"
+_LOG_RUNS = f"{_DIFF_RUNS} --show-signature"
+_SHORTLOG = "c|committer n|numbered s|summary e|email w:: group: format:: max-count:"
 _DIFF_TREE_ONLY = (
     "always c cc combined-all-paths m merge-base no-commit-id no-notes no-standard-notes "
     "notes:: r root show-notes:: standard-notes t v"
@@ -132,7 +112,7 @@ _DIFF_TREE_ONLY = (
 _DIFF_INDEX_ONLY = "cached m merge-base"
 _RANGE_DIFF_ONLY = (
     "creation-factor: follow ita-visible-in-index left-only no-dual-color no-notes:: "
-    "notes:: p|patch right-only"
+    "notes:: right-only"
 )
 _BLAME = (
     "C:: L: M:: S: abbrev:: b c color-by-age color-lines contents: date: encoding: "
@@ -200,33 +180,60 @@ _LS_REMOTE = (
     "exit-code get-url h|heads q|quiet refs o|server-option: sort: symref t|tags upload-pack:"
 )
 
-# Every read subcommand's spec, by subcommand (and "stash list", "remote get-url", …).
+# Every read subcommand's spec, by subcommand (and "stash list", "remote get-url", …). The
+# parts of each are disjoint (the engine refuses an option listed twice).
+_LOG_SPEC = (_LOG, _REVS, _REVS_PICKED, _DIFF, "abbrev::")
+_DIFF_EXTRA = "cached staged merge-base 0 1|base 2|ours 3|theirs no-index"
 READS: dict[str, Spec] = {
-    "log": _spec("log", _LOG_OPTIONS, abbreviate=False, numeric=True),
-    "show": _spec("show", _LOG_OPTIONS, abbreviate=False, numeric=True),
-    "whatchanged": _spec("whatchanged", _LOG_OPTIONS, abbreviate=False, numeric=True),
-    "diff": _spec("diff", _DIFF_OPTIONS, abbreviate=False),
-    "diff-tree": _spec("diff-tree", _join(_DIFF_TREE_ONLY, _REVS, _DIFF), abbreviate=False),
-    "diff-index": _spec("diff-index", _join(_DIFF_INDEX_ONLY, _DIFF), abbreviate=False),
-    "diff-files": _spec(
-        "diff-files", _join("c cc q 0 1|base 2|ours 3|theirs", _DIFF), abbreviate=False
+    "log": _spec("log", *_LOG_SPEC, runs=_LOG_RUNS, abbreviate=False, numeric=True),
+    "show": _spec("show", *_LOG_SPEC, runs=_LOG_RUNS, abbreviate=False, numeric=True),
+    "whatchanged": _spec("whatchanged", *_LOG_SPEC, runs=_LOG_RUNS, abbreviate=False, numeric=True),
+    "diff": _spec("diff", _DIFF_EXTRA, _DIFF, _SHARED, runs=_DIFF_RUNS, abbreviate=False),
+    "diff-tree": _spec(
+        "diff-tree",
+        _DIFF_TREE_ONLY,
+        _REVS,
+        _REVS_PICKED,
+        _DIFF,
+        _SHARED,
+        runs=_LOG_RUNS,
+        abbreviate=False,
     ),
-    "range-diff": _spec("range-diff", _join(_RANGE_DIFF_ONLY, _DIFF)),
-    "rev-list": _spec("rev-list", _REVS, abbreviate=False, numeric=True),
+    "diff-index": _spec(
+        "diff-index", _DIFF_INDEX_ONLY, _DIFF, _SHARED, runs=_DIFF_RUNS, abbreviate=False
+    ),
+    "diff-files": _spec(
+        "diff-files",
+        "c cc q 0 1|base 2|ours 3|theirs",
+        _DIFF,
+        _SHARED,
+        runs=_DIFF_RUNS,
+        abbreviate=False,
+    ),
+    "range-diff": _spec("range-diff", _RANGE_DIFF_ONLY, _DIFF, _SHARED, runs=_DIFF_RUNS),
+    "rev-list": _spec(
+        "rev-list",
+        _REVS,
+        _REVS_PICKED,
+        _SHARED,
+        runs="--show-signature",
+        abbreviate=False,
+        numeric=True,
+    ),
     # shortlog and stash show read their own options with parse-options (prefixes allowed),
     # then hand the rest to setup_revisions: a prefix git refuses is only a refused command.
-    "shortlog": _spec("shortlog", _join(_SHORTLOG, _REVS), numeric=True),
+    "shortlog": _spec("shortlog", _SHORTLOG, _REVS, _SHARED, runs="--show-signature", numeric=True),
     "cherry": _spec("cherry", _CHERRY),
     "show-branch": _spec("show-branch", _SHOW_BRANCH),
     "blame": _spec("blame", _BLAME),
     "annotate": _spec("annotate", _BLAME),
-    "grep": _spec("grep", _GREP, numeric=True),
+    "grep": _spec("grep", _GREP, runs="--textconv --open-files-in-pager", numeric=True),
     "status": _spec("status", _STATUS),
     "ls-files": _spec("ls-files", _LS_FILES),
     "ls-tree": _spec("ls-tree", _LS_TREE),
     "rev-parse": _spec("rev-parse", _REV_PARSE, abbreviate=False),
     "describe": _spec("describe", _DESCRIBE),
-    "cat-file": _spec("cat-file", _CAT_FILE),
+    "cat-file": _spec("cat-file", _CAT_FILE, runs="--textconv --filters"),
     "show-ref": _spec("show-ref", _SHOW_REF),
     "for-each-ref": _spec("for-each-ref", _FOR_EACH_REF),
     "name-rev": _spec("name-rev", _NAME_REV),
@@ -236,13 +243,18 @@ READS: dict[str, Spec] = {
     "check-attr": _spec("check-attr", _CHECK_ATTR),
     "var": _spec("var", "l"),
     "version": _spec("version", "build-options"),
-    "ls-remote": _spec("ls-remote", _LS_REMOTE, runs="-u --exec"),
-    "stash list": _spec("stash list", _LOG_OPTIONS, abbreviate=False, numeric=True),
+    "ls-remote": _spec("ls-remote", _LS_REMOTE, runs="--upload-pack --exec -u"),
+    "stash list": _spec("stash list", *_LOG_SPEC, runs=_LOG_RUNS, abbreviate=False, numeric=True),
+    # -u is the diff options' -u here: a flag either way (--include-untracked in stash show)
     "stash show": _spec(
-        "stash show", _join("u|include-untracked only-untracked no-include-untracked", _DIFF)
+        "stash show",
+        "include-untracked only-untracked no-include-untracked",
+        _DIFF,
+        _SHARED,
+        runs=_DIFF_RUNS,
     ),
     "worktree list": _spec("worktree list", "v|verbose porcelain z expire:"),
-    "reflog show": _spec("reflog show", _LOG_OPTIONS, abbreviate=False, numeric=True),
+    "reflog show": _spec("reflog show", *_LOG_SPEC, runs=_LOG_RUNS, abbreviate=False, numeric=True),
     "reflog exists": _spec("reflog exists", ""),
     "remote": _spec("remote", "v|verbose", permute=False),
     "remote get-url": _spec("remote get-url", "push all"),
