@@ -23,6 +23,7 @@ from tether.shell.options import FLAG, OPTIONAL, REQUIRED, Grammar, spellings
 from tether.shell.specs import grammar_of
 
 WRAPPERS = ("", "sudo ", "env ", "timeout 5 ", "nice -n 5 ", "sudo -u root env ")
+READ_WRAPPERS = ("env ", "timeout 5 ", "nice -n 5 ", "env LC_ALL=C timeout -s KILL 9 ")
 # Operands a subcommand needs before it is a read at all.
 OPERANDS = {"remote get-url": " origin"}
 # Subcommands whose words after `--` are paths (or revisions), never options.
@@ -78,7 +79,14 @@ def test_every_option_that_runs_a_program_is_a_write_of_each_spec_that_lists_it(
 @pytest.mark.parametrize("sub", sorted(READS))
 def test_each_read_option_in_every_spelling_stays_read_only(sub: str) -> None:
     tail = OPERANDS.get(sub, "")
-    wrong = [f for s, f in READ_FORMS if s == sub and not read_only(f"git {sub} {f}{tail}")]
+    forms = [f for s, f in READ_FORMS if s == sub]
+    wrong = [f for f in forms if not read_only(f"git {sub} {f}{tail}")]
+    # and behind the wrappers a read stays a read behind, one per form in turn
+    wrong += [
+        f"{w}git -C . {sub} {f}{tail}"
+        for f, w in zip(forms, READ_WRAPPERS * len(forms), strict=False)
+        if not read_only(f"{w}git -C . {sub} {f}{tail}")
+    ]
     assert not wrong, f"git {sub}: refused although read-only: {wrong[:8]}"
 
 
