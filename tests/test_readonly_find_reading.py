@@ -61,6 +61,9 @@ REFUSED = [
     "find . -exec grep x {}",  # not terminated
     "find . -frobnicate",
     "find --help",
+    # the reader -exec runs is judged by its own spec (old main: read-only by its name alone)
+    "find . -exec ls --frob {} +",
+    "find . -name x -exec head --frob {} ';'",
 ]
 
 

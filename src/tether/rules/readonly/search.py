@@ -183,6 +183,14 @@ def _exec_reader(primary: str, command: tuple[Word, ...], terminated: bool) -> C
     if not command or command[0].value not in EXEC_READERS:
         what = command[0].value[:40] if command else "nothing"
         return write(WRITE_OPTION, f"find {primary} {what}: runs {what} for every match")
+    # The reader's own options, by its catalogue entry's spec (`-exec ls --frob {} +` is not
+    # proven); imported here because the catalogue imports this module.
+    from tether.rules.readonly.engine import CATALOGUE
+
+    name = command[0].value
+    judged = CATALOGUE[name].check(name, command[1:])
+    if not judged.read_only:
+        return write(judged.code, f"find {primary} {judged.reason}")
     return None
 
 
