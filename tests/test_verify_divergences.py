@@ -32,8 +32,10 @@ def oracle() -> Iterator[Oracle]:
 
 def test_the_overruled_rows_are_all_there() -> None:
     # 62 write and 13 dangerous rows were overruled; `cat -l file.txt` and `ls -z` no longer
-    # are (an option the spec does not list is refused now, as the peer said).
-    assert len(OVERRULED) == 62 + 13 - 2
+    # are (an option the spec does not list is refused now, as the peer said). Four qwen
+    # `find . -PRIMARY -delete` rows (-delete is the primary's value, by the one find reading)
+    # and `command -pvV -- git reset --hard` (a lookup) joined them.
+    assert len(OVERRULED) == 62 + 13 - 2 + 4 + 1
     assert all(classify_command(r["command"]).read_only for r in OVERRULED)
 
 

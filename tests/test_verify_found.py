@@ -42,6 +42,15 @@ FOUND = [
     ("stdbuf -o L npm outdated", "generator", "~/.npm/_logs, through a wrapper"),
     ("npm root", "generator", "~/.npm/_logs"),
     ("npm prefix", "generator", "~/.npm/_logs"),
+    (
+        "git ls-remote --u='touch pwned; git-upload-pack' .",
+        "review (issue 10)",
+        "--u is a unique prefix of --upload-pack: runs the program, which created 'pwned'",
+    ),
+    ("echo x | tee -- -out", "review (issue 10)", "tee skipped '-' words: writes the file '-out'"),
+    ("echo x | tee -", "review (issue 10)", "GNU tee 9.1 writes a file named '-' (not stdout)"),
+    ("npm -V", "review (issue 10)", "-V is not npm's version flag: usage, and ~/.npm/_logs"),
+    ("npx -V", "review (issue 10)", "the same through npx"),
 ]
 
 

@@ -8,6 +8,7 @@ from tether.rules.readonly.spec import (
     Check,
     Spec,
     check_spec,
+    parse,
     read,
     write,
 )
@@ -131,7 +132,7 @@ RULES = (
         "`tee FILE` writes FILE.",
         "Drop `tee` and let the tool capture stdout.",
         ("ls | tee /dev/null", "ls | tee"),
-        ("ls | tee out.txt", "tee output", "tee -a log"),
+        ("ls | tee out.txt", "tee output", "tee -a log", "ls | tee -- -out", "ls | tee -"),
     ),
 )
 
@@ -169,7 +170,9 @@ _FILE = Spec(
 )
 # base64, base32, basenc and xxd are read by the danger catalogue's decoder too: one spec each,
 # in ``tether.shell.readers``.
-_HARMLESS_FILES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "-"})
+
+# The files tee may name and still only print (not "-": GNU tee 9.1 writes a file named "-").
+_HARMLESS_FILES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
 
 
 def _tree(name: str, args: tuple[Word, ...]) -> Check:
@@ -193,11 +196,11 @@ def _xxd(name: str, args: tuple[Word, ...]) -> Check:
 
 
 def _tee(name: str, args: tuple[Word, ...]) -> Check:
-    result = check_spec(TEE, args, "RO110")
-    if not result.read_only:
-        return result
-    for word in args:
-        if not word.value.startswith("-") and word.value not in _HARMLESS_FILES:
+    parsed = parse(TEE, args)
+    if isinstance(parsed, Check):
+        return parsed
+    for word in parsed.operands:  # every file operand, `tee -- -out`'s included
+        if word.value not in _HARMLESS_FILES:
             return write(WRITE_OPERAND, f"tee writes '{word.value[:60]}'")
     return read("RO110", "tee only copies to stdout")
 

@@ -152,6 +152,9 @@ _READ_VERBS: dict[str, dict[str, str]] = {
 }
 # Groups without -R/--repo (they are not scoped to one repository).
 _NO_REPO = frozenset({"search", "auth", "gist", "org"})
+# gh's root command: -h/--help and --version (cobra/pflag: names spelt whole); `gh version`
+# is a subcommand of its own (pkg/cmd/version), the only bare word read here.
+_ROOT = Spec("gh", options="h|help version", checked=_CHECKED, abbreviate=False)
 _STATUS = Spec("gh status", options="e|exclude: o|org: help", checked=_CHECKED, abbreviate=False)
 # pkg/cmd/status/status.go: CurrentUsername and ActualMention read through cached clients.
 _KEPT = "stores your user name (48 hours) and the comments it reads (30 days) in gh's cache"
@@ -234,11 +237,16 @@ def _gh(name: str, args: tuple[Word, ...]) -> Check:
     for w in args:
         if not w.literal:
             return write(DYNAMIC_ARGUMENT, f"gh: '{w.value[:60]}' expands at run time")
-    if len(args) == 1 and args[0].value in ("--version", "version", "--help", "-h"):
+    root = parse_options(grammar_of(_ROOT), args, stop_at=1)
+    if root.error is not None:
+        return write(UNKNOWN_OPTION, f"{root.error} before the subcommand")
+    if not root.operands:
         return read("RO502", "gh only prints its version or usage")
-    if not args:
-        return read("RO502", "gh with no subcommand prints usage")
-    group = args[0].value
+    if root.options:
+        return write(UNKNOWN_OPTION, "gh: options before the subcommand are not proven")
+    group = root.operands[0].value
+    if group == "version" and len(args) == 1:
+        return read("RO502", "gh version only prints its version")
     if group == "api":
         return _api(args[1:])
     if group == "status":
@@ -254,9 +262,11 @@ def _gh(name: str, args: tuple[Word, ...]) -> Check:
     verb = found.operands[0].value if found.operands else ""
     if verb not in verbs:
         return write(WRITE_SUBCOMMAND, f"gh {group} {verb[:40]}: not a read-only verb")
-    rest = list(args[1:])
-    rest.pop(next(i for i, w in enumerate(rest) if w.value == verb))
-    return check_spec(_verb_spec(group, verb), tuple(rest), "RO502")
+    after = args[1:]
+    rest = (
+        after[: found.stop] + after[found.stop + 1 :]
+    )  # the verb is where the group's options end
+    return check_spec(_verb_spec(group, verb), rest, "RO502")
 
 
-ENTRIES: dict[str, Entry] = entries("RO502", "gh", _gh)
+ENTRIES: dict[str, Entry] = entries("RO502", "gh", _gh, _ROOT)

@@ -19,8 +19,18 @@ from tether.rules.readonly.spec import (
     write,
 )
 from tether.shell.model import Word
-from tether.shell.options import Parsed
-from tether.shell.tools import PIP, PIP_CHECKED, PIP_GENERAL, PIP_WRITES
+from tether.shell.options import Grammar, Parsed
+from tether.shell.options import parse as parse_options
+from tether.shell.specs import grammar_of
+from tether.shell.tools import (
+    CLUSTER,
+    PIP,
+    PIP_CHECKED,
+    PIP_GENERAL,
+    PIP_WRITES,
+    TOOLS,
+    code_grammar,
+)
 
 RULES = (
     rule(
@@ -28,10 +38,12 @@ RULES = (
         "version-query",
         "`TOOL --version` (alone) is read-only for known interpreters and build tools.",
         "With exactly a version flag these programs print their version and exit before "
-        "reading any script, project or config that could run code.",
+        "reading any script, project or config that could run code. The flag is the tool's "
+        "own, read with its grammar (`node -v`, `python -V`, `make --vers`); another one is "
+        "not a version query (`npm -V` prints usage and writes ~/.npm/_logs).",
         "Nothing to change.",
         ("python3 --version", "python -V", "node --version", "gcc --version", "docker --version"),
-        ("python3 --version x.py", "python reproduce_issue.py", "cargo --version"),
+        ("python3 --version x.py", "python reproduce_issue.py", "cargo --version", "npm -V"),
     ),
     rule(
         "RO702",
@@ -69,13 +81,60 @@ _TOOLS = opts(
     "gcc g++ cc clang clang++ make cmake ruby perl php uv pipx conda tsc sphinx-build black "
     "ruff mypy isort docker"
 )
-_VERSION_FLAGS = frozenset({"--version", "-V", "-version", "-v"})
+# Each tool's version query is read with the tool's one grammar where the shell has one
+# (python3, node, bun, php, npm, make, perl, ruby, docker: tools.code_grammar, CLUSTER) and
+# otherwise with a spec of its version options alone (from its --help or manual): the command
+# is read-only when every option given is one the tool documents as printing its version and
+# nothing else follows. `-v` is --version for node, npm and make but verbose for python;
+# java, gcc and cmake spell their options as whole words, so only `--version` is read.
+_VERSION_NAMES = {"python": ("-V", "--version"), "perl": ("-v", "-V"), "php": ("-v",)}
+_VERSION_SPECS = {
+    spec.name: spec
+    for spec in (
+        Spec("rustup", options="V|version", abbreviate=False, checked="rustup 1.29.0"),
+        Spec("pipx", options="version", checked="pipx (manual page)"),
+        Spec("conda", options="V|version", checked="conda (manual page)"),
+        Spec("tsc", options="v|version", abbreviate=False, checked="tsc (manual page)"),
+        Spec("sphinx-build", options="version", checked="sphinx-build (manual page)"),
+        Spec("black", options="version", abbreviate=False, checked="black (manual page)"),
+        Spec("ruff", options="V|version", abbreviate=False, checked="ruff (manual page)"),
+        Spec("mypy", options="V|version", checked="mypy (manual page)"),
+        Spec("isort", options="V|version", checked="isort (manual page)"),
+        *(
+            Spec(n, options="version", abbreviate=False, checked="gcc/clang (manual page)")
+            for n in ("gcc", "g++", "cc", "clang", "clang++")
+        ),
+        Spec("java", options="version", abbreviate=False, checked="OpenJDK 17 (manual page)"),
+        Spec("javac", options="version", abbreviate=False, checked="OpenJDK 17 (manual page)"),
+        Spec("cmake", options="version", abbreviate=False, checked="cmake (manual page)"),
+    )
+}
 # A bare ``version`` word is a subcommand that prints versions only for these; for the rest
 # it is a script, a make target or a source file to run or build (``node version``). Not
 # npm: ``npm version`` writes its log and update-notifier state under ~/.npm (tether verify).
 _VERSION_WORD = frozenset({"docker", "uv"})
 # npm subcommands that only query, but npm logs every run under ~/.npm (tether verify saw it).
 _NPM_QUERIES = opts("ls list view info show v outdated root prefix")
+
+
+def _version_grammar(name: str) -> Grammar:
+    spec = _VERSION_SPECS.get(name)
+    if spec is not None:
+        return grammar_of(spec)
+    if name == "npx":
+        return TOOLS["npm"]  # npx is `npm exec`: npm's own option parser
+    return CLUSTER.get(name) or code_grammar(name)  # code_grammar falls back to the tool's
+
+
+def _version_query(name: str, args: tuple[Word, ...]) -> bool:
+    """Return True when ``name ARGS`` only asks the tool for its version."""
+    parsed = parse_options(_version_grammar(name), args)
+    if parsed.error is not None or parsed.operands or not parsed.options:
+        return False
+    base = name.rstrip("0123456789.")
+    wanted = _VERSION_NAMES.get("python" if base in ("python", "pypy") else base, ("--version",))
+    return all(option in wanted for option in parsed.names())
+
 
 # pip: its general options are one spec shared with the danger catalogue (shell.tools.PIP).
 _PIP = PIP
@@ -156,15 +215,12 @@ def _version_or_pip(name: str, args: tuple[Word, ...]) -> Check:
     words = _literal(args)
     if isinstance(words, Check):
         return words
-    # `-v` is verbose (not version) for some tools; only accept it where it is version.
-    if (
-        len(words) == 1
-        and (words[0] in _VERSION_FLAGS or (words[0] == "version" and name in _VERSION_WORD))
-        and (words[0] != "-v" or name in ("node", "nodejs", "npm", "npx", "yarn", "pnpm", "bun"))
-    ):
-        return read("RO701", f"{name} {words[0]} only prints its version")
     if name in ("pip", "pip3"):
         return _pip(name, args)
+    if _version_query(name, args):
+        return read("RO701", f"{name} {' '.join(words)} only prints its version")
+    if words == ["version"] and name in _VERSION_WORD:
+        return read("RO701", f"{name} version only prints versions")
     if name.startswith("python") and words[:2] == ["-m", "pip"]:
         return _pip(f"{name} -m pip", args[2:])
     if name == "npm" and words and words[0] in _NPM_QUERIES:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 from tether.rules.readonly.catalogue import Entry, entries, pure_entries, rule
 from tether.rules.readonly.spec import (
     DYNAMIC_ARGUMENT,
@@ -18,7 +16,7 @@ from tether.rules.readonly.spec import (
 )
 from tether.shell.model import Word
 from tether.shell.readers import EGREP, FGREP, GREP
-from tether.shell.tools import FD
+from tether.shell.tools import FD, FIND_NULLARY, FIND_UNARY, find_parts, find_primaries
 
 RULES = (
     rule(
@@ -69,12 +67,12 @@ RULES = (
             "find . -name file.txt",
             "find src -type f -name '*.py' -not -path '*/node_modules/*'",
             "find . -maxdepth 2 -newermt 2024-01-01 -print",
+            "find . -name -delete",  # a -name pattern, read as find reads it: no action
         ),
         (
             "find . -delete",
             "find . -exec rm {} ;",
             "find . -fls output",
-            "find . -name -delete",
             "find . -name *.py",
             "find --help",
         ),
@@ -169,69 +167,58 @@ _FIND_WRITES = {
     "-fprint0": "writes a file",
     "-fprintf": "writes a file",
 }
-_FIND_NULLARY = opts(
-    "-print -print0 -ls -prune -quit -true -false -empty -executable -readable -writable "
-    "-nogroup -nouser -xdev -mount -depth -d -follow -noleaf -daystart -ignore_readdir_race "
-    "-noignore_readdir_race -not -a -and -o -or , ( ) ! -warn -nowarn -s -x -E -X"
+# find's expression is read by the one find reading (``shell.tools.find_parts`` and
+# ``find_primaries``: the words each primary takes); this is only which primaries are proven.
+# Its own exits (``-help``, ``-version``) are not searches, so they are not proven either.
+_FIND_SAFE = (
+    (FIND_NULLARY | FIND_UNARY) - set(_FIND_WRITES) - opts("-help --help -version --version")
 )
-_FIND_UNARY = opts(
-    "-name -iname -path -ipath -wholename -iwholename -regex -iregex -type -xtype -size -perm "
-    "-user -group -uid -gid -newer -anewer -cnewer -mtime -atime -ctime -mmin -amin -cmin "
-    "-used -links -inum -samefile -lname -ilname -maxdepth -mindepth -fstype -context "
-    "-printf -regextype -files0-from -Btime -Bmin -Bnewer -iregex"
-)
-_FIND_NEWER = re.compile(r"-newer[aBcmt][aBcmt]")
-_FIND_LEADING = opts("-H -L -P")
+_FIND_READERS = frozenset({"-exec", "-execdir"})
 
 
-def _exec_reader(words: list[str], i: int, primary: str) -> int | Check:
-    """Judge the command of ``-exec``/``-execdir`` at ``words[i]``; return the index after it."""
-    j = i
-    while j < len(words) and words[j] not in (";", "+"):
-        j += 1
-    if j >= len(words):
+def _exec_reader(primary: str, command: tuple[Word, ...], terminated: bool) -> Check | None:
+    """Judge the command of ``-exec``/``-execdir``: None when it is a plain reader."""
+    if not terminated:
         return write(UNKNOWN_OPTION, f"find {primary}: the command is not terminated by ';' or '+'")
-    command = words[i:j]
-    if not command or command[0] not in EXEC_READERS:
-        what = command[0][:40] if command else "nothing"
+    if not command or command[0].value not in EXEC_READERS:
+        what = command[0].value[:40] if command else "nothing"
         return write(WRITE_OPTION, f"find {primary} {what}: runs {what} for every match")
-    return j + 1
+    # The reader's own options, by its catalogue entry's spec (`-exec ls --frob {} +` is not
+    # proven); imported here because the catalogue imports this module.
+    from tether.rules.readonly.engine import CATALOGUE
+
+    name = command[0].value
+    judged = CATALOGUE[name].check(name, command[1:])
+    if not judged.read_only:
+        return write(judged.code, f"find {primary} {judged.reason}")
+    return None
 
 
 def _find(name: str, args: tuple[Word, ...]) -> Check:
-    # Any word spelled like a write primary is refused, even as another primary's value
-    # (`find . -name -delete`): cheaper than proving which words find reads as values.
     for word in args:
         if not word.literal:
             return write(DYNAMIC_ARGUMENT, f"find: '{word.value[:60]}' expands at run time")
-        if word.value in _FIND_WRITES and word.value not in ("-exec", "-execdir"):
-            return write(WRITE_OPTION, f"find {word.value}: {_FIND_WRITES[word.value]}")
-    words = [w.value for w in args]
+    _starts, expression = find_parts(args)
     runs_reader = False
-    i = 0
-    while i < len(words) and (words[i] in _FIND_LEADING or words[i].startswith(("-D", "-O"))):
-        if words[i] == "-D":
-            i += 1
-        i += 1
-    while i < len(words) and not words[i].startswith("-") and words[i] not in ("(", "!"):
-        i += 1  # starting points
-    while i < len(words):
-        w = words[i]
-        i += 1
-        if w in ("-exec", "-execdir"):
-            after = _exec_reader(words, i, w)
-            if isinstance(after, Check):
-                return after
-            i, runs_reader = after, True
-            continue
-        if w in _FIND_NULLARY:
-            continue
-        if w in _FIND_UNARY or _FIND_NEWER.fullmatch(w):
-            if i >= len(words):
-                return write(UNKNOWN_OPTION, f"find: '{w}' needs a value")
-            i += 1
-            continue
-        return write(UNKNOWN_OPTION, f"find: '{w[:60]}' is not a primary known to be safe")
+    at = 0  # where the primary is in the expression: an -exec runs to its ';' or '+'
+    for primary, values in find_primaries(expression):
+        at += 1 + len(values)
+        if primary in _FIND_READERS:
+            terminated = at < len(expression)
+            at += 1
+            problem = _exec_reader(primary, values, terminated)
+            if problem is not None:
+                return problem
+            runs_reader = True
+        elif primary in _FIND_WRITES:
+            return write(WRITE_OPTION, f"find {primary}: {_FIND_WRITES[primary]}")
+        elif primary not in _FIND_SAFE and not (primary.startswith("-newer") and values):
+            # (the reading gives -newerXY, and only it, the one word it compares with)
+            return write(
+                UNKNOWN_OPTION, f"find: '{primary[:60]}' is not a primary known to be safe"
+            )
+        elif primary in FIND_UNARY and not values:
+            return write(UNKNOWN_OPTION, f"find: '{primary}' needs a value")
     if runs_reader:
         return read("RO205", "find -exec runs only a read-only reader")
     return read("RO203", "find only tests and prints")

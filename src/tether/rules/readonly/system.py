@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 from tether.rules.readonly.catalogue import Entry, entries, pure_entries, rule
 from tether.rules.readonly.spec import (
     DYNAMIC_ARGUMENT,
@@ -21,7 +19,7 @@ from tether.rules.readonly.spec import (
 from tether.shell.model import Word
 from tether.shell.options import GNU_STANDARD
 from tether.shell.options import parse as parse_options
-from tether.shell.programs import ENV
+from tether.shell.programs import ENV, WRAPPERS
 from tether.shell.readers import PRINTF
 
 RULES = (
@@ -246,15 +244,37 @@ _LOOKUP = (
         checked="util-linux 2.38.1",
     ),
 )
-_SET_OPTION = re.compile(r"[-+][a-zA-Z]+")
+# bash 5.2's builtins read options with internal_getopt: clusters, no long options, options
+# end at the first operand; `set` also takes `+x`. `wait -p VAR` and `set -k` are the writes.
 _KEYWORD = "turns later `cmd NAME=value` words into environment assignments (PATH, LD_PRELOAD)"
+_SET = Spec(
+    "set",
+    options="a b e f h k m n p t u v x B C E H P T o:",
+    writes={"-k": _KEYWORD},
+    permute=False,
+    abbreviate=False,
+    plus=True,
+    checked=_BASH,
+)
+_WAIT = Spec(
+    "wait",
+    options="f n p:",
+    # assigns a variable (and evaluates an array subscript in its name)
+    writes={"-p": "assigns the job id to a shell variable"},
+    permute=False,
+    abbreviate=False,
+    checked=_BASH,
+)
 
 
 def _printf(name: str, args: tuple[Word, ...]) -> Check:
-    if args and not args[0].literal:
-        return write(DYNAMIC_ARGUMENT, "printf: a format that expands at run time may be '-v'")
-    if parse_options(grammar_of(PRINTF), args).has("-v"):
+    parsed = parse_options(grammar_of(PRINTF), args)  # the decoder's printf
+    if parsed.has("-v"):
         return write(WRITE_OPTION, "printf -v: assigns a shell variable")
+    if parsed.error is not None:
+        return write(UNKNOWN_OPTION, parsed.error)
+    if not parsed.dashdash and parsed.stop < len(args) and not args[parsed.stop].literal:
+        return write(DYNAMIC_ARGUMENT, "printf: a format that expands at run time may be '-v'")
     return read("RO601", "printf only prints")
 
 
@@ -276,35 +296,34 @@ def _date(name: str, args: tuple[Word, ...]) -> Check:
 
 
 def _set(name: str, args: tuple[Word, ...]) -> Check:
-    expect_name = False
-    for w in args:
-        if not w.literal:
-            return write(DYNAMIC_ARGUMENT, f"set: '{w.value[:60]}' expands at run time")
-        if expect_name:
-            expect_name = False
-            if w.value == "keyword":
-                return write(WRITE_OPTION, f"set -o keyword: {_KEYWORD}")
-            continue
-        if not _SET_OPTION.fullmatch(w.value):
-            return write(UNKNOWN_OPTION, f"set {w.value[:40]}: sets positional parameters")
-        if "k" in w.value:
-            return write(WRITE_OPTION, f"set -k: {_KEYWORD}")
-        expect_name = w.value.endswith("o")  # `-o NAME`, `-euo pipefail`
+    parsed = parse(_SET, args)
+    if isinstance(parsed, Check):
+        return parsed
+    if "keyword" in parsed.values("-o", "+o"):
+        return write(WRITE_OPTION, f"set -o keyword: {_KEYWORD}")
+    if parsed.operands or parsed.dashdash:
+        return write(UNKNOWN_OPTION, "set: operands (or --) set the positional parameters")
     return read("RO604", "set only changes shell options")
 
 
 def _wait(name: str, args: tuple[Word, ...]) -> Check:
-    # `wait -p VAR` assigns a variable (and evaluates array subscripts); ids and -n/-f only wait.
-    for w in args:
-        if not w.literal or not (w.value in ("-n", "-f") or w.value.lstrip("%").isdigit()):
-            return write(UNKNOWN_OPTION, f"wait {w.value[:40]}: only job ids, -n and -f are proven")
+    parsed = parse(_WAIT, args)
+    if isinstance(parsed, Check):
+        return parsed
+    for w in parsed.operands:
+        if not w.value.lstrip("%").isdigit():
+            return write(
+                UNKNOWN_OPTION, f"wait {w.value[:40]}: only job and process ids are proven"
+            )
     return read("RO604", "wait only waits")
 
 
 def _command(name: str, args: tuple[Word, ...]) -> Check:
-    if args and args[0].literal and args[0].value in ("-v", "-V", "-pv", "-pV"):
+    wrapping = WRAPPERS["command"]  # the wrapper peeler's grammar of `command`
+    parsed = parse_options(wrapping.grammar, args)
+    if parsed.error is None and any(o in wrapping.terminal for o in parsed.names()):
         return read("RO605", "command -v only looks a command up")
-    return write(UNKNOWN_OPTION, "command: without -v it runs its operand")
+    return write(UNKNOWN_OPTION, "command: without -v or -V it runs its operand")
 
 
 def _env(name: str, args: tuple[Word, ...]) -> Check:
@@ -321,13 +340,13 @@ def _env(name: str, args: tuple[Word, ...]) -> Check:
 
 ENTRIES: dict[str, Entry] = {
     **pure_entries("RO601", *_PRINTERS),
-    **entries("RO601", "printf", _printf),
+    **entries("RO601", "printf", _printf, PRINTF),
     **pure_entries("RO602", *_INFO),
     **entries("RO602", "hostname", _hostname, _HOSTNAME),
     **entries("RO603", "date", _date, _DATE),
     **pure_entries("RO604", *_NAVIGATION),
-    **entries("RO604", "wait", _wait),
-    **entries("RO604", "set", _set),
+    **entries("RO604", "wait", _wait, _WAIT),
+    **entries("RO604", "set", _set, _SET),
     **pure_entries("RO605", *_LOOKUP),
     **entries("RO605", "command", _command),
     **entries("RO606", "env", _env, ENV),

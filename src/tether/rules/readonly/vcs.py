@@ -24,6 +24,7 @@ from tether.rules.readonly.spec import (
     write,
 )
 from tether.rules.readonly.vcs_rules import RULES
+from tether.rules.readonly.vcs_specs import READS
 from tether.shell.model import Word
 from tether.shell.options import parse as parse_options
 from tether.shell.tools import GIT, GIT_BRANCH
@@ -51,28 +52,6 @@ _GLOBAL_WRITES = {
     "--man-path": "is an internal option",
     "--info-path": "is an internal option",
 }
-# Options that make any read subcommand write or run programs; long ones also match their
-# abbreviations (git accepts unique prefixes), except the exact names in _EXACT_SAFE.
-_DENY = {
-    "--output": "writes its output to a file",
-    "--ext-diff": "runs an external diff program",
-    "--textconv": "runs textconv filter programs",
-    "--show-signature": "runs gpg to verify signatures",
-    "--help": "opens a manual page or a browser",
-    "--open-files-in-pager": "opens a pager, which can run commands",
-    "--upload-pack": "runs a program on the remote side",
-    "--receive-pack": "runs a program on the remote side",
-    "--exec": "runs a program",
-    "--filters": "runs filter programs",
-    "--paginate": "forces a pager, which can run commands",
-}
-_EXACT_SAFE = frozenset({"--text", "--filter"})
-# Short options that run programs, scoped per subcommand (`git diff -O` is an order file).
-_SHORT_DENY = {
-    "grep": ("O", "opens a pager, which can run commands"),
-    "ls-remote": ("u", "runs a program on the remote side"),
-}
-
 _HISTORY = "log show diff shortlog whatchanged blame annotate grep range-diff cherry show-branch"
 _HISTORY += " diff-tree diff-index diff-files"
 _INSPECT = "ls-files ls-tree rev-parse rev-list describe cat-file show-ref for-each-ref name-rev"
@@ -82,6 +61,7 @@ _CODES = {
     **dict.fromkeys(_HISTORY.split(), "RO402"),
     **dict.fromkeys(_INSPECT.split(), "RO403"),
 }
+_REFLOG_WRITES = opts("expire delete")
 _WRITE_SUBCOMMANDS = opts(
     "add commit push pull fetch merge rebase reset checkout switch restore rm mv clean "
     "cherry-pick revert am apply init clone gc prune fsck format-patch archive bisect "
@@ -91,25 +71,16 @@ _WRITE_SUBCOMMANDS = opts(
 )
 
 
-def _denied(args: list[str], sub: str) -> Check | None:
-    """Return a write Check if any option (before ``--``) writes or runs programs."""
-    for a in args:
-        if a == "--":
-            return None
-        if "%G" in a:
-            return write(WRITE_OPTION, f"git {sub}: a '%G' format runs gpg to verify signatures")
-        if a.startswith("--"):
-            name = a.partition("=")[0]
-            if name in _EXACT_SAFE or len(name) < 4:
-                continue
-            for denied, why in _DENY.items():
-                if denied.startswith(name):
-                    return write(WRITE_OPTION, f"git {sub} {denied}: {why}")
-        elif a.startswith("-") and sub in _SHORT_DENY:
-            letter, why = _SHORT_DENY[sub]
-            if letter in a:
-                return write(WRITE_OPTION, f"git {sub} -{letter}: {why}")
-    return None
+def _read(sub: str, args: tuple[Word, ...], code: str) -> Check:
+    """Judge ``git SUB ARGS`` by the spec of that read subcommand (``vcs_specs.READS``)."""
+    spec = READS[sub]
+    parsed = parse(spec, args)
+    if isinstance(parsed, Check):
+        return parsed
+    for option, value in parsed.options:
+        if value is not None and "%G" in value:
+            return write(WRITE_OPTION, f"{spec.name} {option}: a '%G' format runs gpg")
+    return read(code, f"{spec.name} only reads")
 
 
 def _writes(why: str, names: str) -> dict[str, str]:
@@ -185,21 +156,31 @@ def _config(args: tuple[Word, ...]) -> Check:
     return read("RO406", "git config only reads config")
 
 
-def _remote(args: list[str]) -> Check:
-    if all(a in ("-v", "--verbose") for a in args):
+def _remote(args: tuple[Word, ...]) -> Check:
+    parsed = parse(READS["remote"], args)
+    if isinstance(parsed, Check):
+        return parsed
+    if not parsed.operands:
         return read("RO407", "git remote only lists remotes")
-    if args[0] == "get-url":
-        rest = [a for a in args[1:] if a not in ("--push", "--all")]
-        if len(rest) == 1 and not rest[0].startswith("-"):
+    verb, rest = parsed.operands[0].value, parsed.operands[1:]
+    if verb == "get-url":
+        got = parse(READS["remote get-url"], rest)
+        if isinstance(got, Check):
+            return got
+        if len(got.operands) == 1:
             return read("RO407", "git remote get-url only prints a URL")
-    return write(WRITE_SUBCOMMAND, f"git remote {args[0][:40]}: not a listing form")
+    return write(WRITE_SUBCOMMAND, f"git remote {verb[:40]}: not a listing form")
 
 
-def _listing(sub: str, verbs: tuple[str, ...], code: str, args: list[str]) -> Check:
-    if not args or args[0] in verbs or (sub == "reflog" and args[0].startswith("-")):
-        denied = _denied(args, sub)
-        return denied or read(code, f"git {sub} {args[0] if args else ''}".rstrip() + " only reads")
-    return write(WRITE_SUBCOMMAND, f"git {sub} {args[0][:40]}: changes the repository")
+def _listing(sub: str, code: str, args: tuple[Word, ...]) -> Check:
+    """Judge ``git stash|worktree|reflog VERB …``: a read verb's options by its spec."""
+    verb = args[0].value if args else ""
+    if f"{sub} {verb}" in READS:
+        return _read(f"{sub} {verb}", args[1:], code)
+    if sub == "reflog" and verb not in _REFLOG_WRITES:
+        # `git reflog [log options] [REF]` is `git reflog show …` (only argv[1] is a verb).
+        return _read("reflog show", args, code)
+    return write(WRITE_SUBCOMMAND, f"git {sub} {verb[:40]}: changes the repository")
 
 
 def _git(name: str, args: tuple[Word, ...]) -> Check:
@@ -219,15 +200,11 @@ def _git(name: str, args: tuple[Word, ...]) -> Check:
             )
     if parsed.error is not None or parsed.dashdash:
         return write(UNKNOWN_OPTION, f"git: {parsed.error or 'a -- before the subcommand'}")
-    words = [w.value for w in parsed.operands]
-    if not words:
+    if not parsed.operands:
         return read("RO403", "git with no subcommand prints usage")
-    sub, rest = words[0], words[1:]
+    sub, sub_args = parsed.operands[0].value, parsed.operands[1:]
     if sub in _CODES:
-        return _denied(rest, sub) or read(_CODES[sub], f"git {sub} only reads")
-    if "--help" in rest[: rest.index("--") if "--" in rest else len(rest)]:
-        return write(WRITE_OPTION, f"git {sub} --help: {_DENY['--help']}")
-    sub_args = tuple(Word(w) for w in rest)
+        return _read(sub, sub_args, _CODES[sub])
     if sub == "branch":
         return _branch(sub_args)
     if sub == "tag":
@@ -235,24 +212,22 @@ def _git(name: str, args: tuple[Word, ...]) -> Check:
     if sub == "config":
         return _config(sub_args)
     if sub == "remote":
-        return _remote(rest) if rest else read("RO407", "git remote only lists remotes")
+        return _remote(sub_args)
     if sub == "stash":
-        return (
-            _listing("stash", ("list", "show"), "RO408", rest)
-            if rest
-            else write(WRITE_SUBCOMMAND, "git stash: stashes changes")
-        )
+        if not sub_args:
+            return write(WRITE_SUBCOMMAND, "git stash: stashes changes")
+        return _listing("stash", "RO408", sub_args)
     if sub == "worktree":
-        return (
-            _listing("worktree", ("list",), "RO409", rest)
-            if rest
-            else write(UNKNOWN_SUBCOMMAND, "git worktree: no subcommand")
-        )
+        if not sub_args:
+            return write(UNKNOWN_SUBCOMMAND, "git worktree: no subcommand")
+        return _listing("worktree", "RO409", sub_args)
     if sub == "reflog":
-        return _listing("reflog", ("show", "exists"), "RO410", rest)
+        return _listing("reflog", "RO410", sub_args)
     if sub in _WRITE_SUBCOMMANDS:
         return write(WRITE_SUBCOMMAND, f"git {sub}: changes the repository or runs programs")
     return write(UNKNOWN_SUBCOMMAND, f"git {sub[:40]}: not a read subcommand in the catalogue")
 
 
-ENTRIES: dict[str, Entry] = entries("RO402", "git", _git, GIT_BRANCH, _TAG, _CONFIG)
+ENTRIES: dict[str, Entry] = entries(
+    "RO402", "git", _git, GIT_BRANCH, _TAG, _CONFIG, *READS.values()
+)

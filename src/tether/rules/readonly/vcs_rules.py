@@ -33,8 +33,10 @@ RULES = (
         "`git log/show/diff/blame/grep/shortlog` are read-only without options that write or "
         "run programs.",
         "`--output` writes a file, `--ext-diff`/`--textconv` run helper programs, "
-        "`--show-signature` and `%G?` formats run gpg, `git grep -O` opens a pager; git "
-        "accepts abbreviations (`--out=f`), which are refused too." + _WHY_CONFIG,
+        "`--show-signature` and `%G?` formats run gpg, `git grep -O` opens a pager. Every "
+        "option of each read subcommand is listed (git 2.39.5, `tether rules RO402`): an "
+        "unknown one is refused, and so is an abbreviation git refuses itself (`git log "
+        "--out=f`: log, show and diff spell their options whole)." + _WHY_CONFIG,
         "Drop the option; let the tool capture stdout.",
         (
             "git log --oneline -5",
@@ -53,6 +55,7 @@ RULES = (
             "git show --format=%G? HEAD",
             "git grep -Ovim needle",
             "git log --out=f",
+            "git log --frobnicate",
         ),
     ),
     rule(
