@@ -51,6 +51,9 @@ class Grammar(NamedTuple):
     plus: bool = False
     # The first word may be a cluster without a dash (``tar xzf a.tgz``, old-style options).
     old_style: bool = False
+    # Options that end the option list once read with their value (python's ``-c CMD``,
+    # ``-m MOD``): every later word is an operand, as after ``--``.
+    ends: frozenset[str] = frozenset()
 
     def canon(self, name: str) -> str:
         """Return the canonical name of an option spelt ``name`` (unknown names unchanged)."""
@@ -85,6 +88,7 @@ def grammar(
     numeric: bool = False,
     plus: bool = False,
     old_style: bool = False,
+    ends: Iterable[str] = (),
 ) -> Grammar:
     """Build a grammar from option words (``k|kill-after:``, ``foreground``, ``d::``)."""
     names: dict[str, str] = {}
@@ -114,6 +118,7 @@ def grammar(
         numeric,
         plus,
         old_style,
+        frozenset(names.get(e, e) for e in ends),
     )
 
 
@@ -188,8 +193,12 @@ def parse(g: Grammar, args: Iterable[Word], *, stop_at: int = -1) -> Parsed:
     error: str | None = None
     stop = n
     i = 0
-    names, arity, permute = g.names, g.arity, g.permute
+    names, arity, permute, ends = g.names, g.arity, g.permute, g.ends
     while i < n:
+        if ends and options and options[-1][0] in ends:
+            stop = i
+            operands.extend(words[i:])
+            break
         word = words[i]
         v = word.value
         if not word.literal or len(v) < 2 or v[0] not in marks:

@@ -12,6 +12,7 @@ from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 from typing import NamedTuple
 
+from tether.shell.agents import AGENT_CLIS
 from tether.shell.model import Word
 from tether.shell.options import GNU_STANDARD, Grammar, LazyTable, Parsed, grammar, parse
 from tether.shell.programs import SHELLS
@@ -536,6 +537,7 @@ TOOLS: LazyTable[Grammar] = LazyTable(
             "help-xoptions help-all help version",
             abbreviate=False,
             permute=False,
+            ends=("-c", "-m"),
         ),
         # ``docker run``/``create`` (docker 27, pflag: names spelt whole); IMAGE ends options.
         "docker run": lambda: grammar(
@@ -1358,6 +1360,9 @@ MACHINE: LazyTable[Grammar] = LazyTable(
             "shutdown", "help H|halt P|poweroff r|reboot h k no-wall c show"
         ),
         "reboot": lambda: grammar("reboot", _SYSTEMD_POWER),
+        # macOS launchctl (launchctl(1), macOS 14: not packaged here): the legacy load/unload
+        # flags, ``-S SESSIONTYPE`` and ``-D DOMAIN`` taking a value; the verb comes first.
+        "launchctl": lambda: grammar("launchctl", "w F S: D:", abbreviate=False),
         "halt": lambda: MACHINE["reboot"]._replace(name="halt"),
         "poweroff": lambda: MACHINE["reboot"]._replace(name="poweroff"),
     }
@@ -1411,7 +1416,13 @@ def tool_grammar(name: str) -> Grammar:
     """Return the grammar of ``name``: a tool's, a shell's, or one that knows no options."""
     found = _FOUND.get(name)
     if found is None:
-        found = _FOUND[name] = TOOLS.get(name) or MACHINE.get(name) or SHELLS.get(name) or _UNKNOWN
+        found = _FOUND[name] = (
+            TOOLS.get(name)
+            or MACHINE.get(name)
+            or SHELLS.get(name)
+            or AGENT_CLIS.get(name)
+            or _UNKNOWN
+        )
     return found
 
 
