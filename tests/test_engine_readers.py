@@ -1,0 +1,76 @@
+"""Readers that tested option words by hand now read them with the one getopt engine.
+
+Each table holds the spellings the real program takes (bash's builtins, the shells' ``-c``,
+python's ``-m``) and what a judge must read from them; the hand readers these replace got the
+rows marked "was wrong" wrong (``pushd +1`` rotated to an unknown directory was taken for
+``./+1``; ``["bash", "-xc", SCRIPT]`` was not seen as the script).
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tether.classify import classify_command
+from tether.loops.kinds import shell_command
+from tether.loops.settings import ToolKinds
+
+# --- the loop guard: Codex's ["bash", "-lc", SCRIPT] in every spelling of the shell ------------
+
+SCRIPTS = [
+    (["bash", "-lc", "ls -la"], "ls -la"),
+    (["bash", "-xc", "ls -la"], "ls -la"),  # was wrong: the whole argv, shell-quoted
+    (["sh", "-ec", "ls -la"], "ls -la"),  # was wrong
+    (["bash", "--norc", "-c", "ls -la"], "ls -la"),  # was wrong
+    (["bash", "-o", "pipefail", "-c", "ls -la"], "ls -la"),  # was wrong
+    (["/usr/bin/zsh", "-c", "ls -la"], "ls -la"),  # was wrong
+    (["bash", "-c", "--", "ls -la"], "ls -la"),  # was wrong
+    (["bash", "-c", "ls -la", "name"], "ls -la"),
+    (["bash", "script.sh", "-c"], "bash script.sh -c"),  # a script, then its arguments
+    (["bash", "-l", "script.sh"], "bash -l script.sh"),
+    (["python3", "-c", "print(1)"], "python3 -c 'print(1)'"),
+]
+
+
+@pytest.mark.parametrize(("argv", "text"), SCRIPTS, ids=[" ".join(a) for a, _ in SCRIPTS])
+def test_a_shell_argv_is_read_with_the_shells_grammar(argv: list[str], text: str) -> None:
+    assert shell_command("exec_command", {"cmd": argv}, ToolKinds()) == text
+
+
+RUN = [(a, t) for a, t in SCRIPTS[:8] if a[0] in ("bash", "sh")]  # the shells installed here
+
+
+@pytest.mark.parametrize(("argv", "text"), RUN, ids=[" ".join(a) for a, _ in RUN])
+def test_the_shell_runs_the_script_we_read(argv: list[str], text: str, tmp_path: Path) -> None:
+    probe = [("touch ran" if a == text else a) for a in argv]
+    subprocess.run(probe, cwd=tmp_path, timeout=20, check=False, capture_output=True)
+    assert (tmp_path / "ran").exists(), probe
+
+
+# --- the directory later commands run in: cd's and pushd's own options -----------------------
+
+CWD = [
+    ("cd -P /etc && rm -rf *", "DG101"),
+    ("cd -LP /etc && rm -rf *", "DG101"),
+    ("cd -- /etc && rm -rf *", "DG101"),
+    ("cd -e -@ /etc && rm -rf *", "DG101"),
+    ("cd ~ && rm -rf *", "DG101"),
+    ("cd && rm -rf *", "DG101"),
+    ("pushd /etc && rm -rf *", "DG101"),
+    ("pushd +1 && rm -rf *", "DG102"),  # was wrong (none): the stack rotates somewhere unknown
+    ("pushd -1 && rm -rf *", "DG102"),
+    ("pushd -n /etc && rm -rf *", "DG102"),  # was wrong (DG101): -n only adds /etc to the stack
+    ("cd -- -x && rm -rf *", None),  # was wrong (DG101): enters ./-x, not home
+    ("cd build && rm -rf *", None),
+]
+
+
+@pytest.mark.parametrize(("command", "code"), CWD, ids=[c for c, _ in CWD])
+def test_cd_and_pushd_are_read_with_their_grammar(command: str, code: str | None) -> None:
+    codes = classify_command(command).danger_codes
+    if code is None:
+        assert not {"DG101", "DG102", "DG307"} & set(codes), codes
+    else:
+        assert code in codes, codes
