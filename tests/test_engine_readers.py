@@ -74,3 +74,30 @@ def test_cd_and_pushd_are_read_with_their_grammar(command: str, code: str | None
         assert not {"DG101", "DG102", "DG307"} & set(codes), codes
     else:
         assert code in codes, codes
+
+
+# --- PowerShell: its own options (-Command takes the rest), then Remove-Item's parameters ------
+
+POWERSHELL = [
+    ('pwsh -Command "Remove-Item -Recurse -Force /home/me/proj"', True),  # was wrong (missed)
+    ('powershell -NoProfile -Command "rm -r -fo C:\\Users\\me"', True),  # was wrong (missed)
+    ("pwsh -nop -c 'Get-ChildItem x | Remove-Item -Rec'", True),  # was wrong (missed)
+    ("pwsh -c Remove-Item -Recurse -Force build", True),
+    ("pwsh -c ri -r build", True),
+    ("powershell Remove-Item build -Recurse", True),
+    ("pwsh -c 'Remove-Item -Recurse:$false build'", False),  # was wrong (flagged)
+    ("pwsh -c Get-ChildItem -Recurse", False),
+    ("pwsh -c 'Remove-Item build; Get-ChildItem -Recurse'", False),
+]
+
+
+@pytest.mark.parametrize(("command", "flagged"), POWERSHELL, ids=[c for c, _ in POWERSHELL])
+def test_powershell_remove_item_recurse(command: str, flagged: bool) -> None:
+    for wrapped in (command, f"sudo {command}", f"timeout 5 {command}"):
+        assert ("DG107" in classify_command(wrapped).danger_codes) is flagged, wrapped
+
+
+def test_powershell_command_ends_its_options() -> None:
+    # -Recurse after -Command is the cmdlet's, never PowerShell's -e (EncodedCommand) cluster.
+    assert "DG303" not in classify_command("pwsh -c Get-ChildItem -Recurse").danger_codes
+    assert "DG303" in classify_command("pwsh -NoProfile -enc ZQBjAGgAbwA=").danger_codes

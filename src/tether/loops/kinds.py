@@ -15,9 +15,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from tether.loops.settings import ACTION_TOOLS, EDITOR_READ_COMMANDS, NOTE_TOOLS, ToolKinds
-from tether.shell.model import Word
-from tether.shell.options import parse
-from tether.shell.programs import SHELLS
 
 READ, WRITE, ACT, POLL, EXEC, TOOL, NOTE = "read", "write", "act", "poll", "exec", "tool", "note"
 
@@ -56,6 +53,11 @@ def _shell_script(argv: list[str]) -> str | None:
     ``bash --norc -c``, ``bash -o pipefail -c`` are one form; the first operand after ``-c``
     is the script.
     """
+    # Imported here: a list-form command is rare, and tether.shell brings the parser with it.
+    from tether.shell.model import Word
+    from tether.shell.options import parse
+    from tether.shell.programs import SHELLS
+
     shell = argv[0].rpartition("/")[2] if argv else ""
     if len(argv) < 3 or shell not in SHELLS or not argv[1].startswith(("-", "+")):
         return None

@@ -795,6 +795,8 @@ SINGLE_DASH: LazyTable[Grammar] = LazyTable(
             "noninteractive nologo noexit windowstyle: inputformat: outputformat: sta mta "
             "version: configurationname: custompipename: workingdirectory: settingsfile: login "
             "interactive commandwithargs: help",
+            permute=False,  # the first operand starts the command (or the script)
+            ends=("--command", "--file", "--commandwithargs"),  # the rest is code or arguments
         ),
         "pwsh": lambda: SINGLE_DASH["powershell"]._replace(name="pwsh"),
         # SQLite 3.40 shell (``sqlite3 -help``): names spelt whole, ``-x`` or ``--x``, anywhere

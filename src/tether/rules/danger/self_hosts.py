@@ -53,7 +53,7 @@ def _claude_off(parsed: Parsed) -> str | None:
             return _CLAUDE_OFF[option]
         low = (value or "").lower()
         if option == "--settings" and "hook" in low:
-            return f"--settings {low[:60]}"
+            return f"--settings {(value or '')[:60]}"
         if option == "--setting-sources" and not ("user" in low and "project" in low):
             return f"--setting-sources {value}"
     return None

@@ -352,7 +352,7 @@ def _guard_change(args: tuple[Word, ...]) -> str | None:
     if actions is None:
         if sub == "trust" and parsed.has("--list") and not parsed.has("--revoke"):
             return None  # lists the trust records
-        return f"tether {sub}"
+        return " ".join(["tether", sub, *(w.value for w in parsed.operands[:1])])
     if not parsed.operands or parsed.operands[0].value not in actions:
         return None
     action = parsed.operands[0].value
