@@ -101,3 +101,36 @@ def test_powershell_command_ends_its_options() -> None:
     # -Recurse after -Command is the cmdlet's, never PowerShell's -e (EncodedCommand) cluster.
     assert "DG303" not in classify_command("pwsh -c Get-ChildItem -Recurse").danger_codes
     assert "DG303" in classify_command("pwsh -NoProfile -enc ZQBjAGgAbwA=").danger_codes
+
+
+# --- issue 13's readings: bun's global options, sqlite3's two-word options -----------------------
+
+READINGS = [
+    ("bun --cwd pkg publish", "DG505"),  # was wrong (missed): --cwd's value taken for the verb
+    ("bun --cwd=pkg publish", "DG505"),
+    ("sudo bun --cwd pkg publish", "DG505"),
+    ("bun publish", "DG505"),
+    ("bun publish --dry-run", None),
+    ("bun --cwd pkg publish --dry-run", None),
+    # was wrong (no DG605): the second word of -lookaside was taken for the database
+    ("sqlite3 -lookaside 64 8 ~/.local/state/tether/state.db 'DELETE FROM sessions'", "DG605"),
+    ("sqlite3 --pagecache 64 8 ~/.local/state/tether/state.db 'DELETE FROM sessions'", "DG605"),
+    ("sqlite3 -lookaside 64 8 notes.db 'DELETE FROM t'", None),
+]
+
+
+@pytest.mark.parametrize(("command", "code"), READINGS, ids=[c for c, _ in READINGS])
+def test_global_and_two_word_options(command: str, code: str | None) -> None:
+    for wrapped in (command, f"timeout 5 {command}", f"env A=1 {command}"):
+        codes = classify_command(wrapped).danger_codes
+        assert (code in codes) if code else not {"DG505", "DG605"} & set(codes), (wrapped, codes)
+
+
+def test_the_real_sqlite3_takes_two_words_for_lookaside(tmp_path: Path) -> None:
+    import shutil
+
+    if shutil.which("sqlite3") is None:
+        pytest.fail("sqlite3 is not installed (.ci/run installs it)")
+    subprocess.run(["sqlite3", "-lookaside", "64", "8", "db.sqlite", "create table t(x)"],
+                   cwd=tmp_path, capture_output=True, timeout=20, check=False)  # fmt: skip
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["db.sqlite"]

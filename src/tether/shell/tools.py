@@ -561,6 +561,31 @@ TOOLS: LazyTable[Grammar] = LazyTable(
             abbreviate=False,
             permute=False,
         ),
+        # GnuPG 2.2.40 (``gpg --help``; its argparse takes unique prefixes: ``--outp F``), with
+        # the everyday value options it does not list there; an unknown option is a flag.
+        "gpg": lambda: grammar(
+            "gpg",
+            "s|sign clear-sign b|detach-sign e|encrypt c|symmetric d|decrypt verify k|list-keys "
+            "list-signatures check-signatures fingerprint K|list-secret-keys generate-key "
+            "quick-generate-key quick-add-uid quick-revoke-uid quick-set-expire "
+            "full-generate-key generate-revocation delete-keys delete-secret-keys "
+            "quick-sign-key quick-lsign-key quick-revoke-sig sign-key lsign-key edit-key "
+            "change-passphrase export send-keys receive-keys search-keys refresh-keys import "
+            "card-status edit-card change-pin update-trustdb print-md server tofu-policy: "
+            "v|verbose q|quiet options: log-file: default-key: encrypt-to: group: openpgp "
+            "n|dry-run i|interactive a|armor o|output: textmode auto-key-locate: "
+            "auto-key-import include-key-block disable-dirmngr r|recipient: u|local-user: z: "
+            "h|help version batch yes no-tty homedir: passphrase: passphrase-file: "
+            "passphrase-fd: pinentry-mode: trust-model: keyring: secret-keyring: keyserver: "
+            "cipher-algo: digest-algo: compress-algo: status-fd: logger-fd: command-fd:",
+        ),
+        # qemu-img 7.2 (``qemu-img --help``): ``convert [options] SRC… DEST`` writes DEST.
+        "qemu-img convert": lambda: grammar(
+            "qemu-img convert",
+            "c p q n W C U f: O: o: t: T: l: s: B: F: r: m: S: object: image-opts "
+            "target-image-opts target-is-zero salvage bitmaps skip-broken-bitmaps h|help",
+            abbreviate=False,
+        ),
         # Tools that write a file an option or operand names (``OUTPUTS`` below says which);
         # the read-only catalogue reads sort, uniq, shuf, iconv and fd with the same specs.
         "sort": lambda: grammar_of(SORT),
@@ -727,6 +752,11 @@ OUTPUTS: Mapping[str, Output] = MappingProxyType(
         "install": Output(("--target-directory",), operands="last"),
         "ddrescue": Output(operands="second", only_with=("--force",)),  # refuses a device else
         "tar": Output(("--file",), only_with=("--create", "--append", "--update", "--catenate")),
+        # ``xxd [-r] IN OUT``: the dump (or the bytes -r reverts) goes to OUT.
+        "xxd": Output(operands="second"),
+        "openssl": Output(("--out", "--keyout")),
+        "gpg": Output(("--output",)),
+        "qemu-img convert": Output(operands="last"),
     }
 )
 
@@ -757,7 +787,11 @@ INTERPRETERS: LazyTable[Grammar] = LazyTable(
         "node": lambda: grammar("node", _NODE_VALUES, abbreviate=False, permute=False),
         "bun": lambda: grammar(
             "bun",
-            "e|eval: p|print: r|preload: cwd: h|help v|version",
+            # bun 1.x's global options that take a value: ``bun --cwd DIR publish``.
+            "e|eval: p|print: r|preload: cwd: h|help v|version c|config: env-file: "
+            "conditions: title: port: F|filter: shell: install: elide-lines: require: "
+            "max-http-header-size: dns-result-order: unhandled-rejections: inspect:: "
+            "inspect-wait:: inspect-brk::",
             abbreviate=False,
             permute=False,
         ),
@@ -800,7 +834,7 @@ SINGLE_DASH: LazyTable[Grammar] = LazyTable(
         ),
         "pwsh": lambda: SINGLE_DASH["powershell"]._replace(name="pwsh"),
         # SQLite 3.40 shell (``sqlite3 -help``): names spelt whole, ``-x`` or ``--x``, anywhere
-        # on the line. ``-lookaside``/``-pagecache`` take two words (read here as one).
+        # on the line. ``-lookaside``/``-pagecache`` take two words (``_TWO_WORDS``).
         "sqlite3": lambda: grammar(
             "sqlite3",
             "A: append ascii bail batch box column cmd: csv deserialize echo init: header "
@@ -814,7 +848,7 @@ SINGLE_DASH: LazyTable[Grammar] = LazyTable(
             "openssl",
             "d e a A base64 in: out: pass: k: K: iv: md: S: salt nosalt p P z none engine: "
             "kfile: v debug nopad bufsize: list ciphers iter: pbkdf2 saltlen: provider: "
-            "provider-path: propquery: rand: writerand: decrypt",
+            "provider-path: propquery: rand: writerand: decrypt keyout:",
             abbreviate=False,
             permute=True,
         ),
@@ -829,14 +863,28 @@ def single_dash(name: str, args: tuple[Word, ...]) -> Parsed:
     """
     g = SINGLE_DASH[name]
     ci = name in ("powershell", "pwsh")
-    words = []
-    for w in args:
+    two = _TWO_WORDS.get(name, ())
+    words: list[Word] = []
+    skip = 0
+    for i, w in enumerate(args):
+        if skip:
+            skip -= 1
+            continue
         v = w.value.lower() if ci else w.value
         long = w.literal and v[:1] == "-" and v[1:2] != "-" and len(v) > 2
         if long and g.resolve("-" + v.partition("=")[0]) is not None:
             w = Word("-" + v)
+        if two and g.resolve(w.value) in two and i + 2 < len(args):
+            # ``-lookaside SIZE N``: one value spelt as two words.
+            words += [w, Word(f"{args[i + 1].value} {args[i + 2].value}")]
+            skip = 2
+            continue
         words.append(w)
     return parse(g, tuple(words))
+
+
+# Options whose value is two words (sqlite3's ``-lookaside SIZE N``, ``-pagecache SIZE N``).
+_TWO_WORDS = {"sqlite3": ("--lookaside", "--pagecache")}
 
 
 # tmux 3.3a (``tmux list-commands``): its own options, then commands split at ``;`` words.

@@ -13,6 +13,7 @@ from tether.shell.options import Parsed, parse
 from tether.shell.tools import (
     CLUSTER,
     DOCKER_SUBCOMMANDS,
+    INTERPRETERS,
     TERRAFORM,
     subcommand_words,
     tool_grammar,
@@ -337,7 +338,12 @@ def check_publish(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     """Flag publishing a package to a registry."""
     name = name_of(cmd)
     raw = cmd.argv[0].value if cmd.argv else ""
-    parsed = options_of(name, cmd.args)
+    args = cmd.args
+    if name == "bun":
+        # bun's global options (the interpreter's grammar: ``bun --cwd DIR publish``) end at
+        # its subcommand, whose own options follow it (``bun publish --dry-run``).
+        args = parse(INTERPRETERS["bun"], args).operands
+    parsed = options_of(name, args)
     positionals = [w.value for w in parsed.operands[:3]]
     if name == "cargo" and positionals[:1] and positionals[0].startswith("+"):
         positionals = positionals[1:]  # ``cargo +nightly publish``: rustup picks the toolchain
