@@ -336,12 +336,13 @@ def tar_replacements(expression: str) -> list[str]:
     GNU tar reads ``s/REGEX/REPLACEMENT/FLAGS`` (any delimiter, several joined by ``;``); the
     replacement's text before a back-reference (``\\1``, ``&``) starts every renamed member.
     """
-    out = []
+    out: list[str] = []
     for part in expression.split(";"):
         part = part.strip()
         if len(part) < 4 or part[0] != "s":
             continue
-        delimiter, pieces, current, i = part[1], [], "", 2
+        delimiter, current, i = part[1], "", 2
+        pieces: list[str] = []
         while i < len(part) and len(pieces) < 2:
             c = part[i]
             if c == "\\" and i + 1 < len(part):
