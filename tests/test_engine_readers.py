@@ -134,3 +134,26 @@ def test_the_real_sqlite3_takes_two_words_for_lookaside(tmp_path: Path) -> None:
     subprocess.run(["sqlite3", "-lookaside", "64", "8", "db.sqlite", "create table t(x)"],
                    cwd=tmp_path, capture_output=True, timeout=20, check=False)  # fmt: skip
     assert sorted(p.name for p in tmp_path.iterdir()) == ["db.sqlite"]
+
+
+# --- git --config-env: a setting whose value comes from a variable set beside it --------------
+
+CONFIG_ENV = [
+    ("FOO='!{c}' git --config-env=alias.st=FOO st", True),  # was wrong (missed)
+    ("FOO='!{c}' git --config-env alias.st=FOO st", True),  # was wrong (missed)
+    ("env FOO='!{c}' git --config-env=alias.st=FOO st", True),  # was wrong (missed)
+    ("FOO='!{c}' git --config-env=alias.st=FOO log", False),  # the alias is not the verb
+    ("FOO='!{c}' git --config-env=alias.st=BAR st", False),  # another variable (unset)
+]
+
+
+@pytest.mark.parametrize(("template", "runs"), CONFIG_ENV, ids=[t for t, _ in CONFIG_ENV])
+def test_git_config_env_alias(template: str, runs: bool, tmp_path: Path) -> None:
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True, capture_output=True)
+    probe = template.format(c="touch ran")
+    subprocess.run(
+        ["bash", "-c", probe], cwd=tmp_path, capture_output=True, timeout=20, check=False
+    )
+    assert (tmp_path / "ran").exists() is runs, probe  # what the real git 2.39 does
+    judged = template.format(c="rm -rf /")
+    assert ("DG101" in classify_command(judged).danger_codes) is runs, judged
