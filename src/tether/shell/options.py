@@ -193,12 +193,8 @@ def parse(g: Grammar, args: Iterable[Word], *, stop_at: int = -1) -> Parsed:
     error: str | None = None
     stop = n
     i = 0
-    names, arity, permute, ends = g.names, g.arity, g.permute, g.ends
+    names, arity, permute = g.names, g.arity, g.permute
     while i < n:
-        if ends and options and options[-1][0] in ends:
-            stop = i
-            operands.extend(words[i:])
-            break
         word = words[i]
         v = word.value
         if not word.literal or len(v) < 2 or v[0] not in marks:
@@ -251,6 +247,11 @@ def parse(g: Grammar, args: Iterable[Word], *, stop_at: int = -1) -> Parsed:
                     i += 1
             else:
                 options.append((canonical, None))
+                continue
+            if canonical in g.ends:  # python's -c CMD / -m MOD: the rest are operands
+                stop = i
+                operands.extend(words[i:])
+                break
             continue
         if g.numeric and v[1:].isdigit():
             options.append(("-NUM", v[1:]))
@@ -289,6 +290,10 @@ def parse(g: Grammar, args: Iterable[Word], *, stop_at: int = -1) -> Parsed:
             else:
                 error = error or f"{g.name}: option '{spelt}' needs a value"
                 options.append((canonical, None))
+            if canonical in g.ends:  # took its value: the rest are operands (python -mMOD)
+                stop = i
+                operands.extend(words[i:])
+                i = n
             break
     stop -= shift
     if error is None:

@@ -203,11 +203,16 @@ def _track_cwd(commands: tuple[SimpleCommand, ...]) -> list[str | None]:
         # The builtins' own grammar (-L -P -e -@, pushd's -n and -NUM, `--`): `cd -- -x` enters
         # ./-x, `pushd -n DIR` only adds DIR to the stack, `pushd +1`/`-1` rotates it.
         cd = argv[0].value == "cd"
-        parsed = parse(grammar_of(CD if cd else PUSHD), argv[1:])
-        if parsed.has("--help") or (not cd and parsed.has("-n")):
-            continue
-        args = parsed.operands
-        if parsed.unknown or len(args) > 1 or (not cd and parsed.has("-NUM")):
+        args = argv[1:]
+        if any(w.value[:1] == "-" for w in args):  # most are `cd DIR`: nothing to parse
+            parsed = parse(grammar_of(CD if cd else PUSHD), args)
+            if parsed.has("--help") or (not cd and parsed.has("-n")):
+                continue
+            if parsed.unknown or (not cd and parsed.has("-NUM")):
+                cwd = None  # refused (bash)
+                continue
+            args = parsed.operands
+        if len(args) > 1:
             cwd = None  # refused (bash), or another shell's reading (zsh's `cd OLD NEW`)
             continue
         if not args:

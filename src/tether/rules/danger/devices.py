@@ -117,9 +117,9 @@ def output_targets(name: str, cmd: SimpleCommand) -> list[Word]:
         if not args or args[0].value != "convert":
             return []
         name, args = "qemu-img convert", args[1:]
-    if name in RESPELL:
+    if name in _RESPELLED:
         args = RESPELL[name](args)  # xxd reads an option word by its first letter
-    parsed = single_dash(name, args) if name in SINGLE_DASH else options_of(name, args)
+    parsed = single_dash(name, args) if name in _SINGLE_DASH else options_of(name, args)
     if parsed.has("--help", "--version"):
         return []
     if name in ("dd", "dcfldd", "dc3dd"):
@@ -144,6 +144,11 @@ def output_targets(name: str, cmd: SimpleCommand) -> list[Word]:
         # Into the option's directory (``cp -t DIR``), else onto the last of two or more.
         return targets[-1:] or (list(operands[-1:]) if len(operands) >= 2 else [])
     return targets
+
+
+# The writers read other than by getopt (names known at import: no table lookup per command).
+_RESPELLED = frozenset(n for n in OUTPUTS if n in RESPELL)
+_SINGLE_DASH = frozenset(n for n in OUTPUTS if n in SINGLE_DASH)
 
 
 def _word_of(value: str, args: tuple[Word, ...]) -> Word:

@@ -111,7 +111,7 @@ def check_env_commands(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     """Judge commands given in the environment (``GIT_SSH_COMMAND='…' git fetch``)."""
     pairs = [(a.name, a.value) for a in cmd.assignments]
     for wrapper in cmd.wrappers:
-        if wrapper.name in ("env", "sudo"):
+        if wrapper.name in ("env", "sudo") and any("=" in w.value for w in wrapper.args):
             # The wrapper's own grammar: its NAME=value operands, not its options' values.
             for w in parse(WRAPPERS[wrapper.name].grammar, wrapper.args).operands:
                 key, eq, value = w.value.partition("=")
