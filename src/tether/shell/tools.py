@@ -1040,6 +1040,20 @@ TERRAFORM: LazyTable[Grammar] = LazyTable(
     }
 )
 
+
+def go_flags(args: tuple[Word, ...]) -> tuple[Word, ...]:
+    """Respell Go-style ``-name`` options as ``--name`` (Go's flag package reads both alike).
+
+    A one-letter ``-x`` stays short; the ``TERRAFORM`` grammars read the result.
+    """
+    return tuple(
+        w._replace(value="-" + w.value)
+        if w.literal and len(w.value) > 2 and w.value[0] == "-" and w.value[1] != "-"
+        else w
+        for w in args
+    )
+
+
 # find (findutils 4.9.0, and BSD find's -E -X -s -x -d): ``-H -L -P -D OPTS -OLEVEL`` before
 # the starting points, each a word of its own (``-HL`` is an unknown predicate), then the
 # expression, whose primaries take a fixed number of words (``-exec …`` runs to ``;``/``+``).
@@ -1413,6 +1427,9 @@ MACHINE: LazyTable[Grammar] = LazyTable(
         # macOS launchctl (launchctl(1), macOS 14: not packaged here): the legacy load/unload
         # flags, ``-S SESSIONTYPE`` and ``-D DOMAIN`` taking a value; the verb comes first.
         "launchctl": lambda: grammar("launchctl", "w F S: D:", abbreviate=False),
+        # BSD/macOS chflags(1) (macOS 14, FreeBSD 14; not packaged here): flags only, which end
+        # at the first operand (the flags word: ``chflags -R schg /``).
+        "chflags": lambda: grammar("chflags", "f h v x R H L P", abbreviate=False, permute=False),
         "halt": lambda: MACHINE["reboot"]._replace(name="halt"),
         "poweroff": lambda: MACHINE["reboot"]._replace(name="poweroff"),
     }
@@ -1514,6 +1531,7 @@ __all__ = [
     "code_grammar",
     "find_parts",
     "find_primaries",
+    "go_flags",
     "signal_and_rest",
     "single_dash",
     "subcommand_words",

@@ -15,6 +15,7 @@ from tether.shell.tools import (
     DOCKER_SUBCOMMANDS,
     INTERPRETERS,
     TERRAFORM,
+    go_flags,
     subcommand_words,
     tool_grammar,
 )
@@ -221,18 +222,8 @@ def check_sql(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
             return
 
 
-def _go_flags(args: tuple[Word, ...]) -> tuple[Word, ...]:
-    """Respell Go-style ``-name`` options as ``--name``, which Go's flag package reads alike."""
-    return tuple(
-        w._replace(value="-" + w.value)
-        if w.literal and len(w.value) > 2 and w.value[0] == "-" and w.value[1] != "-"
-        else w
-        for w in args
-    )
-
-
 def _terraform(name: str, args: tuple[Word, ...]) -> Iterator[Hit]:
-    words = _go_flags(args)
+    words = go_flags(args)  # Go's flag package: -chdir is --chdir
     top = parse(TERRAFORM[""], words, stop_at=1).operands
     verb = top[0].value if top else ""
     rest = top[1:]
