@@ -414,7 +414,8 @@ def describe(g: Grammar) -> str:
     order = "options may follow operands" if g.permute else "options end at the first operand"
     prefixes = "unique prefixes" if g.abbreviate else "long options spelt whole"
     old = "; the first word may be a cluster without '-'" if g.old_style else ""
-    head = f"{g.name} ({order}; {prefixes}{'; -NUM' if g.numeric else ''}{old}):"
+    ends = f"; {'/'.join(sorted(g.ends))} end the options" if g.ends else ""
+    head = f"{g.name} ({order}; {prefixes}{'; -NUM' if g.numeric else ''}{old}{ends}):"
     body = textwrap.fill(", ".join(shown) or "no options", width=92, initial_indent="  ",
                          subsequent_indent="  ", break_on_hyphens=False)  # fmt: skip
     return head + "\n" + body
