@@ -48,6 +48,12 @@ CASES = [
     ("tar -tf deep.tar .claude/settings.json", False),
     ("tar tf flat.tar -C .claude", False),
     ("tar -cf new.tar -C .claude .", False),
+    # --transform renames members on the way out (GNU tar 1.34).
+    ("tar -xf flat.tar --transform 's,^,.claude/,'", True),
+    ("tar -xf flat.tar --xform='s,^,.claude/,'", True),
+    ("tar -xf flat.tar --transf 's|^|.claude/|'", True),
+    ("tar -xf flat.tar --transform 's,^,out/,'", False),
+    ("tar -xf flat.tar -C .claude --transform 's,^,x/,'", True),
     ("tar -xf flat.tar -- a.txt", False),
     ("tar -xf deep.tar -- .claude/settings.json", True),
     ("env tar xf flat.tar -C .claude", True),
@@ -67,6 +73,7 @@ CASES = [
     ("unzip -qd.claude flat.zip", True),
     ("unzip -q flat.zip -d.claude", True),
     ("unzip -q flat.zip -d out", False),
+    ("unzip -q -d out -d .claude flat.zip", False),  # refused: one exdir allowed
     ("unzip -q flat.zip -x a.txt -d .claude", True),
     ("unzip -q flat.zip -x settings.json -d .claude", True),
     ("unzip -q -o flat.zip a.txt -d .claude", True),

@@ -71,6 +71,14 @@ DANGEROUS: list[tuple[str, Danger, str]] = [
     ("mvn -s settings.xml deploy", Danger.ASK, "DG505"),
     ("fd . / -x rm -rf", Danger.ASK, "DG102"),
     ("chflags -R schg /", Danger.ASK, "DG433"),
+    ("xxd -r dump /dev/sda", Danger.HARDLINE, "DG401"),
+    ("openssl enc -d -in x -out /dev/sda", Danger.HARDLINE, "DG401"),
+    ("gpg --outp /dev/sda -d x.gpg", Danger.HARDLINE, "DG401"),
+    ("qemu-img convert -O raw x.qcow2 /dev/sda", Danger.HARDLINE, "DG401"),
+    ("bun --cwd pkg publish", Danger.ASK, "DG505"),
+    ("codex -cfeatures.hooks=false exec x", Danger.ASK, "DG610"),
+    ("claude --safe-mode -p x", Danger.ASK, "DG610"),
+    ("tether doctor --fi", Danger.ASK, "DG604"),
 ]
 
 # Commands whose own quotes or braces cannot sit inside a template's quoted string raw (awk's
@@ -80,6 +88,9 @@ QUOTED: list[tuple[str, Danger, str]] = [
     ("make --eval='x:=$(shell rm -rf /)'", Danger.HARDLINE, "DG101"),
     ("make X='$(shell rm -rf /)'", Danger.HARDLINE, "DG101"),
     ("find / -name x -exec wipefs -a {} \\;", Danger.ASK, "DG420"),
+    ("env FOO='!rm -rf /' git --config-env=alias.st=FOO st", Danger.HARDLINE, "DG101"),
+    ("pwsh -Command 'Remove-Item -Recurse -Force C:/x'", Danger.ASK, "DG107"),
+    ("tar -xf a.tar --transform 's,^,.claude/,'", Danger.ASK, "DG605"),
 ]
 
 WRAPPINGS = [

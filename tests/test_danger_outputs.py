@@ -19,7 +19,7 @@ from tether.rules.base import Danger
 from tether.rules.danger import assess
 from tether.shell import parse_command
 from tether.shell.options import FLAG
-from tether.shell.tools import OUTPUTS, tool_grammar
+from tether.shell.tools import OUTPUTS, SINGLE_DASH, tool_grammar
 
 
 def _forms(target: str) -> list[tuple[str, str]]:
@@ -38,7 +38,7 @@ def _forms(target: str) -> list[tuple[str, str]]:
 
 @pytest.mark.parametrize("name", sorted(OUTPUTS))
 def test_output_options_are_value_options_of_the_tools_grammar(name: str) -> None:
-    g = tool_grammar(name)
+    g = SINGLE_DASH.get(name) or tool_grammar(name)  # openssl's -out is a single-dash name
     for option in (*OUTPUTS[name].options, *OUTPUTS[name].only_with):
         assert g.knows(option), f"OUTPUTS[{name!r}]: {option} is not an option of {g.name}"
     into = (OUTPUTS[name].into,) if OUTPUTS[name].into else ()
@@ -82,6 +82,16 @@ REAL = [
     ("curl", "curl -s file://$PWD/in -o /dev/null --trace OUT"),
     ("curl", "curl -s --stderr OUT file:///nonexistent"),
     ("wget", "wget -o OUT http://127.0.0.1:9/"),
+    ("xxd", "xxd in OUT"),
+    ("xxd", "xxd -r -p in OUT"),
+    ("xxd", "xxd -revert -ps in OUT"),
+    ("openssl", "openssl enc -base64 -in in -out OUT"),
+    ("openssl", "openssl base64 -out OUT -in in"),
+    ("openssl", "openssl req -x509 -newkey rsa:2048 -nodes -subj /CN=x -keyout OUT -out c.pem"),
+    ("gpg", "gpg --batch --homedir . --enarmor -o OUT in"),
+    ("gpg", "gpg --batch --homedir . --enarmor --outp OUT in"),  # a unique prefix
+    ("gpg", "gpg --batch --homedir . --output=OUT --enarmor in"),
+    ("qemu-img", "qemu-img convert -f raw -O raw in OUT"),
 ]
 
 

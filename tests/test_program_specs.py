@@ -25,7 +25,7 @@ from tether.classify import classify_command
 from tether.loops.canonical import canonical_command
 from tether.rules.readonly import forge
 from tether.rules.readonly.engine import CATALOGUE
-from tether.shell import programs, readers, tools
+from tether.shell import agents, programs, readers, tools
 from tether.shell.options import Grammar
 from tether.shell.specs import Spec, grammar_of
 
@@ -64,7 +64,8 @@ def shell_grammars() -> dict[str, set[int]]:
     def add(name: str, g: Grammar) -> None:
         found.setdefault(name, set()).add(id(g))
 
-    tables = (tools.TOOLS, tools.INTERPRETERS, tools.SINGLE_DASH, tools.CLUSTER, tools.MACHINE)
+    tables = (tools.TOOLS, tools.INTERPRETERS, tools.SINGLE_DASH, tools.CLUSTER, tools.MACHINE,
+              agents.AGENT_CLIS)  # fmt: skip
     for table in (*tables, programs.SHELLS):
         for name, g in table.items():
             add(name, g)

@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -656,3 +657,32 @@ def test_a_danger_verdict_does_not_depend_on_the_spelling(name: str, g: Grammar)
         if len(set(verdicts.values())) > 1:
             differ.append(verdicts)
     assert not differ, differ
+
+
+# Options that end the option list once they have their value (python's -c CMD and -m MOD):
+# checked against the real interpreter, which hands every later word to the module or code.
+_ARGV = "'import sys; print(sys.argv[1:])'"
+PYTHON_ENDS = [
+    ("-m probe --sort-keys", ["--sort-keys"]),
+    ("-mprobe -v", ["-v"]),
+    ("-B -m probe -h", ["-h"]),
+    ("-Bm probe -u x", ["-u", "x"]),
+    (f"-c {_ARGV} -m x", ["-m", "x"]),
+    (f"-Bc {_ARGV} -I", ["-I"]),
+]
+
+
+@pytest.mark.parametrize(("args", "rest"), PYTHON_ENDS, ids=[a for a, _ in PYTHON_ENDS])
+def test_an_option_that_ends_the_list_leaves_the_rest_as_operands(
+    args: str, rest: list[str], tmp_path: Path
+) -> None:
+    import shlex
+
+    parsed = parse(TOOLS["python3"], [Word(w) for w in shlex.split(args)])
+    assert [w.value for w in parsed.operands] == rest
+    (tmp_path / "probe.py").write_text("import sys; print(sys.argv[1:])\n")
+    done = subprocess.run(
+        ["bash", "-c", f"{sys.executable} {args}"], cwd=tmp_path, capture_output=True,
+        text=True, timeout=20, check=False,
+    )  # fmt: skip
+    assert done.stdout.strip() == repr(rest), (args, done.stdout, done.stderr)

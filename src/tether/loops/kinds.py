@@ -25,9 +25,6 @@ _WATCH = re.compile(
     r"(?:^|[;&|]\s*)watch\s|\s--watch\b|\bgh\s+run\s+watch\b|\bgh\s+pr\s+checks\b.*--watch"
 )
 _UNIT = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
-_SHELLS = frozenset(
-    {"bash", "sh", "zsh", "dash", "/bin/bash", "/bin/sh", "/bin/zsh", "/usr/bin/bash"}
-)
 
 
 def shell_command(tool: str, args: Mapping[str, Any], tools: ToolKinds) -> str | None:
@@ -40,13 +37,34 @@ def shell_command(tool: str, args: Mapping[str, Any], tools: ToolKinds) -> str |
         return value
     if isinstance(value, (list, tuple)) and value and all(isinstance(v, str) for v in value):
         argv = list(value)
-        # Codex sends ["bash", "-lc", "<script>"]: the script is the command.
-        if len(argv) >= 3 and argv[0] in _SHELLS and argv[1] in ("-c", "-lc", "-ic"):
-            return str(argv[2])
+        script = _shell_script(argv)
+        if script is not None:
+            return script
         import shlex  # only for list-form commands: keeps it off most hook processes
 
         return shlex.join(argv)
     return None
+
+
+def _shell_script(argv: list[str]) -> str | None:
+    """Return the script of ``["bash", "-lc", SCRIPT]`` (Codex's form) in any spelling.
+
+    Read with the shells' grammar (``tether.shell.programs``): ``bash -xc``, ``sh -ec``,
+    ``bash --norc -c``, ``bash -o pipefail -c`` are one form; the first operand after ``-c``
+    is the script.
+    """
+    # Imported here: a list-form command is rare, and tether.shell brings the parser with it.
+    from tether.shell.model import Word
+    from tether.shell.options import parse
+    from tether.shell.programs import SHELLS
+
+    shell = argv[0].rpartition("/")[2] if argv else ""
+    if len(argv) < 3 or shell not in SHELLS or not argv[1].startswith(("-", "+")):
+        return None
+    parsed = parse(SHELLS[shell], tuple(Word(a) for a in argv[1:]))
+    if not parsed.has("-c") or not parsed.operands:
+        return None
+    return parsed.operands[0].value
 
 
 def wait_seconds(command: str) -> float | None:

@@ -52,6 +52,9 @@ class Grammar(NamedTuple):
     plus: bool = False
     # The first word may be a cluster without a dash (``tar xzf a.tgz``, old-style options).
     old_style: bool = False
+    # Options that end the option list once read with their value (python's ``-c CMD``,
+    # ``-m MOD``): every later word is an operand, as after ``--``.
+    ends: frozenset[str] = frozenset()
 
     def canon(self, name: str) -> str:
         """Return the canonical name of an option spelt ``name`` (unknown names unchanged)."""
@@ -86,6 +89,7 @@ def grammar(
     numeric: bool = False,
     plus: bool = False,
     old_style: bool = False,
+    ends: Iterable[str] = (),
 ) -> Grammar:
     """Build a grammar from option words (``k|kill-after:``, ``foreground``, ``d::``)."""
     names: dict[str, str] = {}
@@ -115,6 +119,7 @@ def grammar(
         numeric,
         plus,
         old_style,
+        frozenset(names.get(e, e) for e in ends),
     )
 
 
@@ -253,6 +258,11 @@ def parse(g: Grammar, args: Iterable[Word], *, stop_at: int = -1) -> Parsed:
                     i += 1
             else:
                 options.append((canonical, None))
+                continue
+            if canonical in g.ends:  # python's -c CMD / -m MOD: the rest are operands
+                stop = i
+                operands.extend(words[i:])
+                break
             continue
         if g.numeric and v[1:].isdigit():
             options.append(("-NUM", v[1:]))
@@ -302,6 +312,10 @@ def parse(g: Grammar, args: Iterable[Word], *, stop_at: int = -1) -> Parsed:
             else:
                 error = error or f"{g.name}: option '{spelt}' needs a value"
                 options.append((canonical, None))
+            if canonical in g.ends:  # took its value: the rest are operands (python -mMOD)
+                stop = i
+                operands.extend(words[i:])
+                i = n
             break
     stop -= shift
     if error is None:
@@ -446,7 +460,8 @@ def describe(g: Grammar) -> str:
     order = "options may follow operands" if g.permute else "options end at the first operand"
     prefixes = "unique prefixes" if g.abbreviate else "long options spelt whole"
     old = "; the first word may be a cluster without '-'" if g.old_style else ""
-    head = f"{g.name} ({order}; {prefixes}{'; -NUM' if g.numeric else ''}{old}):"
+    ends = f"; {'/'.join(sorted(g.ends))} end the options" if g.ends else ""
+    head = f"{g.name} ({order}; {prefixes}{'; -NUM' if g.numeric else ''}{old}{ends}):"
     body = textwrap.fill(", ".join(shown) or "no options", width=92, initial_indent="  ",
                          subsequent_indent="  ", break_on_hyphens=False)  # fmt: skip
     return head + "\n" + body

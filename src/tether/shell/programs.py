@@ -419,4 +419,19 @@ RUNNERS: LazyTable[Runner] = LazyTable(
     }
 )
 
-__all__ = ["ENV", "RUNNERS", "SHELLS", "SHELL_CHECKED", "WRAPPERS", "Runner", "Wrapping"]
+# cd and pushd (bash 5.2 builtins), read by the read-only catalogue and by the danger
+# catalogue's tracking of the directory later commands run in (``rules/danger/_base.py``).
+CD = Spec("cd", options="L P e @ help", checked="bash 5.2 builtin")
+PUSHD = Spec("pushd", options="n help", checked="bash 5.2 builtin", numeric=True)  # -N rotates
+
+__all__ = [
+    "CD",
+    "ENV",
+    "PUSHD",
+    "RUNNERS",
+    "SHELLS",
+    "SHELL_CHECKED",
+    "WRAPPERS",
+    "Runner",
+    "Wrapping",
+]

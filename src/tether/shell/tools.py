@@ -12,6 +12,7 @@ from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 from typing import NamedTuple
 
+from tether.shell.agents import AGENT_CLIS
 from tether.shell.model import Word
 from tether.shell.options import GNU_STANDARD, Grammar, LazyTable, Parsed, grammar, parse
 from tether.shell.programs import SHELLS
@@ -536,6 +537,7 @@ TOOLS: LazyTable[Grammar] = LazyTable(
             "help-xoptions help-all help version",
             abbreviate=False,
             permute=False,
+            ends=("-c", "-m"),
         ),
         # ``docker run``/``create`` (docker 27, pflag: names spelt whole); IMAGE ends options.
         "docker run": lambda: grammar(
@@ -558,6 +560,31 @@ TOOLS: LazyTable[Grammar] = LazyTable(
             "volume-driver: volumes-from: w|workdir:",
             abbreviate=False,
             permute=False,
+        ),
+        # GnuPG 2.2.40 (``gpg --help``; its argparse takes unique prefixes: ``--outp F``), with
+        # the everyday value options it does not list there; an unknown option is a flag.
+        "gpg": lambda: grammar(
+            "gpg",
+            "s|sign clear-sign b|detach-sign e|encrypt c|symmetric d|decrypt verify k|list-keys "
+            "list-signatures check-signatures fingerprint K|list-secret-keys generate-key "
+            "quick-generate-key quick-add-uid quick-revoke-uid quick-set-expire "
+            "full-generate-key generate-revocation delete-keys delete-secret-keys "
+            "quick-sign-key quick-lsign-key quick-revoke-sig sign-key lsign-key edit-key "
+            "change-passphrase export send-keys receive-keys search-keys refresh-keys import "
+            "card-status edit-card change-pin update-trustdb print-md server tofu-policy: "
+            "v|verbose q|quiet options: log-file: default-key: encrypt-to: group: openpgp "
+            "n|dry-run i|interactive a|armor o|output: textmode auto-key-locate: "
+            "auto-key-import include-key-block disable-dirmngr r|recipient: u|local-user: z: "
+            "h|help version batch yes no-tty homedir: passphrase: passphrase-file: "
+            "passphrase-fd: pinentry-mode: trust-model: keyring: secret-keyring: keyserver: "
+            "cipher-algo: digest-algo: compress-algo: status-fd: logger-fd: command-fd:",
+        ),
+        # qemu-img 7.2 (``qemu-img --help``): ``convert [options] SRC… DEST`` writes DEST.
+        "qemu-img convert": lambda: grammar(
+            "qemu-img convert",
+            "c p q n W C U f: O: o: t: T: l: s: B: F: r: m: S: object: image-opts "
+            "target-image-opts target-is-zero salvage bitmaps skip-broken-bitmaps h|help",
+            abbreviate=False,
         ),
         # Tools that write a file an option or operand names (``OUTPUTS`` below says which);
         # the read-only catalogue reads sort, uniq, shuf, iconv and fd with the same specs.
@@ -725,6 +752,11 @@ OUTPUTS: Mapping[str, Output] = MappingProxyType(
         "install": Output(("--target-directory",), operands="last"),
         "ddrescue": Output(operands="second", only_with=("--force",)),  # refuses a device else
         "tar": Output(("--file",), only_with=("--create", "--append", "--update", "--catenate")),
+        # ``xxd [-r] IN OUT``: the dump (or the bytes -r reverts) goes to OUT.
+        "xxd": Output(operands="second"),
+        "openssl": Output(("--out", "--keyout")),
+        "gpg": Output(("--output",)),
+        "qemu-img convert": Output(operands="last"),
     }
 )
 
@@ -755,7 +787,11 @@ INTERPRETERS: LazyTable[Grammar] = LazyTable(
         "node": lambda: grammar("node", _NODE_VALUES, abbreviate=False, permute=False),
         "bun": lambda: grammar(
             "bun",
-            "e|eval: p|print: r|preload: cwd: h|help v|version",
+            # bun 1.x's global options that take a value: ``bun --cwd DIR publish``.
+            "e|eval: p|print: r|preload: cwd: h|help v|version c|config: env-file: "
+            "conditions: title: port: F|filter: shell: install: elide-lines: require: "
+            "max-http-header-size: dns-result-order: unhandled-rejections: inspect:: "
+            "inspect-wait:: inspect-brk::",
             abbreviate=False,
             permute=False,
         ),
@@ -793,10 +829,12 @@ SINGLE_DASH: LazyTable[Grammar] = LazyTable(
             "noninteractive nologo noexit windowstyle: inputformat: outputformat: sta mta "
             "version: configurationname: custompipename: workingdirectory: settingsfile: login "
             "interactive commandwithargs: help",
+            permute=False,  # the first operand starts the command (or the script)
+            ends=("--command", "--file", "--commandwithargs"),  # the rest is code or arguments
         ),
         "pwsh": lambda: SINGLE_DASH["powershell"]._replace(name="pwsh"),
         # SQLite 3.40 shell (``sqlite3 -help``): names spelt whole, ``-x`` or ``--x``, anywhere
-        # on the line. ``-lookaside``/``-pagecache`` take two words (read here as one).
+        # on the line. ``-lookaside``/``-pagecache`` take two words (``_TWO_WORDS``).
         "sqlite3": lambda: grammar(
             "sqlite3",
             "A: append ascii bail batch box column cmd: csv deserialize echo init: header "
@@ -810,7 +848,7 @@ SINGLE_DASH: LazyTable[Grammar] = LazyTable(
             "openssl",
             "d e a A base64 in: out: pass: k: K: iv: md: S: salt nosalt p P z none engine: "
             "kfile: v debug nopad bufsize: list ciphers iter: pbkdf2 saltlen: provider: "
-            "provider-path: propquery: rand: writerand: decrypt",
+            "provider-path: propquery: rand: writerand: decrypt keyout:",
             abbreviate=False,
             permute=True,
         ),
@@ -825,14 +863,28 @@ def single_dash(name: str, args: tuple[Word, ...]) -> Parsed:
     """
     g = SINGLE_DASH[name]
     ci = name in ("powershell", "pwsh")
-    words = []
-    for w in args:
+    two = _TWO_WORDS.get(name, ())
+    words: list[Word] = []
+    skip = 0
+    for i, w in enumerate(args):
+        if skip:
+            skip -= 1
+            continue
         v = w.value.lower() if ci else w.value
         long = w.literal and v[:1] == "-" and v[1:2] != "-" and len(v) > 2
         if long and g.resolve("-" + v.partition("=")[0]) is not None:
             w = Word("-" + v)
+        if two and g.resolve(w.value) in two and i + 2 < len(args):
+            # ``-lookaside SIZE N``: one value spelt as two words.
+            words += [w, Word(f"{args[i + 1].value} {args[i + 2].value}")]
+            skip = 2
+            continue
         words.append(w)
     return parse(g, tuple(words))
+
+
+# Options whose value is two words (sqlite3's ``-lookaside SIZE N``, ``-pagecache SIZE N``).
+_TWO_WORDS = {"sqlite3": ("--lookaside", "--pagecache")}
 
 
 # tmux 3.3a (``tmux list-commands``): its own options, then commands split at ``;`` words.
@@ -987,6 +1039,20 @@ TERRAFORM: LazyTable[Grammar] = LazyTable(
         "plan": lambda: grammar("terraform plan", _TERRAFORM_PLAN, abbreviate=False),
     }
 )
+
+
+def go_flags(args: tuple[Word, ...]) -> tuple[Word, ...]:
+    """Respell Go-style ``-name`` options as ``--name`` (Go's flag package reads both alike).
+
+    A one-letter ``-x`` stays short; the ``TERRAFORM`` grammars read the result.
+    """
+    return tuple(
+        w._replace(value="-" + w.value)
+        if w.literal and len(w.value) > 2 and w.value[0] == "-" and w.value[1] != "-"
+        else w
+        for w in args
+    )
+
 
 # find (findutils 4.9.0, and BSD find's -E -X -s -x -d): ``-H -L -P -D OPTS -OLEVEL`` before
 # the starting points, each a word of its own (``-HL`` is an unknown predicate), then the
@@ -1358,6 +1424,12 @@ MACHINE: LazyTable[Grammar] = LazyTable(
             "shutdown", "help H|halt P|poweroff r|reboot h k no-wall c show"
         ),
         "reboot": lambda: grammar("reboot", _SYSTEMD_POWER),
+        # macOS launchctl (launchctl(1), macOS 14: not packaged here): the legacy load/unload
+        # flags, ``-S SESSIONTYPE`` and ``-D DOMAIN`` taking a value; the verb comes first.
+        "launchctl": lambda: grammar("launchctl", "w F S: D:", abbreviate=False),
+        # BSD/macOS chflags(1) (macOS 14, FreeBSD 14; not packaged here): flags only, which end
+        # at the first operand (the flags word: ``chflags -R schg /``).
+        "chflags": lambda: grammar("chflags", "f h v x R H L P", abbreviate=False, permute=False),
         "halt": lambda: MACHINE["reboot"]._replace(name="halt"),
         "poweroff": lambda: MACHINE["reboot"]._replace(name="poweroff"),
     }
@@ -1411,7 +1483,13 @@ def tool_grammar(name: str) -> Grammar:
     """Return the grammar of ``name``: a tool's, a shell's, or one that knows no options."""
     found = _FOUND.get(name)
     if found is None:
-        found = _FOUND[name] = TOOLS.get(name) or MACHINE.get(name) or SHELLS.get(name) or _UNKNOWN
+        found = _FOUND[name] = (
+            TOOLS.get(name)
+            or MACHINE.get(name)
+            or SHELLS.get(name)
+            or AGENT_CLIS.get(name)
+            or _UNKNOWN
+        )
     return found
 
 
@@ -1453,6 +1531,7 @@ __all__ = [
     "code_grammar",
     "find_parts",
     "find_primaries",
+    "go_flags",
     "signal_and_rest",
     "single_dash",
     "subcommand_words",

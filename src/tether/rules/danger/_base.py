@@ -14,6 +14,8 @@ from typing import NamedTuple
 
 from tether.shell.model import CommandModel, SimpleCommand, Word
 from tether.shell.options import Parsed, parse
+from tether.shell.programs import CD, PUSHD
+from tether.shell.specs import grammar_of
 from tether.shell.tools import find_parts, find_primaries, tool_grammar
 
 # find's starting points, and each primary of its expression with the words it takes.
@@ -207,23 +209,43 @@ class Scope:
         return True
 
 
+_MOVERS = frozenset({"cd", "pushd", "builtin", "command"})
+
+
 def _track_cwd(commands: tuple[SimpleCommand, ...]) -> list[str | None]:
     out: list[str | None] = []
     cwd: str | None = "."
     for cmd in commands:
         out.append(cwd)
         argv = cmd.argv
+        if not argv or argv[0].value not in _MOVERS:
+            continue  # most commands: one set lookup
         while argv and argv[0].literal and argv[0].value in ("builtin", "command"):
             argv = argv[1:]
         if not argv or argv[0].value not in ("cd", "pushd"):
             continue
-        args = [
-            w for w in argv[1:] if not (w.literal and w.value.startswith("-") and w.value != "-")
-        ]
+        # The builtins' own grammar (-L -P -e -@, pushd's -n and -NUM, `--`): `cd -- -x` enters
+        # ./-x, `pushd -n DIR` only adds DIR to the stack, `pushd +1`/`-1` rotates it.
+        cd = argv[0].value == "cd"
+        args = argv[1:]
+        if any(w.value[:1] == "-" for w in args):  # most are `cd DIR`: nothing to parse
+            parsed = parse(grammar_of(CD if cd else PUSHD), args)
+            if parsed.has("--help") or (not cd and parsed.has("-n")):
+                continue
+            if parsed.unknown or (not cd and parsed.has("-NUM")):
+                cwd = None  # refused (bash)
+                continue
+            args = parsed.operands
+        if len(args) > 1:
+            cwd = None  # refused (bash), or another shell's reading (zsh's `cd OLD NEW`)
+            continue
         if not args:
-            cwd = "~" if argv[0].value == "cd" else None  # a bare `cd` goes home
+            cwd = "~" if cd else None  # a bare `cd` goes home
             continue
         target = args[0]
+        if not cd and target.value.startswith("+"):
+            cwd = None
+            continue
         if target.literal and (target.value == "~" or target.value.startswith("~/")):
             below = posixpath.normpath(target.value[2:] or ".")  # keep "~": "~/.." is above it
             cwd = "~" if below == "." else f"~/{below}"

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 from tether.quoting import quote
 from tether.rules.base import Rule, Tier
-from tether.rules.danger._base import Hit, Scope, name_of
+from tether.rules.danger._base import Hit, Scope, name_of, options_of
 from tether.rules.danger.paths import Place, braces, place
 from tether.shell.model import SimpleCommand, Word
 
@@ -105,7 +105,7 @@ def check_attributes(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
         locks = sorted(set(added) & _LOCKS)
         how = f"chattr +{''.join(locks)}"
     elif name == "chflags":
-        words = [w for w in args if not (w.value[:1] == "-" and len(w.value) > 1)]
+        words = list(options_of(name, args).operands)  # -R -H -L -P -f -h -v -x, then FLAGS
         if len(words) < 2:
             return
         locks = [f for f in words[0].value.lower().split(",") if f in _CHFLAGS_LOCKS]

@@ -9,7 +9,7 @@ from tether.rules.base import Rule, Tier
 from tether.rules.danger._base import Hit, Scope, name_of, options_of
 from tether.rules.danger.paths import HARDLINE_PLACES, Place, braces, place
 from tether.shell.model import SimpleCommand, Word
-from tether.shell.tools import FIND_EXEC, FIND_FILTERS
+from tether.shell.tools import FIND_EXEC, FIND_FILTERS, single_dash
 from tether.shell.words import unwrap
 
 RULES = (
@@ -182,8 +182,15 @@ RULES = (
             "cmd.exe /k rmdir /s /q C:\\tmp\\x",
             "powershell Remove-Item -Recurse -Force C:\\tmp\\x",
             "powershell ri -Recurse -Force C:\\tmp\\x",
+            'pwsh -Command "Remove-Item -Recurse -Force C:\\tmp\\x"',
+            "pwsh -NoProfile -c 'Get-ChildItem x | Remove-Item -Rec'",
         ),
-        not_match=("powershell Get-ChildItem", "cmd /c dir"),
+        not_match=(
+            "powershell Get-ChildItem",
+            "cmd /c dir",
+            "pwsh -c Get-ChildItem -Recurse",
+            "pwsh -c 'Remove-Item -Recurse:$false x'",
+        ),
     ),
 )
 
@@ -259,12 +266,41 @@ def check_rm(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
             yield Hit("DG106", f"rsync {deleting[0]}")
     elif name in ("cmd", "cmd.exe"):
         yield from _windows_cmd(args)
-    elif name in ("powershell", "pwsh", "powershell.exe"):
-        words = [w.value.lower() for w in args]
-        if any(
-            w in ("remove-item", "ri", "rm", "del", "rd", "rmdir", "erase") for w in words
-        ) and any(w.startswith("-r") for w in words):
-            yield Hit("DG107", "PowerShell Remove-Item -Recurse")
+    elif name in ("powershell", "pwsh", "powershell.exe") and _remove_item_recurse(
+        _powershell_text(args)
+    ):
+        yield Hit("DG107", "PowerShell Remove-Item -Recurse")
+
+
+def _powershell_text(args: tuple[Word, ...]) -> str:
+    """Return the PowerShell code a ``powershell``/``pwsh`` run is given (its -Command text).
+
+    PowerShell's own options are read with its grammar (``-c``, ``-Command``, ``-NoProfile``;
+    case-insensitive prefixes): the -Command value and every word after it are the code, as
+    are the operands without one (Windows PowerShell's default is -Command).
+    """
+    parsed = single_dash("powershell", args)
+    return " ".join([*parsed.values("--command"), *(w.value for w in parsed.operands)])
+
+
+# Remove-Item and its aliases; -Recurse is the only parameter of Remove-Item (common parameters
+# included) that starts with "r", so PowerShell takes any prefix of it (``-r``, ``-Rec``).
+_REMOVE_ITEM = frozenset({"remove-item", "ri", "rm", "del", "rd", "rmdir", "erase"})
+_PS_SEPARATORS = str.maketrans(dict.fromkeys("|&\n{}()", ";"))  # statements and pipeline stages
+
+
+def _remove_item_recurse(code: str) -> bool:
+    """Return True when PowerShell ``code`` runs Remove-Item (or an alias) with -Recurse."""
+    for statement in code.lower().translate(_PS_SEPARATORS).split(";"):
+        words = statement.split()
+        if not words or words[0] not in _REMOVE_ITEM:
+            continue
+        for w in words[1:]:
+            param, _, value = w.partition(":")
+            recurse = len(param) > 1 and param[0] == "-" and "-recurse".startswith(param)
+            if recurse and value not in ("$false", "0", "$null"):
+                return True
+    return False
 
 
 def _windows_cmd(args: tuple[Word, ...]) -> Iterator[Hit]:

@@ -18,7 +18,8 @@ from tether.rules.danger._base import Hit, Scope, name_of, options_of
 from tether.rules.danger.paths import Place, place
 from tether.rules.danger.privilege import SYSRQ
 from tether.shell.model import SimpleCommand, Word
-from tether.shell.tools import OUTPUTS
+from tether.shell.readers import RESPELL
+from tether.shell.tools import OUTPUTS, SINGLE_DASH, single_dash
 
 # Names disks have (any tool that writes a file is judged on these).
 _BLOCK_DEVICE = re.compile(
@@ -111,7 +112,14 @@ def write_target(
 
 def output_targets(name: str, cmd: SimpleCommand) -> list[Word]:
     """Return the files ``name`` writes its bytes to, by its entry in ``tools.OUTPUTS``."""
-    parsed = options_of(name, cmd.args)
+    args = cmd.args
+    if name == "qemu-img":  # ``qemu-img convert …``: the subcommand's own grammar
+        if not args or args[0].value != "convert":
+            return []
+        name, args = "qemu-img convert", args[1:]
+    if name in _RESPELLED:
+        args = RESPELL[name](args)  # xxd reads an option word by its first letter
+    parsed = single_dash(name, args) if name in _SINGLE_DASH else options_of(name, args)
     if parsed.has("--help", "--version"):
         return []
     if name in ("dd", "dcfldd", "dc3dd"):
@@ -136,6 +144,11 @@ def output_targets(name: str, cmd: SimpleCommand) -> list[Word]:
         # Into the option's directory (``cp -t DIR``), else onto the last of two or more.
         return targets[-1:] or (list(operands[-1:]) if len(operands) >= 2 else [])
     return targets
+
+
+# The writers read other than by getopt (names known at import: no table lookup per command).
+_RESPELLED = frozenset(n for n in OUTPUTS if n in RESPELL)
+_SINGLE_DASH = frozenset(n for n in OUTPUTS if n in SINGLE_DASH)
 
 
 def _word_of(value: str, args: tuple[Word, ...]) -> Word:
@@ -177,4 +190,4 @@ def check_device_redirects(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
             yield Hit(found[0], f"redirect into {quote(target.value)} ({found[1]})")
 
 
-WRITERS = ("dd", "dcfldd", "dc3dd", *OUTPUTS)
+WRITERS = ("dd", "dcfldd", "dc3dd", "qemu-img", *(n for n in OUTPUTS if " " not in n))

@@ -13,7 +13,9 @@ from tether.shell.options import Parsed, parse
 from tether.shell.tools import (
     CLUSTER,
     DOCKER_SUBCOMMANDS,
+    INTERPRETERS,
     TERRAFORM,
+    go_flags,
     subcommand_words,
     tool_grammar,
 )
@@ -220,18 +222,8 @@ def check_sql(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
             return
 
 
-def _go_flags(args: tuple[Word, ...]) -> tuple[Word, ...]:
-    """Respell Go-style ``-name`` options as ``--name``, which Go's flag package reads alike."""
-    return tuple(
-        w._replace(value="-" + w.value)
-        if w.literal and len(w.value) > 2 and w.value[0] == "-" and w.value[1] != "-"
-        else w
-        for w in args
-    )
-
-
 def _terraform(name: str, args: tuple[Word, ...]) -> Iterator[Hit]:
-    words = _go_flags(args)
+    words = go_flags(args)  # Go's flag package: -chdir is --chdir
     top = parse(TERRAFORM[""], words, stop_at=1).operands
     verb = top[0].value if top else ""
     rest = top[1:]
@@ -337,7 +329,12 @@ def check_publish(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     """Flag publishing a package to a registry."""
     name = name_of(cmd)
     raw = cmd.argv[0].value if cmd.argv else ""
-    parsed = options_of(name, cmd.args)
+    args = cmd.args
+    if name == "bun":
+        # bun's global options (the interpreter's grammar: ``bun --cwd DIR publish``) end at
+        # its subcommand, whose own options follow it (``bun publish --dry-run``).
+        args = parse(INTERPRETERS["bun"], args).operands
+    parsed = options_of(name, args)
     positionals = [w.value for w in parsed.operands[:3]]
     if name == "cargo" and positionals[:1] and positionals[0].startswith("+"):
         positionals = positionals[1:]  # ``cargo +nightly publish``: rustup picks the toolchain

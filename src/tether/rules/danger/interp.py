@@ -123,13 +123,10 @@ def interpreter_words(cmd: SimpleCommand) -> list[Word]:
     # An option word is always literal; its value is a run-time string only when it came as
     # a separate word that expands (``python3 -c "$(curl …)"``).
     found: list[Word] = []
+    # (python's -c CODE and -m MODULE end its options: its grammar reads later words as operands.)
     for option, value in parsed.options:
-        if python and option == "-m":
-            break  # -m MODULE ends python's options: a later -c is the module's
         if option in wanted and value is not None:
             found.append(Word(value, option not in parsed.dynamic))
-            if python:
-                break  # -c CODE ends them too
     if name == "deno" and parsed.operands[:1] and parsed.operands[0].value == "eval":
         found.extend(parsed.operands[1:2])
     return found

@@ -23,6 +23,7 @@ from tether.shell.payloads import (
     NAMES,
     Payload,
     env_payloads,
+    from_git_env,
     make_payloads,
     payloads,
     render,
@@ -110,12 +111,17 @@ def check_env_commands(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     """Judge commands given in the environment (``GIT_SSH_COMMAND='…' git fetch``)."""
     pairs = [(a.name, a.value) for a in cmd.assignments]
     for wrapper in cmd.wrappers:
-        if wrapper.name in ("env", "sudo"):
-            for w in wrapper.args:
+        if wrapper.name in ("env", "sudo") and any("=" in w.value for w in wrapper.args):
+            # The wrapper's own grammar: its NAME=value operands, not its options' values.
+            for w in parse(WRAPPERS[wrapper.name].grammar, wrapper.args).operands:
                 key, eq, value = w.value.partition("=")
-                if eq and key in ENV_COMMANDS:
+                if eq:
                     pairs.append((key, Word(value, w.literal)))
-    if not any(key in ENV_COMMANDS for key, _ in pairs):
+    if name_of(cmd) == "git":  # FOO='!…' git --config-env=alias.x=FOO x
+        for payload in from_git_env(cmd.args, dict(pairs)):
+            yield from _judge(payload, scope, cmd)
+    pairs = [(key, value) for key, value in pairs if key in ENV_COMMANDS]
+    if not pairs:
         return
     for payload in env_payloads(pairs):
         if payload.dynamic:

@@ -313,6 +313,10 @@ def _extract(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
             dirs.append(posixpath.join(dirs[-1], top[-1]))
         elif top:
             dirs.append(top[-1])
+        # --transform 's,^,.claude/,' renames every member into .claude/: the literal start of
+        # each replacement is a place members land (under the last -C).
+        for new in (r for e in parsed.values("--transform") for r in tar_replacements(e)):
+            dirs.append(posixpath.normpath(posixpath.join(dirs[-1] if dirs else "", new)))
     found = None
     for d in dirs:
         dest = Word(d)
@@ -324,14 +328,51 @@ def _extract(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     yield from _hit(f"{name} extracts into", found)
 
 
+def tar_replacements(expression: str) -> list[str]:
+    """Return the literal start of each replacement in a tar ``--transform`` expression.
+
+    GNU tar reads ``s/REGEX/REPLACEMENT/FLAGS`` (any delimiter, several joined by ``;``); the
+    replacement's text before a back-reference (``\\1``, ``&``) starts every renamed member.
+    """
+    out: list[str] = []
+    for part in expression.split(";"):
+        part = part.strip()
+        if len(part) < 4 or part[0] != "s":
+            continue
+        delimiter, current, i = part[1], "", 2
+        pieces: list[str] = []
+        while i < len(part) and len(pieces) < 2:
+            c = part[i]
+            if c == "\\" and i + 1 < len(part):
+                current += part[i : i + 2]
+                i += 2
+                continue
+            if c == delimiter:
+                pieces.append(current)
+                current = ""
+            else:
+                current += c
+            i += 1
+        if len(pieces) == 2:
+            literal = pieces[1].split("\\", 1)[0].split("&", 1)[0]
+            if literal:
+                out.append(literal)
+    return out
+
+
 def _unzip(args: tuple[Word, ...]) -> tuple[list[str], list[Word]]:
     """Return where unzip extracts (its ``-d`` directories) and the members it names."""
     parsed = options_of("unzip", args)  # options end at the archive
     if parsed.has(*_UNZIP_READS) or not parsed.operands:
         return [], []
+    before = parsed.values("-d")
+    if len(before) > 1:
+        return [], []  # "-d option used more than once": UnZip 6.00 extracts nothing
     after = parse(UNZIP_MEMBERS, parsed.operands[1:])  # members, -d DIR, -x NAME…
     # (A -x before the archive starts no list: UnZip 6.00 still extracts the members named.)
-    return parsed.values("-d") + after.values("-d"), list(after.operands)
+    # One -d counts, the first given; UnZip reads a later `-d X` as two member patterns, which
+    # match only members named exactly so (checked by running it).
+    return (before + after.values("-d"))[:1], list(after.operands)
 
 
 def _in_place(name: str, args: tuple[Word, ...], scope: Scope) -> tuple[Word, ...]:

@@ -16,11 +16,12 @@ from tether.rules.base import Rule, Tier
 from tether.rules.danger import self_files, self_hosts
 from tether.rules.danger._base import Hit, Scope, is_python, name_of, options_of
 from tether.rules.danger.interp import interpreter_code
+from tether.shell.agents import TETHER_ACTIONS, TETHER_COMMANDS
 from tether.shell.model import SimpleCommand, Word
 from tether.shell.options import parse
 from tether.shell.programs import WRAPPERS
 from tether.shell.specs import grammar_of
-from tether.shell.tools import PIP_UNINSTALL, signal_and_rest
+from tether.shell.tools import PIP_UNINSTALL, code_grammar, signal_and_rest
 
 _Check = Callable[[SimpleCommand, Scope], Iterable[Hit]]
 _INSTEAD = "Tell the user what gets in the way and why; let them change Tether themselves."
@@ -48,7 +49,11 @@ RULES = (
             "tether trust .tether.yaml",
             "tether session reset 5b3f2a10",
             "tether doctor --fix",
+            "tether doctor --fi",
             "tether serve --set approvals.mode=off",
+            "tether serve --se=approvals.mode=off",
+            "uvx --from tether tether config set approvals.mode off",
+            "python3 -mtether uninstall codex",
             "python -m tether config set loops.warnings false",
             "python3 -m tether install gemini --command true",
             "sudo tether uninstall gemini",
@@ -64,6 +69,9 @@ RULES = (
             "tether config check",
             "tether session show 5b3f2a10",
             "tether install --help",
+            "tether config set approvals.mode off --he",
+            "tether uninst claude-code",
+            "tether trust --list",
             "tether doctor",
             "tether serve",
             "tether classify 'rm -rf /'",
@@ -233,8 +241,9 @@ RULES = (
         tier=Tier.ASK,
         summary="Start Claude Code, Codex or Gemini CLI with its hooks off or its settings moved",
         why="A nested agent runs its own tool calls; started with hooks disabled "
-        "(`--settings '{\"disableAllHooks\": true}'`, `codex -c features.hooks=false`) or with "
-        "another home (`CODEX_HOME=/tmp/x`), none of them reach Tether.",
+        "(`--settings '{\"disableAllHooks\": true}'`, `claude --safe-mode`, "
+        "`codex -c features.hooks=false`, `codex exec --ignore-user-config`, which drops the "
+        "hooks' trust) or with another home (`CODEX_HOME=/tmp/x`), none of them reach Tether.",
         instead="Run the nested agent with the user's own settings, or ask the user.",
         match=(
             "claude -p 'fix it' --settings '{\"disableAllHooks\": true}'",
@@ -246,6 +255,12 @@ RULES = (
             "env XDG_CONFIG_HOME=/tmp/c gemini -p 'x'",
             "claude --bare -p 'clean up'",
             "CLAUDE_CODE_SIMPLE=1 claude -p 'clean up'",
+            "claude --safe-mode -p 'clean up'",
+            "claude --restricted -p 'clean up'",
+            "codex -cfeatures.hooks=false exec 'deploy'",
+            "codex --config='features={hooks=false}' exec 'deploy'",
+            "codex exec --ignore-user-config 'deploy'",
+            "codex features disable hooks",
         ),
         not_match=(
             "claude -p 'summarise the diff'",
@@ -253,6 +268,8 @@ RULES = (
             "claude --setting-sources user,project,local -p x",
             "codex exec 'run the tests'",
             "codex -c model=o3 exec x",
+            "codex exec -- '-c features.hooks=false'",
+            "codex --conf features.hooks=false exec x",
             "gemini -p 'hello'",
         ),
     ),
@@ -281,54 +298,80 @@ RULES = (
 )
 
 
-def _has_help(words: list[str]) -> bool:
-    return any(w in ("-h", "--help") for w in words)
-
-
 # `tether …` subcommands that change, reinstall, loosen or forget the guard: the subcommand, the
-# actions that do (None: every action), and for a few the option that makes them do it.
+# actions that do (None: every action), and for a few the option that makes them do it. Each is
+# read with Tether's own grammar (``tether.shell.agents``, checked against its argparse parsers):
+# ``tether doctor --fi`` is --fix, ``tether config set --proj K V`` sets K.
 _GUARD_CHANGES: dict[str, frozenset[str] | None] = {
     "config": frozenset({"set", "unset", "edit"}),
     "install": None,
     "uninstall": None,
     "trust": None,
-    "untrust": None,
     "session": frozenset({"reset", "delete", "forget"}),
 }
-_GUARD_OPTIONS = {"doctor": ("--fix",), "serve": ("--set",)}
+_GUARD_OPTIONS = {"doctor": "--fix", "serve": "--set"}
 _LAUNCHERS = frozenset({"uvx", "uv", "pipx", "poetry", "pdm", "hatch", "rye", "npx", "pixi"})
 
 
-def _tether_args(cmd: SimpleCommand) -> list[str] | None:
-    """Return the arguments of a ``tether`` run (``tether``, ``python -m tether``, ``uvx …``)."""
-    name = name_of(cmd)
-    vals = [w.value for w in cmd.args]
-    if name.rpartition("/")[2] == "tether":
-        return vals
-    if is_python(name) or name in _LAUNCHERS:
-        for i, v in enumerate(vals[:4]):
-            if v == "tether" or v.startswith("tether=="):
-                return vals[i + 1 :]
-    return None
+def _tether_runs(cmd: SimpleCommand) -> Iterator[tuple[Word, ...]]:
+    """Yield the arguments a ``tether`` run may get (``tether``, ``python -m tether``, ``uvx …``).
+
+    A launcher's own options are not modelled: each ``tether`` word among its first ones is
+    tried (``uvx --from tether tether config set …``: the second one runs).
+    """
+    base = name_of(cmd).rpartition("/")[2]
+    args = cmd.args
+    if base == "tether":
+        yield args
+    elif is_python(base):
+        parsed = parse(code_grammar(base), args)  # -m MODULE ends python's options
+        if parsed.values("-m")[-1:] == ["tether"]:
+            yield parsed.operands
+    elif base in _LAUNCHERS:
+        for i, w in enumerate(args[:6]):
+            if _is_tether_package(w.value):
+                yield args[i + 1 :]
+
+
+def _guard_change(args: tuple[Word, ...]) -> str | None:
+    """Return what a ``tether`` run with ``args`` changes in the guard, or None."""
+    if not args:
+        return None
+    sub = args[0].value
+    g = TETHER_COMMANDS.get(sub)  # the dispatcher takes the command spelt whole
+    if g is None or not args[0].literal:
+        return None
+    parsed = parse(g, args[1:], stop_at=1 if sub in _ACTIONS else -1)
+    if parsed.has("--help"):
+        return None  # argparse prints the help and exits before anything runs
+    if sub in _GUARD_OPTIONS:
+        return f"tether {sub} {_GUARD_OPTIONS[sub]}" if parsed.has(_GUARD_OPTIONS[sub]) else None
+    if sub not in _GUARD_CHANGES:
+        return None
+    actions = _GUARD_CHANGES[sub]
+    if actions is None:
+        if sub == "trust" and parsed.has("--list") and not parsed.has("--revoke"):
+            return None  # lists the trust records
+        return " ".join(["tether", sub, *(w.value for w in parsed.operands[:1])])
+    if not parsed.operands or parsed.operands[0].value not in actions:
+        return None
+    action = parsed.operands[0].value
+    ag = TETHER_ACTIONS.get(f"{sub} {action}")
+    if ag is not None and parse(ag, parsed.operands[1:]).has("--help"):
+        return None
+    return f"tether {sub} {action}"
+
+
+_ACTIONS = frozenset({"config", "session"})  # their first operand is an action, then its options
 
 
 def check_guard_change(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     """Flag ``tether install|uninstall|trust``, ``config set|unset``, ``session reset`` …"""
-    vals = _tether_args(cmd)
-    if vals is None or _has_help(vals):
-        return
-    words = [v for v in vals if not v.startswith("-")]
-    if not words:
-        return
-    sub = words[0]
-    if sub in _GUARD_CHANGES:
-        actions = _GUARD_CHANGES[sub]
-        if actions is None or (len(words) > 1 and words[1] in actions):
-            yield Hit("DG604", "tether " + " ".join(words[:2]))
-    elif sub in _GUARD_OPTIONS:
-        wanted = _GUARD_OPTIONS[sub]
-        if any(v.split("=", 1)[0] in wanted for v in vals):
-            yield Hit("DG604", f"tether {sub} {wanted[0]}")
+    for args in _tether_runs(cmd):
+        found = _guard_change(args)
+        if found is not None:
+            yield Hit("DG604", found)
+            return
 
 
 # Sidecar routes that change what it remembers: a forged user turn un-halts a session, forged
@@ -379,12 +422,8 @@ def check_process_kill(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
                 yield Hit("DG606", f"kill of the ids {name_of(up)} found")
                 return
     elif name in ("systemctl", "launchctl", "service"):
-        # systemctl's and service's grammars (`-H HOST`); launchctl's subcommands take flags only.
-        verbs = (
-            [w.value for w in options_of(name, args).operands]
-            if name != "launchctl"
-            else [w.value for w in args if not w.value.startswith("-")]
-        )
+        # Each one's grammar (`systemctl -H HOST`, `launchctl unload -w -S Aqua PLIST`).
+        verbs = [w.value for w in options_of(name, args).operands]
         stops = ("stop", "kill", "disable", "mask", "unload", "bootout", "remove")
         if any(v in stops for v in verbs) and any(_mentions_tether(v) for v in verbs):
             yield Hit("DG606", f"{name} {' '.join(verbs)[:80]}")
@@ -412,9 +451,10 @@ def _pip_words(name: str, args: tuple[Word, ...]) -> list[str]:
 
 def _python_pip(args: tuple[Word, ...]) -> tuple[Word, ...] | None:
     """Return the arguments ``python -m pip`` gives pip, or None for another module."""
-    if len(args) < 2 or args[0].value != "-m" or args[1].value not in ("pip", "pip3"):
+    parsed = parse(code_grammar("python3"), args)  # ``python -I -m pip``, ``-mpip``
+    if parsed.values("-m")[-1:] not in (["pip"], ["pip3"]):
         return None
-    return args[2:]
+    return parsed.operands
 
 
 def check_package_removal(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
@@ -522,18 +562,30 @@ def _deletes_tether_keys(low: str) -> bool:
 def check_interpreter(cmd: SimpleCommand, scope: Scope) -> Iterable[Hit]:
     """Judge an interpreter: guard-file writes and Redis deletes inline, ``-m tether|pip``."""
     codes = interpreter_code(cmd)
-    if not codes and not any(w.value in _MODULES for w in cmd.args[:4]):
+    module = _python_module(cmd)
+    if not codes and module not in _MODULES:
         return ()
-    return tuple(_interpreter(cmd, scope, codes))
+    return tuple(_interpreter(cmd, scope, codes, module))
 
 
-def _interpreter(cmd: SimpleCommand, scope: Scope, codes: list[str]) -> Iterator[Hit]:
+def _python_module(cmd: SimpleCommand) -> str | None:
+    """Return the module ``python -m MODULE`` runs (``-mtether``, ``-I -m pip``), or None."""
+    base = name_of(cmd).rpartition("/")[2]
+    if not is_python(base) or not any(w.value[:1] == "-" and "m" in w.value for w in cmd.args):
+        return None
+    found = parse(code_grammar(base), cmd.args).values("-m")
+    return found[-1] if found else None
+
+
+def _interpreter(
+    cmd: SimpleCommand, scope: Scope, codes: list[str], module: str | None
+) -> Iterator[Hit]:
     for code in codes:
         low = code.lower()
         yield from self_files.check_interpreter_write(cmd, scope, code)
         if _deletes_tether_keys(low):
             yield Hit("DG609", f"{name_of(cmd)} code deletes Tether's Redis keys")
-    if is_python(name_of(cmd)) and any(w.value in _MODULES for w in cmd.args[:4]):
+    if module in _MODULES:
         yield from check_guard_change(cmd, scope)
         yield from check_package_removal(cmd, scope)
 

@@ -19,7 +19,7 @@ from tether.rules.readonly.spec import (
 from tether.shell.model import Word
 from tether.shell.options import GNU_STANDARD
 from tether.shell.options import parse as parse_options
-from tether.shell.programs import ENV, WRAPPERS
+from tether.shell.programs import CD, ENV, PUSHD, WRAPPERS
 from tether.shell.readers import PRINTF
 
 RULES = (
@@ -229,8 +229,8 @@ _INFO = (
     ),
 )
 _NAVIGATION = (
-    Spec("cd", options="L P e @ help", checked=_BASH),
-    Spec("pushd", options="n help", checked=_BASH, numeric=True),  # -N rotates the stack
+    CD,  # shared with the danger catalogue's directory tracking (tether.shell.programs)
+    PUSHD,
     Spec("popd", options="n help", checked=_BASH, numeric=True),
     Spec("dirs", options="c l p v help", checked=_BASH, numeric=True),
     *_builtin("exit", "return"),

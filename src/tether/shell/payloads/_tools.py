@@ -40,6 +40,27 @@ def from_git(name: str, args: tuple[Word, ...]) -> list[Payload]:
     return out
 
 
+def from_git_env(args: tuple[Word, ...], env: dict[str, Word]) -> list[Payload]:
+    """Return what ``git --config-env=KEY=VAR`` runs when ``VAR`` is set beside it.
+
+    ``FOO='!rm -rf /' git --config-env=alias.st=FOO st`` is ``git -c 'alias.st=!rm -rf /' st``
+    (git 2.39 reads the value from the environment): each setting whose variable is set here
+    is spelt as ``-c`` and read like one.
+    """
+    if not env or not any("config-env" in w.value for w in args):
+        return []
+    parsed = parse(GIT, args, stop_at=1)
+    settings = []
+    for given in parsed.values("--config-env"):
+        key, _, var = given.partition("=")
+        value = env.get(var)
+        if value is not None and value.literal:
+            settings += [Word("-c"), Word(f"{key}={value.value}")]
+    if not settings:
+        return []
+    return from_git("git", (*settings, *parsed.operands))
+
+
 # --- find -exec -----------------------------------------------------------------------------------
 
 _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
