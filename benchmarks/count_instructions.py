@@ -11,6 +11,12 @@ parser's time budget is lifted so that valgrind's slowness cannot change what is
 ``parse`` is ``parse_command``; ``ro`` adds ``readonly.assess``; ``full`` is
 ``classify_command``. Prints millions of instructions per SRC (needs ``valgrind``; about
 half a minute per 1,000 commands).
+
+``--chars 30-60`` measures only commands of that many characters (the corpus's median band:
+what a p50 is made of). ``--cache`` also simulates the caches and the branch predictor
+(``--cache-sim=yes --branch-sim=yes``, about twice as slow) and prints instruction- and
+data-cache misses and branch mispredictions: at equal instructions, these are what a larger
+code path per command costs.
 """
 
 from __future__ import annotations
@@ -29,7 +35,7 @@ CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "real" / "c
 WARM_FROM = 10_000  # warm-up commands come from here on, never from the measured ones
 
 
-def child(what: str, n: int) -> None:
+def child(what: str, n: int, chars: str = "") -> None:
     """Run the measured loop inside ``divmod``, the one function callgrind collects in."""
     import tether.shell.parse as parse_module
     from tether.classify import classify_command
@@ -39,7 +45,12 @@ def child(what: str, n: int) -> None:
     parse_module.PARSE_BUDGET = 1e9
     with CORPUS.open(encoding="utf-8") as fh:
         distinct = list(dict.fromkeys(json.loads(line)["command"] for line in fh))
-    commands, warm = distinct[:n], distinct[WARM_FROM : WARM_FROM + 500]
+    if chars:
+        low, high = (int(x) for x in chars.split("-"))
+        band = [c for c in distinct if low <= len(c) <= high]
+        commands, warm = band[:n], band[n : n + 500]
+    else:
+        commands, warm = distinct[:n], distinct[WARM_FROM : WARM_FROM + 500]
     fn = {
         "parse": parse_command,
         "ro": lambda text: readonly.assess(parse_command(text)),
@@ -57,17 +68,26 @@ def child(what: str, n: int) -> None:
     divmod(0, Loop())
 
 
-def count(src: str, what: str, n: int) -> float:
-    """Return the millions of instructions one checkout spends in the loop."""
-    argv = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+_EVENTS = {"Ir": "instructions", "I1mr": "I-cache misses", "D1mr": "D-cache read misses",
+           "D1mw": "D-cache write misses", "Bcm": "mispredicted branches",
+           "Bim": "mispredicted indirect jumps"}  # fmt: skip
+
+
+def count(src: str, what: str, n: int, chars: str = "", cache: bool = False) -> dict[str, float]:
+    """Return the millions of each event one checkout spends in the loop (Ir alone by default)."""
+    sim = ["--cache-sim=yes", "--branch-sim=yes"] if cache else []
+    argv = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *sim,
             "--collect-atstart=no", "--toggle-collect=builtin_divmod*",
-            sys.executable, __file__, "--child", what, str(n)]  # fmt: skip
+            sys.executable, __file__, "--child", what, str(n), chars]  # fmt: skip
     env = checkout_env(src)
     done = subprocess.run(argv, env=env, capture_output=True, text=True, check=True)
-    found = re.search(r"Collected : (\d+)", done.stderr)
-    if found is None:
+    events = re.search(r"Events\s*:\s*([\w ]+)", done.stderr)
+    found = re.search(r"Collected :\s*([\d ]+)", done.stderr)
+    if found is None or events is None:
         raise SystemExit(f"callgrind printed no count for {src}:\n{done.stderr[-2000:]}")
-    return int(found.group(1)) / 1e6
+    names, counts = events.group(1).split(), [int(v) for v in found.group(1).split()]
+    values = dict(zip(names, counts, strict=True))
+    return {k: values[k] / 1e6 for k in _EVENTS if k in values}
 
 
 def main() -> int:
@@ -76,16 +96,27 @@ def main() -> int:
     parser.add_argument("src", nargs="*", help="a checkout's src directory (default: ./src)")
     parser.add_argument("--what", choices=("parse", "ro", "full"), default="parse")
     parser.add_argument("-n", type=int, default=1000, help="distinct real commands to run")
-    parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--chars", default="", metavar="MIN-MAX", help="only commands of MIN to MAX characters"
+    )
+    parser.add_argument(
+        "--cache", action="store_true", help="also count cache misses and mispredicted branches"
+    )
+    parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        child(args.child[0], int(args.child[1]))
+        child(args.child[0], int(args.child[1]), args.child[2])
         return 0
+    if args.chars and not re.fullmatch(r"\d+-\d+", args.chars):
+        parser.error(f"--chars: expected MIN-MAX such as 30-60, got {args.chars!r}")
     if shutil.which("valgrind") is None:
         raise SystemExit("valgrind is not installed (apt-get install valgrind)")
+    band = f", {args.chars} characters" if args.chars else ""
     for src in args.src or ["src"]:
-        print(f"{src}: {count(src, args.what, args.n):.1f} M instructions ({args.what}, "
-              f"{args.n:,} commands)")  # fmt: skip
+        counts = count(src, args.what, args.n, args.chars, args.cache)
+        shown = ", ".join(f"{v:.2f} M {_EVENTS[k]}" for k, v in counts.items() if k != "Ir")
+        print(f"{src}: {counts['Ir']:.1f} M instructions ({args.what}, {args.n:,} commands"
+              f"{band}){'; ' + shown if shown else ''}")  # fmt: skip
     return 0
 
 
