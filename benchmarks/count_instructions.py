@@ -49,6 +49,8 @@ def child(what: str, n: int, chars: str = "") -> None:
         low, high = (int(x) for x in chars.split("-"))
         band = [c for c in distinct if low <= len(c) <= high]
         commands, warm = band[:n], band[n : n + 500]
+        if not commands:
+            raise SystemExit(f"no distinct real command has {low} to {high} characters")
     else:
         commands, warm = distinct[:n], distinct[WARM_FROM : WARM_FROM + 500]
     fn = {
@@ -80,7 +82,9 @@ def count(src: str, what: str, n: int, chars: str = "", cache: bool = False) -> 
             "--collect-atstart=no", "--toggle-collect=builtin_divmod*",
             sys.executable, __file__, "--child", what, str(n), chars]  # fmt: skip
     env = checkout_env(src)
-    done = subprocess.run(argv, env=env, capture_output=True, text=True, check=True)
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"the measured run failed for {src}:\n{done.stderr[-2000:]}")
     events = re.search(r"Events\s*:\s*([\w ]+)", done.stderr)
     found = re.search(r"Collected :\s*([\d ]+)", done.stderr)
     if found is None or events is None:
@@ -107,8 +111,11 @@ def main() -> int:
     if args.child:
         child(args.child[0], int(args.child[1]), args.child[2])
         return 0
-    if args.chars and not re.fullmatch(r"\d+-\d+", args.chars):
-        parser.error(f"--chars: expected MIN-MAX such as 30-60, got {args.chars!r}")
+    low, _, high = args.chars.partition("-")
+    if args.chars and not (low.isdigit() and high.isdigit() and int(low) <= int(high)):
+        parser.error(
+            f"--chars: expected MIN-MAX with MIN <= MAX, such as 30-60, got {args.chars!r}"
+        )
     if shutil.which("valgrind") is None:
         raise SystemExit("valgrind is not installed (apt-get install valgrind)")
     band = f", {args.chars} characters" if args.chars else ""
