@@ -8,6 +8,9 @@ substitutions, functions, errors, unprovable reason) and the read-only verdict (
 codes, reason). ``--danger`` adds the danger verdict.
 
     .venv/bin/python benchmarks/compare_parse.py OLD_SRC NEW_SRC [--mutants N] [--danger] [--json]
+        [--ignore-field NAME]
+
+``--ignore-field split`` leaves out a field the baseline's model does not have (``Word.split``).
 
 Inputs: every command of ../shared/corpus/real/commands.jsonl and ../shared/corpus/peers/,
 every rule's match / not_match example, every string constant in tests/ and N seeded mutants
@@ -24,6 +27,7 @@ import ast
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -114,6 +118,14 @@ def main() -> int:
     parser.add_argument("--mutants", type=int, default=20_000, help="seeded mutants to add")
     parser.add_argument("--danger", action="store_true", help="compare the danger verdict too")
     parser.add_argument("--json", action="store_true", help="print the counts as JSON")
+    parser.add_argument(
+        "--ignore-field",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="leave out a model field one side lacks (``--ignore-field split``: Word.split, "
+        "new in the changed checkout); repeatable",
+    )
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -129,6 +141,9 @@ def main() -> int:
             path = os.path.join(tmp, f"out{i}.txt")
             _run(str(Path(src).resolve()), inputs_path, path, args.danger)
             outputs.append(Path(path).read_text(encoding="ascii").split("\n")[:-1])
+    if args.ignore_field:
+        fields = re.compile(rf", (?:{'|'.join(map(re.escape, args.ignore_field))})=[^,)]*")
+        outputs = [[fields.sub("", line) for line in lines] for lines in outputs]
     same = timing = 0
     differ: list[int] = []
     for i, (old, new) in enumerate(zip(*outputs, strict=True)):
