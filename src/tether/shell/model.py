@@ -31,12 +31,17 @@ class Word(NamedTuple):
     ``literal`` is False when any part of the word expands at run time (``$x``, ``$(…)``,
     ``{a,b}``); ``value`` then keeps the source text of the dynamic parts (capped). ``glob``
     is True when an unquoted ``*``, ``?`` or ``[…]`` may expand to file names (``rm -rf /*``
-    stays literal so rules can read it, but may become any number of words).
+    stays literal so rules can read it, but may become any number of words). ``split`` is True
+    when bash may turn the word into zero, one or many words by field splitting: an unquoted
+    ``$x``, ``${x}``, ``$(…)``, backticks, ``$((…))`` or brace expansion, and ``"$@"``,
+    ``"${a[@]}"``, ``"${!a[@]}"`` even quoted (``"$x"`` is exactly one word). A word that
+    splits where a wrapper's own options and operands end hides which word is the command.
     """
 
     value: str
     literal: bool = True
     glob: bool = False
+    split: bool = False
 
 
 class Redirect(NamedTuple):

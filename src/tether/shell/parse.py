@@ -85,6 +85,9 @@ def join_continuations(text: str) -> str:
 
 
 _BRACES = re.compile(r"\{[^{}]*(?:,|\.\.)[^{}]*\}")
+# Expansions that become many words even inside double quotes: ``"$@"``, ``"${@:2}"``,
+# ``"${a[@]}"``, ``"${!a[@]}"``, ``"${!prefix@}"`` (``"${#a[@]}"`` and ``"$*"`` are one word).
+_MANY_WORDS = re.compile(r"\$(?:@|\{!?(?:@|[A-Za-z_][A-Za-z0-9_]*(?:\[@\]|@)))")
 
 
 def _get_parser() -> Parser:
@@ -576,7 +579,7 @@ class _Builder:
                 # (`sort '-'\o out` is `sort -o out`, `'r'\m` is `rm`).
                 last = argv[-1]
                 word = Word(last.value + word.value, last.literal and word.literal,
-                            last.glob or word.glob)  # fmt: skip
+                            last.glob or word.glob, last.split or word.split)  # fmt: skip
                 argv[-1] = word
             else:
                 argv.append(word)
@@ -682,6 +685,8 @@ class _Builder:
         name = node.child_by_field_name("name")
         value = node.child_by_field_name("value")
         word = self._word(value, ctx, src, stack) if value is not None else Word("")
+        if word.split:  # bash does not split the value of an assignment
+            word = word._replace(split=False)
         return Assignment(_text(src, name, TEXT_CAP) if name is not None else "", word)
 
     def _word(
@@ -696,16 +701,18 @@ class _Builder:
             return word
         values: list[str] = []
         unquoted: list[str] = []  # the unquoted source, for brace expansion
-        literal, glob = True, False
+        literal, glob, split = True, False, False
         for child in node.children:
             child_kind = child.type
             part = self._part(child, child_kind, ctx, src, stack)
             values.append(part.value)
             literal = literal and part.literal
             glob = glob or part.glob
+            split = split or part.split
             unquoted.append(_text(src, child) if child_kind == "word" else "\x00")
         raw = "".join(unquoted)
-        word = Word("".join(values), literal, glob or _is_glob(raw))
+        glob = glob or _is_glob(raw)
+        word = Word("".join(values), literal, glob, split or glob)
         return _mark_braces(word, raw) if literal else word
 
     def _part(self, node: Node, kind: str, ctx: _Ctx, src: bytes, stack: _Stack) -> Word:
@@ -720,7 +727,9 @@ class _Builder:
         if kind in ("string", "translated_string"):
             return self._string(node, ctx, src, stack)
         self._scan(node, ctx, src, stack)
-        return Word(_text(src, node, TEXT_CAP), literal=False)
+        # Unquoted, bash splits what an expansion gives into words. ``<(…)`` is one path, and
+        # ``$((…))`` one number (an IFS of digits splits it, but only into more numbers).
+        return Word(_text(src, node, TEXT_CAP), False, False, kind not in _ONE_WORD)
 
     def _string(self, node: Node, ctx: _Ctx, src: bytes, stack: _Stack) -> Word:
         """Return a double-quoted string's word: its source between the quotes, unescaped.
@@ -734,19 +743,21 @@ class _Builder:
         pos = quotes[0].end_byte if quotes else node.start_byte
         stop = quotes[-1].end_byte - 1 if len(quotes) > 1 else node.end_byte
         values: list[str] = []
-        literal = True
+        literal, split = True, False
         for child in node.named_children:
             if child.type == "string_content" or child.end_byte <= pos:
                 continue
             if child.start_byte > pos:
                 values.append(unescape_double_quoted(_slice(src, pos, child.start_byte)))
             literal = False
-            values.append(_text(src, child, TEXT_CAP))
+            text = _text(src, child, TEXT_CAP)
+            values.append(text)
+            split = split or ("@" in text and _MANY_WORDS.match(text) is not None)
             self._scan(child, ctx, src, stack)
             pos = child.end_byte
         if stop > pos:
             values.append(unescape_double_quoted(_slice(src, pos, stop)))
-        return Word("".join(values), literal)
+        return Word("".join(values), literal, False, split)
 
     def _redirect(
         self,
@@ -960,7 +971,8 @@ def _plain_word(chunk: bytes, kept: dict[bytes, Word]) -> Word:
     word = kept.get(chunk)
     if word is None:
         raw = _decode(chunk)
-        word = Word(unescape_unquoted(raw), True, _is_glob(raw))
+        glob = _is_glob(raw)
+        word = Word(unescape_unquoted(raw), True, glob, glob)
         if len(chunk) <= _PLAIN_WORD_BYTES and len(kept) < _PLAIN_WORDS_MAX:
             kept[chunk] = word
     return word
@@ -969,7 +981,7 @@ def _plain_word(chunk: bytes, kept: dict[bytes, Word]) -> Word:
 def _mark_braces(word: Word, unquoted: str) -> Word:
     """Return ``word`` marked dynamic when its unquoted text holds a brace expansion."""
     if "{" in unquoted and _BRACES.search(unquoted):
-        return Word(word.value, literal=False, glob=word.glob)
+        return Word(word.value, False, word.glob, True)  # ``{a,b}`` is two words
     return word
 
 
@@ -990,6 +1002,9 @@ def _decode(chunk: bytes) -> str:
     except UnicodeDecodeError:  # a cap or a node boundary cut a character
         return chunk.decode("utf-8", "replace")
 
+
+# Expansions that give one word even unquoted.
+_ONE_WORD = frozenset({"process_substitution", "arithmetic_expansion"})
 
 # Nodes that are (parts of) one shell word: two of them with no gap are one word for bash.
 _WORD_PARTS = frozenset(

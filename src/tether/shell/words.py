@@ -103,6 +103,7 @@ def command_name(word: str) -> str:
 
 SHELLS = frozenset(_SHELL_GRAMMARS)
 XARGS_INPUT = "<xargs input>"
+_SHOWN = 200  # characters of a computed command kept to show (the parser's cap on a word)
 _PEELABLE = SHELLS | _WRAPPERS.keys()
 
 
@@ -154,6 +155,20 @@ def _shell_payload(name: str, args: tuple[Word, ...]) -> tuple[bool, Word | None
     return False, None, reads_stdin, parsed.stop
 
 
+def first_split(words: tuple[Word, ...], end: int) -> int:
+    """Return the index of the first of ``words[:end]`` that bash may split, or -1.
+
+    Bash splits an unquoted ``$x``, ``$(…)``, ``"$@"``, a glob or a brace into zero, one or
+    many words (``Word.split``). Where that word sits before a program's command word
+    (``timeout $T ls``, ``sudo -u $U ls``, ``chroot $R ls``), which word is the command is
+    only known at run time: with ``T="5 touch x"`` bash runs ``timeout 5 touch x ls``.
+    """
+    for i in range(min(end, len(words))):
+        if words[i].split:
+            return i
+    return -1
+
+
 def _quote(word: Word) -> str:
     value = word.value
     if value and all(c.isalnum() or c in "-_./=:,+@%" for c in value):
@@ -170,6 +185,10 @@ def unwrap(argv: tuple[Word, ...]) -> Unwrapped:
         name = command_name(argv[0].value)
         if name in SHELLS:
             has_c, payload, reads_stdin, n_options = _shell_payload(name, argv[1:])
+            if first_split(argv[1:], n_options + 1) >= 0:
+                # ``bash -o $X -c 'ls'``: the split may add options, or ``-c`` and another
+                # script: what this shell runs is only known at run time (left unpeeled).
+                return Unwrapped(tuple(wrappers), argv)
             if has_c and payload is not None and payload.literal:
                 wrappers.append(Wrapper(name, argv[1 : 1 + n_options]))
                 return Unwrapped(tuple(wrappers), (), payload=payload.value)
@@ -188,6 +207,12 @@ def unwrap(argv: tuple[Word, ...]) -> Unwrapped:
             wrappers.append(Wrapper(name, args[:start]))
             script = [*parsed.values("--split-string"), *(_quote(w) for w in args[start:])]
             return Unwrapped(tuple(wrappers), (), payload=" ".join(script))
+        split = first_split(args, start)
+        if split >= 0:
+            # The command starts somewhere in or after the split word: it is the command word
+            # now, and every judge reads it as one computed at run time (RW005, DG306).
+            wrappers.append(Wrapper(name, args[:split]))
+            return Unwrapped(tuple(wrappers), args[split:])
         if start >= len(args) and name != "xargs":
             break
         wrappers.append(Wrapper(name, args[:start]))
@@ -196,10 +221,21 @@ def unwrap(argv: tuple[Word, ...]) -> Unwrapped:
             rest = _xargs_command(rest, parsed)
         elif _WRAPPERS[name].applet and rest[0].literal and "/" in rest[0].value:
             rest = (rest[0]._replace(value=rest[0].value.rpartition("/")[2]), *rest[1:])
-        elif name == "watch" and not parsed.has("--exec") and all(w.literal for w in rest):
-            return Unwrapped(tuple(wrappers), (), payload=" ".join(w.value for w in rest))
+        elif name == "watch" and not parsed.has("--exec"):
+            # watch joins its words with spaces and runs them with ``sh -c``: any word that
+            # expands (``watch ls "$D"`` with ``D='; rm x'``) is shell text known at run time.
+            if all(w.literal for w in rest):
+                return Unwrapped(tuple(wrappers), (), payload=" ".join(w.value for w in rest))
+            # The command word is that text as sh reads it; the words follow for the judges
+            # that read what runs if nothing in them is shell syntax (``watch rm -rf / $X``).
+            return Unwrapped(tuple(wrappers), (Word(watch_text(rest), False, False, True), *rest))
         argv = rest
     return Unwrapped(tuple(wrappers), argv)
+
+
+def watch_text(words: tuple[Word, ...]) -> str:
+    """Return the text watch hands to ``sh -c`` for ``words`` (capped, for messages)."""
+    return " ".join(w.value for w in words)[:_SHOWN]
 
 
 def _xargs_command(rest: tuple[Word, ...], parsed: Parsed) -> tuple[Word, ...]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterable, Mapping
 
-from tether.quoting import clip
+from tether.quoting import clip, quote
 from tether.rules.base import NO_DANGER, Danger, DangerVerdict, Rule, Tier
 from tether.rules.danger import (
     cloud,
@@ -30,7 +30,9 @@ from tether.rules.danger import (
 )
 from tether.rules.danger._base import Budget, Hit, Scope, name_of
 from tether.rules.danger.interp import check_interpreter, is_interpreter
-from tether.shell.model import CommandModel, SimpleCommand, Word
+from tether.shell.model import CommandModel, SimpleCommand, Word, Wrapper
+from tether.shell.programs import WRAPPERS
+from tether.shell.words import unwrap, watch_text
 
 RULES: tuple[Rule, ...] = tuple(
     sorted(
@@ -226,8 +228,12 @@ def _echo_output(text: str, scope: Scope) -> str | None:
     return substitution_output(f"$({text})")
 
 
-def _resolve_word(cmd: SimpleCommand, scope: Scope) -> SimpleCommand | None:
-    """Resolve a computed command word we can see through (``$(echo rm)``, ``x=rm; $x``)."""
+def _resolve_word(cmd: SimpleCommand, scope: Scope) -> SimpleCommand | str | None:
+    """Resolve a computed command word we can see through (``$(echo rm)``, ``x=rm; $x``).
+
+    Return the command it is, or the shell text it runs (a wrapper peeled again gave a
+    payload), or None.
+    """
     if not cmd.argv or cmd.argv[0].literal:
         return None
     word = cmd.argv[0].value
@@ -248,11 +254,51 @@ def _resolve_word(cmd: SimpleCommand, scope: Scope) -> SimpleCommand | None:
                     break
     if output is None or not output.split():
         return None
-    return _replace_argv(cmd, (*(Word(p) for p in output.split()), *cmd.argv[1:]))
+    return _repeel(cmd, (*(Word(p) for p in output.split()), *cmd.argv[1:]))
 
 
-def _judge(cmd: SimpleCommand, scope: Scope) -> list[Hit]:
+def _repeel(cmd: SimpleCommand, words: tuple[Word, ...]) -> SimpleCommand | str:
+    """Return ``cmd`` with ``words`` in place of its argv, peeled again (or the text it runs).
+
+    The parser stops peeling at a word bash splits (``timeout -s $S 1 ls``): that word's
+    pieces may be the last wrapper's own (a signal, a duration, ``-u root``) as well as the
+    command, so the wrapper is peeled again with them, as bash would; outer wrappers stay.
+    """
+    last = _peeled_last(cmd)
+    if last is not None:
+        peeled = unwrap((Word(last.name), *last.args, *words))
+        outer = cmd.wrappers[:-1]
+    else:
+        peeled = unwrap(words)
+        outer = cmd.wrappers
+    if peeled.payload is not None:
+        return peeled.payload
+    return cmd._replace(argv=peeled.argv, wrappers=outer + peeled.wrappers)
+
+
+def _peeled_last(cmd: SimpleCommand) -> Wrapper | None:
+    """Return the wrapper peeled off right before ``cmd``'s words, if any.
+
+    Not a shell (``bash -c`` gave a payload, parsed apart) nor ``env -S STRING`` (the command
+    came from the string, not from the words after it).
+    """
+    if not cmd.wrappers:
+        return None
+    last = cmd.wrappers[-1]
+    if last.name not in WRAPPERS:
+        return None
+    if last.name == "env" and any(w.value.startswith(("-S", "--s")) for w in last.args):
+        return None
+    return last
+
+
+_READINGS = 2  # split command words read through, one after another (each doubles the work)
+
+
+def _judge(cmd: SimpleCommand, scope: Scope, readings: int = _READINGS) -> list[Hit]:
     argv = cmd.argv
+    hits: list[Hit] = []
+    other: list[Hit] = []
     if argv and (cmd.wrappers or "IFS" in argv[0].value or not argv[0].literal):
         # Rarely needed repairs, each guarded so a plain command pays nothing for them.
         fixed = _ifs_split(cmd)
@@ -260,16 +306,51 @@ def _judge(cmd: SimpleCommand, scope: Scope) -> list[Hit]:
             scope.alias(fixed, cmd)
             cmd = fixed
         resolved = _resolve_word(cmd, scope)
+        if isinstance(resolved, str):
+            return [Hit(h.code, f"it runs {h.detail}") for h in scope.reparse(resolved)]
         if resolved is not None:
             scope.alias(resolved, cmd)
             cmd = resolved
-    hits: list[Hit] = []
+        elif cmd.argv[0].split and readings > 0:
+            other = _readings(cmd, scope, readings - 1)
     checks, quiet = _checks_of(cmd, name_of(cmd))
     if checks is not quiet and not self_protection.concerns(scope):
         # Input that names none of Tether's files, hosts or routes skips those checks.
         checks = quiet
     for check in checks:
         hits.extend(check(cmd, scope))
+    return hits + other if other else hits
+
+
+def _readings(cmd: SimpleCommand, scope: Scope, left: int) -> list[Hit]:
+    """Judge a command whose first word bash splits as if that word were one word, and none.
+
+    Which word is the command is unknown (DG306 says so), but what runs when the word is one
+    word (``timeout $T rm -rf /``) or empty (``$SUDO rm -rf /``) is judged as well: a split
+    word must not turn a visible hardline into an ask.
+    """
+    first, rest = cmd.argv[0], cmd.argv[1:]
+    shown = quote(first.value, 40)
+    last = _peeled_last(cmd)
+    readings: list[tuple[str, SimpleCommand | str]] = []
+    if last is not None and last.name == "watch" and first.value == watch_text(rest):
+        # The text watch hands to sh: its words are the command when none is shell syntax.
+        readings.append((f"if {shown} holds no shell syntax", cmd._replace(argv=rest)))
+    elif rest:
+        readings.append((f"if {shown} is empty", _repeel(cmd, rest)))
+        if last is not None:  # else one word is the command as it stands
+            one = (first._replace(split=False), *rest)
+            readings.insert(0, (f"if {shown} is one word", _repeel(cmd, one)))
+    hits: list[Hit] = []
+    for how, reading in readings:
+        if isinstance(reading, str):
+            found = scope.reparse(reading)
+        elif reading.argv and not reading.argv[0].literal and reading.argv[0].value == first.value:
+            continue  # peeled again, the same word is still the command: nothing new to judge
+        else:
+            scope.alias(reading, cmd)
+            found = _judge(reading, scope, left)
+        hits.extend(Hit(h.code, f"{how}: {h.detail}") for h in found)
     return hits
 
 

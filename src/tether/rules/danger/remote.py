@@ -27,7 +27,9 @@ from tether.shell.decode import (
 )
 from tether.shell.model import SimpleCommand, Word
 from tether.shell.options import parse
+from tether.shell.programs import SHELLS as PEELED_SHELLS
 from tether.shell.tools import code_grammar, single_dash
+from tether.shell.words import first_split, unwrap
 
 RULES = (
     Rule(
@@ -177,7 +179,7 @@ FETCHERS = frozenset(
 SOCKETS = frozenset({"nc", "ncat", "netcat", "socat", "telnet", "openssl"})
 SHELLS = frozenset(
     {"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "csh", "tcsh", "busybox"}
-)
+) | frozenset(PEELED_SHELLS)  # busybox-sh: every shell the parser peels
 DECODERS = frozenset(
     {
         "base64",
@@ -338,6 +340,16 @@ def _dynamic_script(cmd: SimpleCommand, scope: Scope, name: str) -> Iterator[Hit
         return
     parsed = options_of(name, args)
     operands = parsed.operands
+    split = first_split(args, len(args) - len(operands) + 1) if name in SHELLS else -1
+    if split >= 0 and not (parsed.has("-c") and operands and operands[0] is args[split]):
+        # ``bash -o $X -c ls``, ``sh $X``: the split may add options, ``-c`` and a script.
+        yield _fetch_or_eval(scope, f"{name}: '{args[split].value[:40]}' splits into its options")
+        # What it runs when every word stays one word is judged too (``sh -o $X -c 'rm -rf /'``).
+        one = unwrap((cmd.argv[0], *(w._replace(split=False) for w in args)))
+        if one.payload is not None:
+            for hit in scope.reparse(one.payload):
+                yield Hit(hit.code, f"{name}, if no word splits, runs {hit.detail}")
+        return
     if not operands or operands[0].literal:
         return
     first = operands[0].value

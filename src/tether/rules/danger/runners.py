@@ -69,7 +69,9 @@ _HOST_ROOTS = frozenset(
 def _judge(payload: Payload, scope: Scope, cmd: SimpleCommand) -> Iterator[Hit]:
     if payload.dynamic:
         yield Hit("DG304", f"{payload.how}: the command is only known at run time")
-        return
+        if not payload.argv and not payload.text:
+            return
+        # A split word may move the command; what runs when it does not is judged as well.
     hits = _judge_argv(payload.argv, scope, cmd) if payload.argv else scope.reparse(payload.text)
     for hit in hits:
         yield Hit(hit.code, f"{payload.how} runs {hit.detail}")

@@ -10,9 +10,9 @@ import re
 from tether.shell.model import Word
 from tether.shell.options import parse
 from tether.shell.payloads._model import Payload, render
-from tether.shell.programs import RUNNERS
+from tether.shell.programs import RUNNERS, Runner
 from tether.shell.tools import CLUSTER, TOOLS
-from tether.shell.words import unwrap
+from tether.shell.words import first_split, unwrap
 
 # --- containers -----------------------------------------------------------------------------------
 
@@ -142,7 +142,13 @@ def from_container(name: str, args: tuple[Word, ...]) -> list[Payload]:
 
 
 def runner_payload(argv: tuple[Word, ...]) -> Payload | None:
-    """Return what a runner (``su -c``, ``pkexec``, ``chroot``, ``docker exec`` …) runs."""
+    """Return what a runner (``su -c``, ``pkexec``, ``chroot``, ``docker exec`` …) runs.
+
+    A word bash splits before the command (``chroot $R ls``, ``su -c ls $U``, ``docker
+    --context $C exec …``) may hold the subcommand, the positionals, another ``-c`` and the
+    command itself: the payload is then marked dynamic, and keeps what it runs when the word
+    is one word, so that reading is judged too (``chroot $R rm -rf /``).
+    """
     if not argv or not argv[0].literal:
         return None
     name = argv[0].value.rpartition("/")[2]
@@ -150,27 +156,47 @@ def runner_payload(argv: tuple[Word, ...]) -> Payload | None:
     if spec is None:
         return None
     args = argv[1:]
+    split = False
     if spec.subcommand:
         # The tool's own options may come first (``kubectl -n ns exec pod -- …``).
         rest = parse(CLUSTER[name], args, stop_at=1).operands if name in CLUSTER else args
+        split = first_split(args, len(args) - len(rest) + 1) >= 0
         if not rest or rest[0].value != spec.subcommand:
-            return None
+            return _unknown(name, None) if split else None
         args = rest[1:]
+    found, start = _runs(name, spec, args)
+    # su, sg, script permute: a split word anywhere may add ``-c rm …``.
+    if split or first_split(args, len(args) if spec.payload else start) >= 0:
+        return _unknown(name, found)
+    return found
+
+
+def _unknown(name: str, found: Payload | None) -> Payload:
+    """Return the dynamic payload of a runner whose command a split word may move."""
+    how = f"{name} after a word split at run time"
+    if found is None:
+        return Payload(how, dynamic=True)
+    return Payload(how, found.text, True, found.mounts, found.argv)
+
+
+def _runs(name: str, spec: Runner, args: tuple[Word, ...]) -> tuple[Payload | None, int]:
+    """Return what a runner runs and where in ``args`` its command starts."""
     # su, sg and runuser without -u find -c anywhere (they permute); a command given as
     # operands starts at the first operand after the positionals.
     parsed = parse(spec.grammar, args)
     for option, value in parsed.options:
         if option in spec.payload and value is not None:
             if option in parsed.dynamic:
-                return Payload(f"{name} -c of a run-time string", dynamic=True)
-            return Payload(name, value)
+                return Payload(f"{name} -c of a run-time string", dynamic=True), len(args)
+            return Payload(name, value), len(args)
     if spec.needs_payload or (name == "runuser" and not parsed.has("--user")):
-        return None
+        return None, len(args)
     command = parse(spec.grammar, args, stop_at=spec.positionals + 1).operands[spec.positionals :]
+    start = len(args) - len(command)  # the command is a suffix of args
     if name in ("flock", "sg") and command and command[0].value in ("-c", "--command"):
         if len(command) < 2:
-            return None
+            return None, len(args)
         if not command[1].literal:
-            return Payload(f"{name} -c of a run-time string", dynamic=True)
-        return Payload(name, command[1].value)
-    return Payload(name, argv=tuple(command)) if command else None
+            return Payload(f"{name} -c of a run-time string", dynamic=True), len(args)
+        return Payload(name, command[1].value), len(args)
+    return (Payload(name, argv=tuple(command)) if command else None), start
