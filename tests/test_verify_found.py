@@ -54,6 +54,23 @@ FOUND = [
 ]
 
 
+# (command, a setting bash splits, what it wrote): read-only before the parser marked the words
+# bash splits, because wrapper peeling took the split word for one operand or value.
+SPLIT = [
+    ("timeout $T ls", 'T="5 touch pwned"', "timeout 5 touch pwned ls: created pwned and ls"),
+    ("timeout -s KILL $T ls", 'T="5 touch pwned"', "the same after a signal option"),
+    ('timeout "$@" ls', "set -- 5 touch pwned", '"$@" is many words even quoted'),
+    ("stdbuf -o L timeout $T ls", 'T="5 touch pwned"', "the same under another wrapper"),
+    ("chrt -o $P ls", 'P="0 touch pwned"', "chrt's priority operand"),
+    ("taskset $M ls", 'M="1 touch pwned"', "taskset's mask operand"),
+    (
+        "timeout 2 watch -t -n 1 ls $D",
+        "D='; touch pwned'; export TERM=dumb",
+        "watch runs its words joined with sh -c: the ';' in $D starts a command",
+    ),
+]
+
+
 @pytest.fixture(scope="module")
 def oracle() -> Iterator[Oracle]:
     assert sandbox_problem() is None, f"the oracle tests need a sandbox: {sandbox_problem()}"
@@ -70,3 +87,17 @@ def test_found_write_is_not_read_only(command: str, where: str, wrote: str) -> N
 def test_found_write_still_writes(oracle: Oracle, command: str, where: str, wrote: str) -> None:
     verdict = oracle.run(command)
     assert verdict.changed is True, verdict
+
+
+@pytest.mark.parametrize(("command", "setting", "wrote"), SPLIT)
+def test_split_word_write_is_not_read_only(command: str, setting: str, wrote: str) -> None:
+    assert not classify_command(command).read_only
+
+
+@pytest.mark.parametrize(("command", "setting", "wrote"), SPLIT)
+def test_split_word_write_still_writes(
+    oracle: Oracle, command: str, setting: str, wrote: str
+) -> None:
+    verdict = oracle.run(f"{setting}; {command}")
+    assert verdict.changed is True, verdict
+    assert any(c.path.endswith("/pwned") for c in verdict.changes), verdict
