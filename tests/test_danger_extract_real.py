@@ -123,10 +123,9 @@ def test_a_file_lands_in_claude_exactly_when_flagged(
 ) -> None:
     words = command.split()[:3]
     tool = next(t for t in ("tar", "bsdtar", "unzip") if t in words)
-    # Not installed here: nothing to compare (CI installs both from Debian's packages).
     if shutil.which(tool) is None:
-        assert shutil.which(tool) is None
-        return
+        package = {"bsdtar": "libarchive-tools"}.get(tool, tool)
+        pytest.fail(f"{tool} is not installed: apt-get install {package} (.ci/run does)")
     _archives(tmp_path)
     (tmp_path / ".claude").mkdir()
     (tmp_path / "out").mkdir()
