@@ -34,11 +34,23 @@ RULES = (
         name="dynamic-command-word",
         tier=Tier.ASK,
         summary="The command to run is only known at run time",
-        why="`$x -rf /` or `$(echo rm) -rf /` hides the program's name from every check.",
+        why="`$x -rf /` or `$(echo rm) -rf /` hides the program's name from every check, and "
+        "so does a word bash splits before a wrapper's command (`timeout $T ls` runs "
+        "`timeout 5 rm -rf ls` when `T='5 rm -rf'`).",
         instead="Spell the command name out literally.",
-        match=("${0/x/r}m -rf /", "$CMD -rf /srv", "r$(true)m -rf x", "$(get_tool) --purge"),
+        match=(
+            "${0/x/r}m -rf /",
+            "$CMD -rf /srv",
+            "r$(true)m -rf x",
+            "$(get_tool) --purge",
+            "timeout $T ls",  # bash splits $T: ``T="5 rm -rf"`` makes rm the command
+            "sudo -u $U ls ~",
+            "watch ls $D",  # watch runs its words with sh -c
+        ),
         not_match=(
             "$VENV/bin/python -m pytest",
+            'timeout "$T" ls',
+            "timeout 5 ls $DIR",
             "echo $x",
             "./run.sh",
             "cmd=ls; $cmd -la",

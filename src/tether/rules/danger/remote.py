@@ -127,10 +127,15 @@ RULES = (
             'ssh host "$CMD"',
             'env -S "$CMD" x',
             'env --split-string="$CMD"',
+            "chroot $ROOT ls ~",  # bash splits $ROOT: it may hold the command too
+            "su -c ls $U",
+            "bash -o $OPTS -c ls",
         ),
         not_match=(
             "eval 'echo hi'",
             "env -S 'echo hi'",
+            'chroot "$ROOT" ls ~',
+            "chroot /srv/root ls $DIR",
             "source venv/bin/activate",
             "bash -c 'echo ok'",
             "awk '{print $1 | \"sort\"}' f",

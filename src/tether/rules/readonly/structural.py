@@ -109,8 +109,8 @@ RULES: tuple[Rule, ...] = (
         "A command word that expands at run time is not read-only.",
         "`$x -rf /` runs whatever `$x` holds; the program is unknown until it runs.",
         "Spell the command name literally.",
-        ('__c=rm; "$__c" protected.dat', "$CMD file"),
-        ("cat file",),
+        ('__c=rm; "$__c" protected.dat', "$CMD file", "timeout $T ls", "watch ls $D"),
+        ("cat file", 'timeout "$T" ls', "timeout 5 ls $D"),
     ),
     _rule(
         "RW006",
