@@ -332,3 +332,16 @@ def test_a_split_word_after_the_command_word_moves_nothing(command: str) -> None
     (cmd,) = parse_command(command).commands
     assert cmd.argv[0].literal, cmd
     assert danger.assess(parse_command(command)).level is Danger.NONE
+
+
+# --- env and sudo: a NAME=value operand whose value expands is still an assignment ------------
+
+
+@pytest.mark.parametrize("wrapper", ["env", "sudo", "env -i", "sudo -E"])
+def test_an_assignment_with_a_quoted_expansion_is_peeled(wrapper: str) -> None:
+    # ``env A="$X" rm -rf /`` deletes / whatever $X holds (it was an ask: 'A=$X' was taken for
+    # the command word); unquoted, ``A=$X`` splits, and the readings keep the hardline.
+    for value in ('"$X"', '"$(cat f)"', "$X", "$(cat f)"):
+        command = f"{wrapper} A={value} rm -rf /"
+        assert danger.assess(parse_command(command)).level is Danger.HARDLINE, command
+        assert not classify_command(f"{wrapper} A={value} ls").read_only

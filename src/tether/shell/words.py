@@ -123,6 +123,18 @@ def _is_assignment(value: str) -> bool:
     return bool(eq) and name.replace("_", "a").isalnum() and not name[0].isdigit()
 
 
+def _sets_variable(word: Word) -> bool:
+    """Return True for a ``NAME=value`` operand of env or sudo, its value known or not.
+
+    ``A="$X"`` is one word whose name is literal (the value keeps the source of what expands,
+    so a name with no ``$``, backtick or brace in it is as written); ``A=$X`` is not: bash
+    splits it, and the words after the first are operands of their own.
+    """
+    if word.literal:
+        return _is_assignment(word.value)
+    return not word.split and _is_assignment(word.value)
+
+
 def _command_start(name: str, args: tuple[Word, ...]) -> tuple[int, Parsed] | None:
     """Return where the wrapped command starts in ``args`` and the wrapper's options.
 
@@ -136,7 +148,7 @@ def _command_start(name: str, args: tuple[Word, ...]) -> tuple[int, Parsed] | No
     if name == "env" and i < len(args) and args[i].literal and args[i].value == "-":
         i += 1  # ``env -``: the same as -i
     if spec.assignments:
-        while i < len(args) and args[i].literal and _is_assignment(args[i].value):
+        while i < len(args) and _sets_variable(args[i]):
             i += 1
     return i + spec.positionals, parsed
 
