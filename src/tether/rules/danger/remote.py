@@ -348,7 +348,10 @@ def _dynamic_script(cmd: SimpleCommand, scope: Scope, name: str) -> Iterator[Hit
     split = first_split(args, len(args) - len(operands) + 1) if name in SHELLS else -1
     if split >= 0 and not (parsed.has("-c") and operands and operands[0] is args[split]):
         # ``bash -o $X -c ls``, ``sh $X``: the split may add options, ``-c`` and a script.
-        yield _fetch_or_eval(scope, f"{name}: '{args[split].value[:40]}' splits into its options")
+        yield _fetch_or_eval(
+            scope,
+            f"{name}: '{args[split].value[:40]}' may split into options, -c or another script",
+        )
         # What it runs when every word stays one word is judged too (``sh -o $X -c 'rm -rf /'``).
         one = unwrap((cmd.argv[0], *(w._replace(split=False) for w in args)))
         if one.payload is not None:
