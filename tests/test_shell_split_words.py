@@ -345,3 +345,24 @@ def test_an_assignment_with_a_quoted_expansion_is_peeled(wrapper: str) -> None:
         command = f"{wrapper} A={value} rm -rf /"
         assert danger.assess(parse_command(command)).level is Danger.HARDLINE, command
         assert not classify_command(f"{wrapper} A={value} ls").read_only
+
+
+# The cases of the report that found this class, each checked in bash by the lead.
+FOUND = [
+    ('S="KILL 5 rm -rf"; timeout -s $S 1 ls ~', Danger.HARDLINE),  # was none
+    ('U="root rm -rf"; sudo -u $U ls ~', Danger.HARDLINE),  # was none
+    ('X="-u root rm -rf"; sudo $X ~', Danger.HARDLINE),  # was none: -u was taken as the command
+    ('X="rm -rf"; $X ~', Danger.HARDLINE),  # unchanged
+    ("timeout -s $S 1 ls ~", Danger.ASK),  # was none
+    ("sudo -u $U ls ~", Danger.ASK),  # was none
+    ("timeout $T rm -rf ~", Danger.HARDLINE),  # unchanged: as one word, rm is the command
+    ("$SUDO rm -rf /", Danger.HARDLINE),  # was an ask: as no word, rm -rf / runs
+    ("chroot $R ls ~", Danger.ASK),  # was none
+    ("bash -o $X -c ls", Danger.ASK),  # was none
+    ("bash -o $X -c 'rm -rf /'", Danger.HARDLINE),
+]
+
+
+@pytest.mark.parametrize(("command", "level"), FOUND)
+def test_the_found_cases(command: str, level: Danger) -> None:
+    assert danger.assess(parse_command(command)).level is level, command
