@@ -366,3 +366,38 @@ FOUND = [
 @pytest.mark.parametrize(("command", "level"), FOUND)
 def test_the_found_cases(command: str, level: Danger) -> None:
     assert danger.assess(parse_command(command)).level is level, command
+
+
+# ssh and docker run: the remote or container command after a word bash splits.
+REMOTE = [
+    ("ssh $H ls ~", Danger.ASK),  # H='h rm -rf ~' runs rm there
+    ("ssh -p $P h ls ~", Danger.ASK),
+    ("ssh -o $O h ls ~", Danger.ASK),
+    ("ssh $H rm -rf /", Danger.HARDLINE),
+    ('ssh "$H" ls ~', Danger.NONE),
+    ("ssh h ls ~", Danger.NONE),
+    ("docker run $IMG ls ~", Danger.ASK),
+    ("docker run -e $E img ls ~", Danger.ASK),
+    ("podman run --name $N img ls ~", Danger.ASK),
+    ("docker run $IMG rm -rf /", Danger.HARDLINE),
+    ('docker run "$IMG" ls ~', Danger.NONE),
+    ("docker run img ls $X", Danger.NONE),
+]
+
+
+@pytest.mark.parametrize(("command", "level"), REMOTE)
+def test_a_split_word_before_a_remote_or_container_command(command: str, level: Danger) -> None:
+    assert danger.assess(parse_command(command)).level is level, command
+
+
+REMOTE_PWD = [
+    ("docker run -v $PWD:/src img make", Danger.NONE),  # the everyday bind mount
+    ("docker run -v ${PWD}:/src img make", Danger.NONE),
+    ("docker run -v $PWD/$X:/src img make", Danger.ASK),  # $X may hold the command
+    ("docker run -v $PWDX:/src img make", Danger.ASK),  # another variable
+]
+
+
+@pytest.mark.parametrize(("command", "level"), REMOTE_PWD)
+def test_a_bind_mount_of_the_working_directory_is_not_a_split(command: str, level: Danger) -> None:
+    assert danger.assess(parse_command(command)).level is level, command

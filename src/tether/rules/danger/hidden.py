@@ -8,7 +8,7 @@ from tether.rules.base import Rule, Tier
 from tether.rules.danger._base import Hit, Scope, is_python, name_of, options_of
 from tether.rules.danger.remote import SHELLS
 from tether.shell.model import SimpleCommand, Word
-from tether.shell.words import unwrap
+from tether.shell.words import first_split, unwrap
 
 RULES = (
     Rule(
@@ -154,6 +154,9 @@ def check_ssh(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
         return
     # ssh reads options again after the destination, up to the remote command.
     rest = options_of("ssh", before.operands[1:]).operands
+    if first_split(cmd.args, len(cmd.args) - len(rest)) >= 0:
+        # ``ssh $H ls``: with ``H='h rm -rf ~'`` the remote command is another one.
+        yield Hit("DG304", "ssh: a word split at run time comes before the remote command")
     if not rest:
         return
     if not all(w.literal for w in rest):

@@ -8,7 +8,7 @@ import functools
 import re
 
 from tether.shell.model import Word
-from tether.shell.options import parse
+from tether.shell.options import Parsed, parse
 from tether.shell.payloads._model import Payload, render
 from tether.shell.programs import RUNNERS, Runner
 from tether.shell.tools import CLUSTER, TOOLS
@@ -117,6 +117,32 @@ def from_container(name: str, args: tuple[Word, ...]) -> list[Payload]:
         return []
     parsed = parse(TOOLS["docker run"], rest[1:])
     after = parsed.operands
+    # A word bash splits before the command (``docker run $IMG ls``) may hold it. Not the
+    # everyday ``-v $PWD:/src``: the shell's own working directory, split only where its name
+    # has blanks (and then the mount breaks before anything else runs).
+    words = tuple(w._replace(split=False) if _is_pwd(w) else w for w in rest[1:])
+    split = first_split(words, len(rest) - len(after)) >= 0
+    found = _run_payloads(name, parsed, after)
+    if not split:
+        return found
+    how = f"{name} run after a word split at run time"
+    return [p._replace(how=how, dynamic=True) for p in found] or [Payload(how, dynamic=True)]
+
+
+def _is_pwd(word: Word) -> bool:
+    """Return True for a word whose one expansion is ``$PWD`` at its start (``$PWD:/src``)."""
+    value = word.value
+    for head in ("${PWD}", "$PWD"):
+        if value.startswith(head):
+            rest = value[len(head) :]
+            return (
+                not rest[:1].isalnum() and rest[:1] != "_" and not any(c in rest for c in "$`*?[{")
+            )
+    return False
+
+
+def _run_payloads(name: str, parsed: Parsed, after: tuple[Word, ...]) -> list[Payload]:
+    """Return what ``docker/podman run IMAGE CMD…`` runs, with its host mounts."""
     mounts = _bind_mounts(parsed.values("--volume"), parsed.values("--mount"))
     argv = list(after[1:]) if after else []
     entry = parsed.values("--entrypoint")
