@@ -241,7 +241,7 @@ _SYSRQ_HARMLESS = frozenset("hlmpqtwdsz0123456789\n ")
 
 def _system_path(word: Word, cmd: SimpleCommand, scope: Scope) -> str | None:
     """Return the path a write onto ``word`` reaches when it is a system one, else None."""
-    if not word.value.startswith(("/", "$", "~")):
+    if not word.value.startswith(("/", "$", "~", "=")):
         # ``cd /etc && echo x > hosts`` writes /etc/hosts (most inputs have no cd: ".").
         cwd = scope.cwd(cmd)
         if cwd is None or not cwd.startswith("/"):

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from tether.shell.model import Word
+from tether.shell.model import Word, command_name
 from tether.shell.payloads._containers import (
     CONTAINERS,
     from_container,
@@ -54,7 +54,6 @@ from tether.shell.payloads._tools import (
     from_tmux,
 )
 from tether.shell.programs import RUNNERS
-from tether.shell.words import command_name
 
 # --- the table ------------------------------------------------------------------------------------
 

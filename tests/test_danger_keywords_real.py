@@ -1,0 +1,84 @@
+"""Shell keywords and zsh spellings that run the command after them, run in the real shells.
+
+tree-sitter-bash knows none of `coproc` (bash 4+), zsh's `repeat N`, its precommand modifiers
+`noglob`, `nocorrect` and `-`, or zsh's `=NAME` expansion (a word that starts with an
+unquoted `=` becomes the path of the command NAME), so `coproc rm -rf /` and `=rm -rf /` were
+judged danger none. Hosts run agent commands in the user's shell, which is zsh on macOS.
+Each form here first deletes a scratch directory in the real shell (so it is evidence), then
+the same form around `rm -rf /` must be hardline.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tether.rules import danger
+from tether.rules.base import Danger
+from tether.shell import parse_command
+
+# (shell, form): "{cmd}" is replaced by the command the form runs.
+FORMS = [
+    ("bash", "coproc {cmd}"),
+    ("bash", "coproc X {{ {cmd}; }}"),
+    ("bash", "coproc {{ {cmd}; }}"),
+    ("bash", "sudo -n true 2>/dev/null; coproc {cmd}"),
+    ("zsh", "coproc {cmd}"),
+    ("zsh", "repeat 1 {cmd}"),
+    ("zsh", "repeat 1 {{ {cmd}; }}"),
+    ("zsh", "noglob {cmd}"),
+    ("zsh", "nocorrect {cmd}"),
+    ("zsh", "true; - {cmd}"),  # (a -c script that starts with - is read as options)
+    ("zsh", "nocorrect noglob {cmd}"),  # nocorrect only counts first
+    ("zsh", "={cmd}"),
+    ("zsh", "timeout 5 ={cmd}"),
+]
+
+
+def _shell(name: str) -> str:
+    found = shutil.which(name)
+    assert found is not None, f"{name} is needed (Debian package {name}; .ci/run installs it)"
+    return found
+
+
+def _run(shell: str, script: str, where: Path, path: str | None = None) -> None:
+    env = {"PATH": path or os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(where)}
+    subprocess.run(
+        [_shell(shell), "-c", f"{script}; wait"],
+        cwd=where,
+        env=env,
+        capture_output=True,
+        timeout=20,
+        check=False,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+@pytest.mark.parametrize(("shell", "form"), FORMS)
+def test_the_form_runs_its_command_and_is_hardline_around_rm_rf_root(
+    shell: str, form: str, tmp_path: Path
+) -> None:
+    victim = tmp_path / "victim"
+    (victim / "sub").mkdir(parents=True)
+    _run(shell, form.format(cmd="rm -r victim"), tmp_path)
+    assert not victim.exists(), f"{shell} -c {form!r} did not run rm: not evidence"
+    verdict = danger.assess(parse_command(form.format(cmd="rm -rf /")))
+    assert verdict.level is Danger.HARDLINE and "DG101" in verdict.codes, verdict
+
+
+def test_zsh_equals_word_names_a_command_path_a_write_lands_on(tmp_path: Path) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    tool = bin_dir / "tool"
+    tool.write_text("#!/bin/sh\n")
+    tool.chmod(0o755)
+    path = f"{bin_dir}:{os.environ.get('PATH', '/usr/bin:/bin')}"
+    _run("zsh", "echo replaced > =tool", tmp_path, path)
+    assert tool.read_text() == "replaced\n", "zsh no longer expands =tool: not evidence"
+    for command in ("echo x > =ls", "cp payload =ls", "tee =sudo < payload"):
+        verdict = danger.assess(parse_command(command))
+        assert verdict.level >= Danger.ASK and "DG409" in verdict.codes, (command, verdict)
