@@ -1,9 +1,11 @@
-"""Shell keywords and zsh spellings that run the command after them, run in the real shells.
+"""Shell spellings that run a command the parser did not see, run in the real shells.
 
 tree-sitter-bash knows none of `coproc` (bash 4+), zsh's `repeat N`, its precommand modifiers
 `noglob`, `nocorrect` and `-`, or zsh's `=NAME` expansion (a word that starts with an
 unquoted `=` becomes the path of the command NAME), so `coproc rm -rf /` and `=rm -rf /` were
-judged danger none. Hosts run agent commands in the user's shell, which is zsh on macOS.
+judged danger none; so were a trap's action, a `mapfile -C` callback, an alias's value and a
+script a shell or `source` reads from its own stdin (`bash /dev/stdin <<< …`). Hosts run
+agent commands in the user's shell, which is zsh on macOS.
 Each form here first deletes a scratch directory in the real shell (so it is evidence), then
 the same form around `rm -rf /` must be hardline.
 """
@@ -36,6 +38,20 @@ FORMS = [
     ("zsh", "nocorrect noglob {cmd}"),  # nocorrect only counts first
     ("zsh", "={cmd}"),
     ("zsh", "timeout 5 ={cmd}"),
+    # Builtins that keep a command and run it later (tether.shell.payloads._builtins).
+    ("bash", "trap '{cmd}' EXIT"),
+    ("zsh", "trap -- '{cmd}' EXIT"),
+    ("bash", "echo line > lines; mapfile -C '{cmd}' -c 1 arr < lines"),
+    ("bash", "readarray -t -C '{cmd}' -c 1 arr <<< line"),
+    ("bash", "shopt -s expand_aliases\nalias x='{cmd}'\nx"),
+    # A script read from the shell's own stdin (STDIN_SCRIPTS).
+    ("bash", 'source /dev/stdin <<< "{cmd}"'),
+    ("bash", '. /dev/fd/0 <<< "{cmd}"'),
+    ("zsh", 'source /dev/stdin <<< "{cmd}"'),
+    ("bash", 'bash /dev/stdin <<< "{cmd}"'),
+    ("bash", "sh /proc/self/fd/0 <<EOF\n{cmd}\nEOF"),
+    ("bash", 'echo "{cmd}" | source /dev/stdin'),
+    ("bash", "cat <<EOF | sh /dev/fd/0\n{cmd}\nEOF"),
 ]
 
 

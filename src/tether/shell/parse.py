@@ -35,6 +35,7 @@ from tether.shell.model import (
 )
 from tether.shell.words import (
     decode_ansi_c,
+    sources_stdin,
     unescape_double_quoted,
     unescape_unquoted,
     unwrap,
@@ -649,7 +650,7 @@ class _Builder:
             inner = ctx._replace(wrappers=wrappers, redirects=all_redirects, assignments=inherited)
             self._payload(peeled.payload, inner)
             return
-        if peeled.shell_reads_stdin:
+        if peeled.shell_reads_stdin or (peeled.argv[:1] and sources_stdin(peeled.argv)):
             script = _stdin_script(all_redirects)
             if script is not None:
                 shell = peeled.argv[0].value.rpartition("/")[2] if peeled.argv else "sh"

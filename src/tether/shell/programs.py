@@ -444,6 +444,14 @@ RUNNERS: LazyTable[Runner] = LazyTable(
 CD = Spec("cd", options="L P e @ help", checked="bash 5.2 builtin")
 PUSHD = Spec("pushd", options="n help", checked="bash 5.2 builtin", numeric=True)  # -N rotates
 
+# A script operand that is the reader's own stdin: `bash /dev/stdin <<< "…"`, `source
+# /dev/fd/0 <<EOF`, `cat <<EOF | sh /proc/self/fd/0` run the here-string, heredoc or pipe.
+# (`-` ends a shell's options and reads stdin; bash's source reads no file named "-", zsh's
+# neither: counted all the same.)
+STDIN_SCRIPTS = frozenset({"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
+# Builtins that run a script file in the current shell.
+SOURCES = frozenset({"source", "."})
+
 __all__ = [
     "CD",
     "ENV",
@@ -451,6 +459,8 @@ __all__ = [
     "RUNNERS",
     "SHELLS",
     "SHELL_CHECKED",
+    "SOURCES",
+    "STDIN_SCRIPTS",
     "WRAPPERS",
     "Runner",
     "Wrapping",

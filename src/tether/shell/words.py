@@ -8,6 +8,7 @@ from typing import NamedTuple
 from tether.shell.model import Word, Wrapper, command_name
 from tether.shell.options import Parsed, parse
 from tether.shell.programs import SHELLS as _SHELL_GRAMMARS
+from tether.shell.programs import SOURCES, STDIN_SCRIPTS
 from tether.shell.programs import WRAPPERS as _WRAPPERS
 
 _ANSI_SIMPLE = {
@@ -145,6 +146,17 @@ def _group_start(group: str, args: tuple[Word, ...], i: int) -> int:
     return i
 
 
+def sources_stdin(argv: tuple[Word, ...]) -> bool:
+    """Return True for ``source``/``.`` of the shell's own stdin (``. /dev/stdin <<< …``)."""
+    return (
+        len(argv) > 1
+        and argv[0].literal
+        and argv[0].value in SOURCES
+        and argv[1].literal
+        and argv[1].value in STDIN_SCRIPTS
+    )
+
+
 def _shell_payload(name: str, args: tuple[Word, ...]) -> tuple[bool, Word | None, bool, int]:
     """Parse a shell's options.
 
@@ -155,7 +167,7 @@ def _shell_payload(name: str, args: tuple[Word, ...]) -> tuple[bool, Word | None
     rest = args[parsed.stop :]
     if has_c:
         return True, rest[0] if rest else None, False, parsed.stop
-    reads_stdin = parsed.has("-s") or not rest or rest[0].value == "-"
+    reads_stdin = parsed.has("-s") or not rest or rest[0].value in STDIN_SCRIPTS
     return False, None, reads_stdin, parsed.stop
 
 

@@ -53,6 +53,8 @@ WRAPPERS = (
     "watch -c -g", "watch -e -q 1",
     # busybox runs the applet its first word names (a wrapper: never proven read-only).
     "busybox",
+    # bash's coproc keyword, zsh's repeat and precommand modifiers.
+    "coproc", "repeat 2", "noglob", "nocorrect", "-",
 )  # fmt: skip
 SHELLS = ("bash -c", "sh -c", "bash -lc", "bash -c --", "dash -c", "zsh -c", "ksh -c",
           "mksh -c", "ash -c", "busybox-sh -c", "bash -O extglob -c")  # fmt: skip
