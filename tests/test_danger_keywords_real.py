@@ -3,9 +3,10 @@
 tree-sitter-bash knows none of `coproc` (bash 4+), zsh's `repeat N`, its precommand modifiers
 `noglob`, `nocorrect` and `-`, or zsh's `=NAME` expansion (a word that starts with an
 unquoted `=` becomes the path of the command NAME), so `coproc rm -rf /` and `=rm -rf /` were
-judged danger none; so were a trap's action, a `mapfile -C` callback, an alias's value and a
-script a shell or `source` reads from its own stdin (`bash /dev/stdin <<< …`). Hosts run
-agent commands in the user's shell, which is zsh on macOS.
+judged danger none; so were a trap's action, a `mapfile -C` callback, an alias's value, a
+script a shell or `source` reads from its own stdin (`bash /dev/stdin <<< …`), and a `$(…)` in
+an array subscript bash evaluates even when quoted (`test -v 'a[$(…)]'`, `read 'a[$(…)]'`).
+Hosts run agent commands in the user's shell, which is zsh on macOS.
 Each form here first deletes a scratch directory in the real shell (so it is evidence), then
 the same form around `rm -rf /` must be hardline.
 """
@@ -52,6 +53,19 @@ FORMS = [
     ("bash", "sh /proc/self/fd/0 <<EOF\n{cmd}\nEOF"),
     ("bash", 'echo "{cmd}" | source /dev/stdin'),
     ("bash", "cat <<EOF | sh /dev/fd/0\n{cmd}\nEOF"),
+    # An array subscript is evaluated, quoted or not, wherever bash reads a variable name or
+    # an arithmetic expression (the parser walks each as a substitution).
+    ("bash", "test -v 'a[$({cmd})]'"),
+    ("bash", "[[ 'a[$({cmd})]' -eq 0 ]]"),
+    ("bash", "printf -v 'a[$({cmd})]' %s x"),
+    ("bash", "read 'a[$({cmd})]' <<< x"),
+    ("bash", "declare 'a[$({cmd})]=1'"),
+    ("bash", "f() {{ local 'a[$({cmd})]=1'; }}; f"),
+    ("bash", "a=(1); unset 'a[$({cmd})]'"),
+    ("bash", "let 'a[$({cmd})]=1'"),
+    ("bash", "a[$({cmd})]=1"),
+    ("bash", "echo $(( 'a[$({cmd})]' ))"),
+    ("bash", "(( 'a[$({cmd})]' ))"),
 ]
 
 
