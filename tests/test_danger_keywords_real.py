@@ -66,6 +66,11 @@ FORMS = [
     ("bash", "a[$({cmd})]=1"),
     ("bash", "echo $(( 'a[$({cmd})]' ))"),
     ("bash", "(( 'a[$({cmd})]' ))"),
+    # A variable holding such a subscript runs it wherever its value is evaluated.
+    ("bash", "X='a[$({cmd})]'; [[ X -eq 0 ]]"),
+    ("bash", "X='a[$({cmd})]'; echo $((X))"),
+    ("bash", "X='a[$({cmd})]'; echo ${{!X}}"),
+    ("bash", "declare -n r='a[$({cmd})]'; echo $r"),
 ]
 
 

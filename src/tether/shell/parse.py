@@ -717,6 +717,8 @@ class _Builder:
         if name is not None and name.type == "subscript":
             self._scan(name, ctx, src, stack)  # a[$(cmd)]=1 runs cmd
         word = self._word(value, ctx, src, stack) if value is not None else Word("")
+        if word.literal and "[" in word.value:
+            self._evaluated(word.value, ctx)  # X='a[$(cmd)]'; [[ X -eq 0 ]] runs cmd
         return Assignment(_text(src, name, TEXT_CAP) if name is not None else "", word)
 
     def _word(
