@@ -8,6 +8,7 @@ import posixpath
 import re
 from typing import TYPE_CHECKING
 
+from tether.shell.decode import substitution_output
 from tether.shell.model import SimpleCommand, Word, command_name
 
 if TYPE_CHECKING:
@@ -127,6 +128,12 @@ def resolve(word: Word, cmd: SimpleCommand, scope: Scope | None = None) -> str |
         # A Windows drive as Git Bash, MSYS and Cygwin accept it (``C:/Users/me/.bashrc``):
         # its folders are judged like the root's (``C:/Users/NAME`` is a home).
         v = v[2:]
+    if not word.literal and v[:2] == "$(" and v[-1:] == ")":
+        printed = substitution_output(v)  # `rm -rf "$(echo /)"`: a static output is the path
+        if printed is not None and printed.rstrip("\n") and not printed.rstrip("\n").isspace():
+            printed = printed.rstrip("\n")
+            if not any(c.isspace() for c in printed):
+                return printed
     if "$" in v or "`" in v:
         for spelling in _HOME_SPELLINGS:
             if v.startswith(spelling):
