@@ -116,7 +116,10 @@ class SimpleCommand(NamedTuple):
         """
         if not self.argv or not self.argv[0].literal:
             return ""
-        return command_name(self.argv[0].value)
+        word = self.argv[0].value
+        if "/" not in word and word[:1] != "=":
+            return word  # most command words: no call
+        return command_name(word)
 
     @property
     def args(self) -> tuple[Word, ...]:
