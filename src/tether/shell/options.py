@@ -185,6 +185,10 @@ def parse(g: Grammar, args: Iterable[Word], *, stop_at: int = -1) -> Parsed:
         # No options at all (most commands): every word is an operand.
         last = stop_at - 1 if 0 < stop_at <= n else n
         return Parsed((), tuple(words), last if g.permute else 0)
+    if not shift and marks == "-":
+        quick = _plain(g, words, stop_at)
+        if quick is not None:
+            return quick
     options: list[tuple[str, str | None]] = []
     operands: list[Word] = []
     unknown: list[str] = []
@@ -330,6 +334,76 @@ def parse(g: Grammar, args: Iterable[Word], *, stop_at: int = -1) -> Parsed:
         dashdash,
         tuple(ambiguous),
     )
+
+
+def _plain(g: Grammar, words: Sequence[Word], stop_at: int) -> Parsed | None:
+    """Return the parse of ``words`` in the common shape, or None for ``parse``'s full loop.
+
+    The common shape: literal words that cannot expand to others, and options that are known
+    flags spelt whole (``-n``, ``-rn``, ``--count``) or known options taking a value
+    (``-n 20``, ``-n20``, ``--lines=20``, ``--lines 20``). Anything else (an unknown, ambiguous
+    or abbreviated option, ``--``, ``-NUM``, a list option, an option that ends the list, a
+    value that expands) is left to the full loop, which this returns the same result as
+    (``tests/test_shell_options.py`` compares them).
+    """
+    names, arity, permute = g.names, g.arity, g.permute
+    options: list[tuple[str, str | None]] = []
+    operands: list[Word] = []
+    n = len(words)
+    i = 0
+    while i < n:
+        word = words[i]
+        if not word.literal or word.glob:
+            return None
+        v = word.value
+        if len(v) < 2 or v[0] != "-":
+            if not permute or len(operands) + 1 == stop_at:
+                return Parsed(tuple(options), (*operands, *words[i:]), i)
+            operands.append(word)
+            i += 1
+            continue
+        i += 1
+        if v[1] == "-":
+            spelt, eq, value = v.partition("=")
+            canonical = names.get(spelt)
+            if canonical is None:
+                return None
+            kind = arity[canonical]
+            if kind == FLAG and not eq:
+                options.append((canonical, None))
+                continue
+            if kind == REQUIRED and not eq:
+                if i >= n or not words[i].literal or words[i].glob:
+                    return None
+                value, eq = words[i].value, "="
+                i += 1
+            if not eq or kind in (FLAG, LIST) or canonical in g.ends:
+                return None
+            options.append((canonical, value))
+            continue
+        if g.numeric and v[1:].isdigit():
+            return None
+        for j in range(1, len(v)):
+            canonical = names.get("-" + v[j])
+            if canonical is None:
+                return None
+            kind = arity[canonical]
+            if kind == FLAG:
+                options.append((canonical, None))
+                continue
+            if kind == LIST or canonical in g.ends:
+                return None
+            if j + 1 < len(v):
+                options.append((canonical, v[j + 1 :]))
+            elif kind == OPTIONAL:
+                options.append((canonical, None))
+            elif i < n and words[i].literal and not words[i].glob:
+                options.append((canonical, words[i].value))
+                i += 1
+            else:
+                return None
+            break
+    return Parsed(tuple(options), tuple(operands), n)
 
 
 # Where a word that expands at run time stops being literal: its value keeps the source text

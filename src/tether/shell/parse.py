@@ -198,8 +198,12 @@ def _parse_command(text: str) -> CommandModel:
     if "\x00" in text:
         builder.errors.append("input contains a NUL byte")
     builder.add_source(text, _Ctx())
-    for variant in (*control_readings(text), *heredoc_readings(text)):
-        builder.add_source(variant, _Ctx())
+    if not text.isprintable():  # most commands: one line of printable text, one reading
+        for variant in control_readings(text):
+            builder.add_source(variant, _Ctx())
+    if "<<" in text:
+        for variant in heredoc_readings(text):
+            builder.add_source(variant, _Ctx())
     return builder.build(text)
 
 
@@ -431,6 +435,8 @@ class _Builder:
             kind = node.type
             if kind == "command":
                 self._command(node, ctx, src, (), stack, tail=tail)
+            elif kind in nodes.CONTAINERS:  # `program` and `list` hold most commands
+                _push_children(node, ctx, src, stack)
             elif kind == "redirected_statement":
                 self._redirected(node, ctx, src, stack)
             elif kind == "pipeline":
@@ -457,8 +463,6 @@ class _Builder:
                 self._emit([], assigns, [], ctx, src, node)
             elif kind in nodes.DECLARATIONS or kind == "test_command":
                 self._keyword_command(node, ctx, src, stack)
-            elif kind in nodes.CONTAINERS:
-                _push_children(node, ctx, src, stack)
             elif kind != "comment":
                 self._scan(node, ctx, src, stack)
             if self.pending:
@@ -533,6 +537,7 @@ class _Builder:
         redirects: list[Redirect] = []
         end = node.start_byte
         word_end = -1  # where the last word ended: a word right after it is the same word
+        kept = self.words
         for child in node.children:
             kind = child.type
             start = child.start_byte
@@ -552,6 +557,17 @@ class _Builder:
                     shown = gap.decode("utf-8", "replace")[:20]
                     self.errors.append(f"the parser dropped {shown!r} at {_where(child)}")
             end = child.end_byte
+            if kind == "word":
+                # Most children are plain words: read here, without the general word path.
+                word = _plain_word(src[start:end], kept)
+                if "{" in word.value:
+                    word = _mark_braces(word, _slice(src, start, end))
+                if start == word_end and argv:
+                    argv[-1] = _joined(argv[-1], word)
+                else:
+                    argv.append(word)
+                word_end = end
+                continue
             named = child.is_named
             if kind == "command_name":
                 inner = child.named_children
@@ -574,10 +590,7 @@ class _Builder:
             if start == word_end and argv and part:
                 # tree-sitter-bash splits `'-'\o` into two nodes with no gap: one word for bash
                 # (`sort '-'\o out` is `sort -o out`, `'r'\m` is `rm`).
-                last = argv[-1]
-                word = Word(last.value + word.value, last.literal and word.literal,
-                            last.glob or word.glob)  # fmt: skip
-                argv[-1] = word
+                argv[-1] = _joined(argv[-1], word)
             else:
                 argv.append(word)
             word_end = end if part or kind == "command_name" else -1
@@ -958,12 +971,26 @@ _PLAIN_WORD_BYTES = 64
 def _plain_word(chunk: bytes, kept: dict[bytes, Word]) -> Word:
     """Return the Word of a ``word`` node's source: backslashes removed, globs marked."""
     word = kept.get(chunk)
-    if word is None:
-        raw = _decode(chunk)
+    if word is not None:
+        return word
+    try:
+        raw = chunk.decode("utf-8", "surrogatepass")
+    except UnicodeDecodeError:  # a node boundary cut a character
+        raw = chunk.decode("utf-8", "replace")
+    if "\\" in raw:
         word = Word(unescape_unquoted(raw), True, _is_glob(raw))
-        if len(chunk) <= _PLAIN_WORD_BYTES and len(kept) < _PLAIN_WORDS_MAX:
-            kept[chunk] = word
+    elif "*" in raw or "?" in raw or "[" in raw:
+        word = Word(raw, True, _is_glob(raw))
+    else:
+        word = Word(raw)
+    if len(chunk) <= _PLAIN_WORD_BYTES and len(kept) < _PLAIN_WORDS_MAX:
+        kept[chunk] = word
     return word
+
+
+def _joined(last: Word, word: Word) -> Word:
+    """Return the one word bash reads from two word nodes with no gap between them."""
+    return Word(last.value + word.value, last.literal and word.literal, last.glob or word.glob)
 
 
 def _mark_braces(word: Word, unquoted: str) -> Word:
