@@ -155,6 +155,7 @@ class _Ctx(NamedTuple):
     assignments: tuple[Assignment, ...] = ()
 
 
+_TOP = _Ctx()  # an input's own commands (contexts are immutable: one serves every input)
 _Stack = list[tuple["Node", _Ctx, bytes]]
 
 
@@ -187,7 +188,7 @@ def _parse_command(text: str) -> CommandModel:
             unprovable=f"input is {len(text):,} characters, over the {MAX_INPUT_CHARS:,} cap",
         )
     # The depth is at most the number of openers: count them in C before walking characters.
-    if text.count("(") + text.count("`") // 2 > MAX_NESTING:
+    if len(text) > MAX_NESTING and text.count("(") + text.count("`") // 2 > MAX_NESTING:
         depth = nesting_depth(text)
         if depth > MAX_NESTING:
             return CommandModel(
@@ -197,13 +198,13 @@ def _parse_command(text: str) -> CommandModel:
     builder = _Builder()
     if "\x00" in text:
         builder.errors.append("input contains a NUL byte")
-    builder.add_source(text, _Ctx())
+    builder.add_source(text, _TOP)
     if not text.isprintable():  # most commands: one line of printable text, one reading
         for variant in control_readings(text):
-            builder.add_source(variant, _Ctx())
+            builder.add_source(variant, _TOP)
     if "<<" in text:
         for variant in heredoc_readings(text):
-            builder.add_source(variant, _Ctx())
+            builder.add_source(variant, _TOP)
     return builder.build(text)
 
 
@@ -372,8 +373,8 @@ class _Builder:
         self._add_joined(text, ctx)
 
     def _add_joined(self, text: str, ctx: _Ctx) -> None:
-        pipes = text.count("|") - 2 * text.count("||")
-        if pipes > MAX_PIPES:
+        pipes = text.count("|")
+        if pipes > MAX_PIPES and (pipes := pipes - 2 * text.count("||")) > MAX_PIPES:
             self._give_up(f"{pipes:,} pipe operators, over the {MAX_PIPES:,} cap")
             return
         src = text.encode("utf-8", "surrogatepass")
@@ -385,7 +386,9 @@ class _Builder:
             return
         if root.has_error:
             self._collect_errors(root, src)
-        if b"\\ " in src or b"\\\t" in src:  # an escaped blank, which tree-sitter may skip
+        # An escaped blank, which tree-sitter may skip. (Looked for in the text: ``in`` on bytes
+        # first tries the needle as an integer, raising and clearing a TypeError each time.)
+        if "\\" in text and ("\\ " in text or "\\\t" in text):
             dropped = _dropped_text(root, src)
             if dropped is not None:
                 self.errors.append(f"the parser dropped {dropped}")
@@ -537,13 +540,13 @@ class _Builder:
         redirects: list[Redirect] = []
         end = node.start_byte
         word_end = -1  # where the last word ended: a word right after it is the same word
-        kept = self.words
+        kept = self.words if len(src) > _KEEP_WORDS_FROM else None
         for child in node.children:
             kind = child.type
             start = child.start_byte
             if start > end and (start > end + 1 or src[end] != 32):
                 gap = src[end:start]  # more than the one space between words
-                if b"\n" in gap and argv:
+                if gap.find(b"\n") >= 0 and argv:
                     # tree-sitter-bash joins `a | b | c f`, a newline and `d < f` into one
                     # command (`c f d`) whose redirect is the next line's; bash ends `c f` at
                     # the newline, so what follows is read as a command of its own.
@@ -551,7 +554,7 @@ class _Builder:
                     self._split_tail(node, child, ctx._replace(redirects=ctx.redirects + tail),
                                      src, outer, stack, extra)  # fmt: skip
                     return
-                if gap.strip(b" \t\n") and b"\\" not in gap:  # with one: _dropped_text
+                if gap.strip(b" \t\n") and gap.find(b"\\") < 0:  # with one: _dropped_text
                     # Text in no node (`a \ b` drops the escaped space): bash's words are not
                     # the ones seen here, so nothing about this command is proven.
                     shown = gap.decode("utf-8", "replace")[:20]
@@ -571,7 +574,13 @@ class _Builder:
             named = child.is_named
             if kind == "command_name":
                 inner = child.named_children
-                word = self._word(inner[0] if inner else child, ctx, src, stack)
+                first = inner[0] if inner else child
+                if first.type == "word":
+                    word = _plain_word(src[start:end], kept)
+                    if "{" in word.value:
+                        word = _mark_braces(word, _slice(src, start, end))
+                else:
+                    word = self._word(first, ctx, src, stack)
             elif kind == "variable_assignment":
                 assigns.append(self._assignment(child, ctx, src, stack))
                 continue
@@ -723,7 +732,8 @@ class _Builder:
 
     def _part(self, node: Node, kind: str, ctx: _Ctx, src: bytes, stack: _Stack) -> Word:
         if kind == "word":
-            return _plain_word(src[node.start_byte : node.end_byte], self.words)
+            kept = self.words if len(src) > _KEEP_WORDS_FROM else None
+            return _plain_word(src[node.start_byte : node.end_byte], kept)
         if kind in nodes.LITERAL_WORDS or not node.is_named:
             return Word(unescape_unquoted(_text(src, node)))
         if kind == "raw_string":
@@ -963,16 +973,19 @@ def _is_glob(raw: str) -> bool:
 # Most long inputs spell some words many times over (`-n`, `|`, a path): one input's repeats
 # share one Word, boundedly. Kept per input, not across inputs: a model whose words were made
 # for earlier inputs has them scattered over the heap, and the danger catalogue read such models
-# about 12% slower (benchmarks/bench_danger.py) for a parse 3% faster.
+# about 12% slower (benchmarks/bench_danger.py) for a parse 3% faster. A short source is not
+# kept: its words rarely repeat, and hashing each one cost more than the repeats saved.
 _PLAIN_WORDS_MAX = 4096
 _PLAIN_WORD_BYTES = 64
+_KEEP_WORDS_FROM = 256  # bytes of source
 
 
-def _plain_word(chunk: bytes, kept: dict[bytes, Word]) -> Word:
+def _plain_word(chunk: bytes, kept: dict[bytes, Word] | None) -> Word:
     """Return the Word of a ``word`` node's source: backslashes removed, globs marked."""
-    word = kept.get(chunk)
-    if word is not None:
-        return word
+    if kept is not None:
+        word = kept.get(chunk)
+        if word is not None:
+            return word
     try:
         raw = chunk.decode("utf-8", "surrogatepass")
     except UnicodeDecodeError:  # a node boundary cut a character
@@ -983,7 +996,7 @@ def _plain_word(chunk: bytes, kept: dict[bytes, Word]) -> Word:
         word = Word(raw, True, _is_glob(raw))
     else:
         word = Word(raw)
-    if len(chunk) <= _PLAIN_WORD_BYTES and len(kept) < _PLAIN_WORDS_MAX:
+    if kept is not None and len(chunk) <= _PLAIN_WORD_BYTES and len(kept) < _PLAIN_WORDS_MAX:
         kept[chunk] = word
     return word
 
