@@ -71,7 +71,7 @@ GRAMMARS = _grammars()
 _OTHERS = [Word("f"), Word("dir/x.py"), Word("-"), Word("--"), Word("-5"), Word("--=x"),
            Word("*.py", glob=True), Word("-*", glob=True), Word("$X", literal=False),
            Word("-$X", literal=False), Word("--$X", literal=False), Word("--nosuch"),
-           Word("-Q"), Word("--ver"), Word("1")]  # fmt: skip
+           Word("-Q"), Word("+Q"), Word("--ver"), Word("1")]  # fmt: skip
 
 
 def _pool(g: Grammar) -> list[Word]:
@@ -83,7 +83,7 @@ def _pool(g: Grammar) -> list[Word]:
         if spelt.startswith("--"):
             pool += [Word(spelt + "=1"), Word(spelt[:-1]), Word(spelt + "=$V", literal=False)]
         else:
-            pool += [Word(spelt + "1"), Word(spelt + "$V", literal=False)]
+            pool += [Word(spelt + "1"), Word(spelt + "$V", literal=False), Word("+" + spelt[1])]
             pool += [Word(spelt + other[1]) for other in shorts[:3]]
     return pool
 
@@ -122,3 +122,27 @@ def test_the_short_path_is_taken_for_the_common_shapes() -> None:
     for args in left:
         words = [Word(v, glob="*" in v, literal="$" not in v) for v in args.split()]
         assert options._plain(g, words, -1) is None, args
+
+
+@pytest.mark.parametrize(("name", "g"), GRAMMARS, ids=[n for n, _ in GRAMMARS])
+def test_only_flags_says_true_only_where_parse_finds_no_problem(name: str, g: Grammar) -> None:
+    rng = random.Random("flags " + name)
+    pool = _pool(g)
+    wrong, taken = [], 0
+    for _ in range(300):
+        args = [rng.choice(pool) for _ in range(rng.randint(1, 4))]
+        if options.only_flags(g, args):
+            taken += 1
+            if parse(g, args).error is not None:
+                wrong.append([w.value for w in args])
+    assert not wrong, wrong[:3]
+
+
+def test_only_flags_answers_the_common_shapes() -> None:
+    g = grammar("ls", "l a r|reverse t h|human-readable w|width: color::")
+    for args in ["-la", "-l -a dir", "--reverse .", "f -lrt", "-lh $D"]:
+        words = [Word(v, literal="$" not in v) for v in args.split()]
+        assert options.only_flags(g, words), args
+    for args in ["-law 80", "--rev", "--color", "-w80", "-x", "-- -l", "-l*"]:
+        words = [Word(v, glob="*" in v) for v in args.split()]
+        assert not options.only_flags(g, words), args
