@@ -314,6 +314,10 @@ def nesting_depth(text: str) -> int:
 class _Builder:
     """Collects the commands of one input (and of the shell payloads inside it)."""
 
+    # Slots: one builder per input, and no per-instance dict to build, read through and free.
+    __slots__ = ("commands", "deadline", "errors", "functions", "joined", "nodes", "pending",
+                 "pipelines", "substitutions", "tail_redirects", "unprovable", "words")  # fmt: skip
+
     def __init__(self) -> None:
         self.commands: list[SimpleCommand] = []
         self.pipelines = 0
