@@ -567,8 +567,6 @@ class _Builder:
             if kind == "word":
                 # Most children are plain words: read here, without the general word path.
                 word = _plain_word(src[start:end], kept)
-                if "{" in word.value:
-                    word = _mark_braces(word, _slice(src, start, end))
                 if start == word_end and argv:
                     argv[-1] = _joined(argv[-1], word)
                 else:
@@ -581,8 +579,6 @@ class _Builder:
                 first = inner[0] if inner else child
                 if first.type == "word":
                     word = _plain_word(src[start:end], kept)
-                    if "{" in word.value:
-                        word = _mark_braces(word, _slice(src, start, end))
                 else:
                     word = self._word(first, ctx, src, stack)
             elif kind == "variable_assignment":
@@ -716,10 +712,7 @@ class _Builder:
         """Return the word ``node`` spells (``kind``: its type, when the caller has read it)."""
         kind = kind or node.type  # each read of a node's type builds a new string
         if kind != "concatenation":
-            word = self._part(node, kind, ctx, src, stack)
-            if kind == "word" and word.literal and "{" in word.value:
-                return _mark_braces(word, _text(src, node))
-            return word
+            return self._part(node, kind, ctx, src, stack)
         values: list[str] = []
         unquoted: list[str] = []  # the unquoted source, for brace expansion
         literal, glob = True, False
@@ -985,7 +978,11 @@ _KEEP_WORDS_FROM = 256  # bytes of source
 
 
 def _plain_word(chunk: bytes, kept: dict[bytes, Word] | None) -> Word:
-    """Return the Word of a ``word`` node's source: backslashes removed, globs marked."""
+    """Return the Word of a ``word`` node's source: backslashes removed, globs and braces marked.
+
+    A brace expansion in the word (``{a,b}``) makes it dynamic; in a concatenation the whole
+    word is looked at again (``{a,"b"}``), which a part already marked does not change.
+    """
     if kept is not None:
         word = kept.get(chunk)
         if word is not None:
@@ -1000,6 +997,8 @@ def _plain_word(chunk: bytes, kept: dict[bytes, Word] | None) -> Word:
         word = Word(raw, True, _is_glob(raw))
     else:
         word = Word(raw)
+    if "{" in raw:
+        word = _mark_braces(word, raw)
     if kept is not None and len(chunk) <= _PLAIN_WORD_BYTES and len(kept) < _PLAIN_WORDS_MAX:
         kept[chunk] = word
     return word
