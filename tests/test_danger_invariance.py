@@ -133,6 +133,15 @@ WRAPPINGS = [
     "docker exec -it web {c}",
     "kubectl exec -it pod -- {c}",
     "kubectl exec pod -- sh -c {q}",
+    # Keywords tree-sitter-bash does not know, zsh's precommand modifiers and =NAME
+    # (tests/test_danger_keywords_real.py runs each in the real shell).
+    "coproc {c}",
+    "coproc X {{ {c}; }}",
+    "repeat 2 {c}",
+    "noglob {c}",
+    "nocorrect {c}",
+    "- {c}",
+    "={c}",
     # Programs that run a shell command from their own arguments (tether.shell.payloads).
     "awk 'BEGIN{{system(\"{c}\")}}'",
     'gawk \'BEGIN{{print "{c}" | "sh"}}\'',

@@ -176,6 +176,14 @@ TABLE: list[tuple[str, Danger, str | None]] = [
     ("echo rm -rf / | sh", HARD, "DG101"),
     ("echo -n rm -rf / | bash", HARD, "DG101"),
     ("printf '%s\\n' 'rm -rf /' | sh", HARD, "DG101"),
+    # an operand printed by a static substitution is that path
+    ('rm -rf "$(echo /)"', HARD, "DG101"),
+    ("rm -rf $(printf /)", HARD, "DG101"),
+    ("sudo rm -rf $(echo ~)", HARD, "DG101"),
+    ('chmod -R 000 "$(echo /etc)"', HARD, "DG431"),
+    ('rm -rf "$(echo / /tmp)"', ASK, "DG102"),
+    ("rm -rf $(git rev-parse --show-toplevel)", ASK, "DG102"),
+    ("rm -rf $(echo build)", NONE, None),
     # decoded payloads piped to a shell: static bytes are judged like the typed command
     ("printf '\\x72\\x6d\\x20\\x2d\\x72\\x66\\x20\\x2f' | sh", HARD, "DG101"),
     ("printf '\\162\\155 -rf /' | bash", HARD, "DG101"),

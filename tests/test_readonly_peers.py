@@ -1,4 +1,4 @@
-"""Peers' read/write vectors: no peer-labelled write is read-only, reads are recalled ≥ 95 %.
+"""Peers' read/write vectors: no peer-labelled write is read-only, reads are recalled ≥ 97 %.
 
 Every disagreement with a peer is a decision recorded in tests/data/readonly_divergences.jsonl
 (command, peer, the peer's label, and why Tether differs); an entry that no longer differs
@@ -102,10 +102,10 @@ def test_no_peer_dangerous_command_is_read_only_unless_listed(
     assert leaks == []
 
 
-def test_read_recall_is_at_least_95_percent(vectors: dict[Key, bool]) -> None:
+def test_read_recall_is_at_least_97_percent(vectors: dict[Key, bool]) -> None:
     reads = [ro for k, ro in vectors.items() if k[1] == "read"]
     assert len(reads) >= 100
-    assert sum(reads) / len(reads) >= 0.95
+    assert sum(reads) / len(reads) >= 0.97, f"{sum(reads)} of {len(reads)} reads recalled"
 
 
 def test_every_divergence_still_diverges(

@@ -39,7 +39,7 @@ def test_json_lists_all_and_one(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["rules", "RW004", "--json"]) == 0
     one = json.loads(capsys.readouterr().out)
     assert one["name"] == "command-substitution" and one["tier"] == "read"
-    assert "echo $(pwd)" in one["match"]
+    assert "echo `pwd`" in one["match"] and "echo $(pwd)" in one["not_match"]
 
 
 def test_a_rule_shows_the_option_grammars_of_its_examples(

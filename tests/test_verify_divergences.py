@@ -34,8 +34,9 @@ def test_the_overruled_rows_are_all_there() -> None:
     # 62 write and 13 dangerous rows were overruled; `cat -l file.txt` and `ls -z` no longer
     # are (an option the spec does not list is refused now, as the peer said). Four qwen
     # `find . -PRIMARY -delete` rows (-delete is the primary's value, by the one find reading)
-    # and `command -pvV -- git reset --hard` (a lookup) joined them.
-    assert len(OVERRULED) == 62 + 13 - 2 + 4 + 1
+    # and `command -pvV -- git reset --hard` (a lookup) joined them, and so did `echo $(pwd)`
+    # and `echo $(cat $(ls))` when a substitution became proven by its inner commands.
+    assert len(OVERRULED) == 62 + 13 - 2 + 4 + 1 + 2
     assert all(classify_command(r["command"]).read_only for r in OVERRULED)
 
 

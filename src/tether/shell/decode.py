@@ -11,12 +11,12 @@ from __future__ import annotations
 import binascii
 from collections.abc import Sequence
 
-from tether.shell.model import SimpleCommand
+from tether.shell.model import SimpleCommand, command_name
 from tether.shell.options import Parsed, parse
 from tether.shell.readers import PRINTF, xxd_words
 from tether.shell.specs import grammar_of
 from tether.shell.tools import TOOLS
-from tether.shell.words import command_name, decode_ansi_c
+from tether.shell.words import decode_ansi_c
 
 MAX_DECODED = 65_536  # bytes of decoded text judged; more is not "static" for our purpose
 

@@ -8,6 +8,7 @@ with flags saying where it was found. Classifiers judge each command and let the
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 # Directories whose executables count as "the system's" (``/bin/rm`` is ``rm``; ``./rm`` is not).
@@ -23,6 +24,25 @@ SYSTEM_DIRS = frozenset(
         "/run/current-system/sw/bin",
     }
 )
+
+
+def command_name(word: str) -> str:
+    """Return the program a literal command word runs: system directories stripped
+    (``/usr/bin/env`` -> ``env``), and zsh's ``=NAME`` (the path of NAME) as NAME.
+
+    zsh expands a word that starts with an unquoted ``=`` to the path of the command it
+    names (EQUALS, on by default), so ``=rm -rf /`` runs rm; bash looks for a program named
+    ``=rm``. Quoting is not visible here, so ``'=rm'`` counts as rm too.
+    """
+    if word[:1] == "=" and _COMMAND_NAME.fullmatch(word, 1):
+        return word[1:]
+    if "/" not in word:
+        return word
+    head, _, tail = word.rpartition("/")
+    return tail if head in SYSTEM_DIRS and tail else word
+
+
+_COMMAND_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]*")
 
 
 class Word(NamedTuple):
@@ -97,10 +117,9 @@ class SimpleCommand(NamedTuple):
         if not self.argv or not self.argv[0].literal:
             return ""
         word = self.argv[0].value
-        if "/" in word:
-            head, _, tail = word.rpartition("/")
-            return tail if head in SYSTEM_DIRS and tail else word
-        return word
+        if "/" not in word and word[:1] != "=":
+            return word  # most command words: no call
+        return command_name(word)
 
     @property
     def args(self) -> tuple[Word, ...]:

@@ -35,6 +35,7 @@ from tether.shell.model import (
 )
 from tether.shell.words import (
     decode_ansi_c,
+    sources_stdin,
     unescape_double_quoted,
     unescape_unquoted,
     unwrap,
@@ -404,6 +405,28 @@ class _Builder:
             return
         self.add_source(text, ctx._replace(shell_depth=ctx.shell_depth + 1))
 
+    def _evaluated(self, text: str, ctx: _Ctx) -> None:
+        """Walk the substitutions bash runs when it evaluates ``text`` as a variable name.
+
+        An array subscript is an arithmetic expression, expanded when evaluated, even when the
+        shell left the word quoted: ``test -v 'a[$(cmd)]'``, ``[[ 'a[$(cmd)]' -eq 0 ]]``,
+        ``read 'a[$(cmd)]'``, ``declare 'a[$(cmd)]=1'`` and ``$(( 'a[$(cmd)]' ))`` run cmd.
+        """
+        if "[" not in text or ("$(" not in text and "`" not in text):
+            return
+        inner = ctx._replace(in_substitution=True, pipeline=-1, stage=0, redirects=())
+        self._payload(': "' + text.replace("\\", "\\\\").replace('"', '\\"') + '"', inner)
+
+    def _evaluated_strings(self, node: Node, ctx: _Ctx, src: bytes) -> None:
+        """Look for evaluated subscripts in the quoted strings below ``node``."""
+        todo = list(node.named_children)
+        while todo:
+            current = todo.pop()
+            if current.type == "raw_string":  # ("a[\$(cmd)]" is not run: checked in bash)
+                self._evaluated(_text(src, current)[1:-1], ctx)
+            elif current.type != "string":  # a live $(…) in one is walked already
+                todo.extend(current.named_children)
+
     def _give_up(self, reason: str) -> None:
         if self.unprovable is None:
             self.unprovable = reason
@@ -470,6 +493,8 @@ class _Builder:
                 self._emit([], assigns, [], ctx, src, node)
             elif kind in nodes.DECLARATIONS or kind == "test_command":
                 self._keyword_command(node, ctx, src, stack)
+            elif kind == "raw_string":  # `(( 'a[$(cmd)]' ))`: arithmetic evaluates its subscript
+                self._evaluated(_text(src, node)[1:-1], ctx)
             elif kind != "comment":
                 self._scan(node, ctx, src, stack)
             if self.pending:
@@ -642,6 +667,7 @@ class _Builder:
         if node.type == "test_command":
             for child in node.named_children:
                 self._scan(child, ctx, src, stack)
+            self._evaluated_strings(node, ctx, src)
         else:
             for child in node.named_children:
                 if child.type == "variable_assignment":
@@ -649,6 +675,9 @@ class _Builder:
                     argv.append(Word(f"{pair.name}={pair.value.value}", pair.value.literal))
                 else:
                     argv.append(self._word(child, ctx, src, stack))
+            for word in argv[1:]:
+                if word.literal:
+                    self._evaluated(word.value, ctx)  # declare 'a[$(cmd)]=1'
         self._emit(argv, [], [], ctx, src, node)
 
     def _emit(
@@ -665,13 +694,17 @@ class _Builder:
             return
         all_redirects = ctx.redirects + tuple(redirects) if redirects else ctx.redirects
         peeled = unwrap(tuple(argv))
+        if peeled.argv and peeled.argv[0].value in _NAME_TAKERS:
+            for word in peeled.argv[1:]:
+                if word.literal:
+                    self._evaluated(word.value, ctx)  # read 'a[$(cmd)]', printf -v 'a[…]'…
         wrappers = ctx.wrappers + peeled.wrappers if peeled.wrappers else ctx.wrappers
         inherited = ctx.assignments + tuple(assigns) if assigns else ctx.assignments
         if peeled.payload is not None:
             inner = ctx._replace(wrappers=wrappers, redirects=all_redirects, assignments=inherited)
             self._payload(peeled.payload, inner)
             return
-        if peeled.shell_reads_stdin:
+        if peeled.shell_reads_stdin or (peeled.argv[:1] and sources_stdin(peeled.argv)):
             script = _stdin_script(all_redirects)
             if script is not None:
                 shell = peeled.argv[0].value.rpartition("/")[2] if peeled.argv else "sh"
@@ -703,7 +736,11 @@ class _Builder:
     def _assignment(self, node: Node, ctx: _Ctx, src: bytes, stack: _Stack) -> Assignment:
         name = node.child_by_field_name("name")
         value = node.child_by_field_name("value")
+        if name is not None and name.type == "subscript":
+            self._scan(name, ctx, src, stack)  # a[$(cmd)]=1 runs cmd
         word = self._word(value, ctx, src, stack) if value is not None else Word("")
+        if word.literal and "[" in word.value:
+            self._evaluated(word.value, ctx)  # X='a[$(cmd)]'; [[ X -eq 0 ]] runs cmd
         return Assignment(_text(src, name, TEXT_CAP) if name is not None else "", word)
 
     def _word(
@@ -740,6 +777,8 @@ class _Builder:
         if kind in ("string", "translated_string"):
             return self._string(node, ctx, src, stack)
         self._scan(node, ctx, src, stack)
+        if kind == "arithmetic_expansion":
+            self._evaluated_strings(node, ctx, src)  # $(( 'a[$(cmd)]' ))
         return Word(_text(src, node, TEXT_CAP), literal=False)
 
     def _string(self, node: Node, ctx: _Ctx, src: bytes, stack: _Stack) -> Word:
@@ -929,6 +968,16 @@ class _Builder:
                 self.pending.append((current, ctx, src))
             else:
                 todo.extend(c for c in reversed(current.children) if c.child_count)
+
+
+# Builtins whose operands name variables (or are arithmetic): bash evaluates an array subscript
+# there, quoted or not. (declare/typeset/local/export/readonly/unset are tree-sitter-bash's
+# declaration commands, read by _keyword_command.)
+# (Each checked in bash 5.2; mapfile, wait -p, getopts, shift and exit do not evaluate one.)
+_NAME_TAKERS = frozenset(
+    {"read", "printf", "unset", "let", "test", "declare", "typeset", "local", "export",
+     "readonly"}
+)  # fmt: skip
 
 
 def _push_children(node: Node, ctx: _Ctx, src: bytes, stack: _Stack) -> None:

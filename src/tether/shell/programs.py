@@ -29,6 +29,9 @@ class Wrapping(NamedTuple):
     elsewhere: frozenset[str] = frozenset()
     # The command word names an applet: only its basename counts (``busybox x/rm`` is rm).
     applet: bool = False
+    # The command may be a ``{ …; }`` group, which tree-sitter-bash reads as plain words:
+    # "{" (zsh ``repeat 3 { …; }``) or "NAME {" (``coproc NAME { …; }``: NAME is optional).
+    group: str = ""
 
 
 def _terminal(*names: str) -> frozenset[str]:
@@ -185,6 +188,23 @@ WRAPPERS: LazyTable[Wrapping] = LazyTable(
         # ``busybox /bin/rm`` is rm); ``--help``, ``--list[-full]``, ``--show SCRIPT`` and
         # ``--install`` run no applet. It reads no other option (``busybox -- rm`` looks for an
         # applet named ``--``; the engine ends options there, which only over-reads it).
+        # Keywords and zsh precommand modifiers that run the command after them; tree-sitter-
+        # bash knows none of them, so `coproc rm -rf /` was a command named coproc.
+        "coproc": lambda: Wrapping(
+            grammar("coproc", "", permute=False), group="NAME {", checked="bash 5.2 keyword"
+        ),
+        "repeat": lambda: Wrapping(
+            grammar("repeat", "", permute=False),
+            positionals=1,
+            group="{",
+            checked="zsh 5.9 reserved word",
+        ),
+        **{
+            modifier: lambda modifier=modifier: Wrapping(  # type: ignore[misc]
+                grammar(modifier, "", permute=False), checked="zsh 5.9 precommand modifier"
+            )
+            for modifier in ("noglob", "nocorrect", "-")
+        },
         "busybox": lambda: Wrapping(
             grammar(
                 "busybox", "help list list-full show: install", abbreviate=False, permute=False
@@ -424,6 +444,14 @@ RUNNERS: LazyTable[Runner] = LazyTable(
 CD = Spec("cd", options="L P e @ help", checked="bash 5.2 builtin")
 PUSHD = Spec("pushd", options="n help", checked="bash 5.2 builtin", numeric=True)  # -N rotates
 
+# A script operand that is the reader's own stdin: `bash /dev/stdin <<< "…"`, `source
+# /dev/fd/0 <<EOF`, `cat <<EOF | sh /proc/self/fd/0` run the here-string, heredoc or pipe.
+# (`-` ends a shell's options and reads stdin; bash's source reads no file named "-", zsh's
+# neither: counted all the same.)
+STDIN_SCRIPTS = frozenset({"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
+# Builtins that run a script file in the current shell.
+SOURCES = frozenset({"source", "."})
+
 __all__ = [
     "CD",
     "ENV",
@@ -431,6 +459,8 @@ __all__ = [
     "RUNNERS",
     "SHELLS",
     "SHELL_CHECKED",
+    "SOURCES",
+    "STDIN_SCRIPTS",
     "WRAPPERS",
     "Runner",
     "Wrapping",

@@ -623,6 +623,14 @@ TOOLS: LazyTable[Grammar] = LazyTable(
             "no-print-directory W|what-if|new-file|assume-new: warn-undefined-variables "
             "shuffle:: jobserver-auth: jobserver-style:",
         ),
+        # Shell builtins that keep a command to run later (bash 5.2 `help NAME`; zsh 5.9's
+        # alias flags in the union): trap's action, mapfile's -C callback, an alias's value.
+        "trap": lambda: grammar("trap", "l p P", abbreviate=False, permute=False),
+        "mapfile": lambda: grammar(
+            "mapfile", "d: n: O: s: t u: C: c:", abbreviate=False, permute=False
+        ),
+        "readarray": lambda: TOOLS["mapfile"]._replace(name="readarray"),
+        "alias": lambda: grammar("alias", "p g m r s L", abbreviate=False, permute=False),
         # Expect 5.45: ``expect [-dDinNv] [-c cmds] [[-f|-b] cmdfile] [args]``.
         "expect": lambda: grammar(
             "expect", "b: c: d D: f: i n N v", abbreviate=False, permute=False

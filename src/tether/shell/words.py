@@ -5,9 +5,10 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from tether.shell.model import SYSTEM_DIRS, Word, Wrapper
+from tether.shell.model import Word, Wrapper, command_name
 from tether.shell.options import Parsed, parse
 from tether.shell.programs import SHELLS as _SHELL_GRAMMARS
+from tether.shell.programs import SOURCES, STDIN_SCRIPTS
 from tether.shell.programs import WRAPPERS as _WRAPPERS
 
 _ANSI_SIMPLE = {
@@ -91,14 +92,6 @@ def decode_ansi_c(body: str) -> str:
     return "".join(out)
 
 
-def command_name(word: str) -> str:
-    """Return a command word with system directories stripped (``/usr/bin/env`` -> ``env``)."""
-    if "/" not in word:
-        return word
-    head, _, tail = word.rpartition("/")
-    return tail if head in SYSTEM_DIRS and tail else word
-
-
 # --- wrappers -------------------------------------------------------------------------------
 
 SHELLS = frozenset(_SHELL_GRAMMARS)
@@ -137,7 +130,31 @@ def _command_start(name: str, args: tuple[Word, ...]) -> tuple[int, Parsed] | No
     if spec.assignments:
         while i < len(args) and args[i].literal and _is_assignment(args[i].value):
             i += 1
-    return i + spec.positionals, parsed
+    i += spec.positionals
+    if spec.group:
+        i = _group_start(spec.group, args, i)
+    return i, parsed
+
+
+def _group_start(group: str, args: tuple[Word, ...], i: int) -> int:
+    """Return where a ``{ …; }`` group's first command starts, if one opens at ``args[i]``."""
+    if i < len(args) and args[i].literal and args[i].value == "{":
+        return i + 1
+    named = group == "NAME {" and i + 1 < len(args) and args[i].literal and args[i + 1].literal
+    if named and args[i].value.isidentifier() and args[i + 1].value == "{":
+        return i + 2
+    return i
+
+
+def sources_stdin(argv: tuple[Word, ...]) -> bool:
+    """Return True for ``source``/``.`` of the shell's own stdin (``. /dev/stdin <<< …``)."""
+    return (
+        len(argv) > 1
+        and argv[0].literal
+        and argv[0].value in SOURCES
+        and argv[1].literal
+        and argv[1].value in STDIN_SCRIPTS
+    )
 
 
 def _shell_payload(name: str, args: tuple[Word, ...]) -> tuple[bool, Word | None, bool, int]:
@@ -150,7 +167,7 @@ def _shell_payload(name: str, args: tuple[Word, ...]) -> tuple[bool, Word | None
     rest = args[parsed.stop :]
     if has_c:
         return True, rest[0] if rest else None, False, parsed.stop
-    reads_stdin = parsed.has("-s") or not rest or rest[0].value == "-"
+    reads_stdin = parsed.has("-s") or not rest or rest[0].value in STDIN_SCRIPTS
     return False, None, reads_stdin, parsed.stop
 
 

@@ -7,8 +7,9 @@ getopt spelling (long, ``--opt=v``, ``--opt v``, unique-prefix abbreviations, sh
 attached, clustered), placed before or after the operands, ``--``, an option turned into a
 bare word (``version``), environment prefixes, every wrapper of ``tether.shell.programs``
 (xargs fed from stdin, ``watch`` among them), redirects, pipes and lists, every shell's
-``-c``. The property checked with them is "classified read-only ⇒ the oracle sees no
-change". Needs hypothesis (the ``test`` extra).
+``-c``, and substitutions (the command inside ``$(…)``/``<(…)``, or one word computed by one).
+The property checked with them is "classified read-only ⇒ the oracle sees no change". Needs
+hypothesis (the ``test`` extra).
 """
 
 from __future__ import annotations
@@ -52,6 +53,8 @@ WRAPPERS = (
     "watch -c -g", "watch -e -q 1",
     # busybox runs the applet its first word names (a wrapper: never proven read-only).
     "busybox",
+    # bash's coproc keyword, zsh's repeat and precommand modifiers.
+    "coproc", "repeat 2", "noglob", "nocorrect", "-",
 )  # fmt: skip
 SHELLS = ("bash -c", "sh -c", "bash -lc", "bash -c --", "dash -c", "zsh -c", "ksh -c",
           "mksh -c", "ash -c", "busybox-sh -c", "bash -O extglob -c")  # fmt: skip
@@ -162,7 +165,7 @@ def mutated(draw: st.DrawFn, base: str | None = None) -> str:
         return " ".join([head, *suffix])
 
     for _ in range(draw(st.integers(1, 4))):
-        kind = draw(st.integers(0, 8))
+        kind = draw(st.integers(0, 9))
         if kind <= 3 and words is not None:
             where = draw(st.integers(1, len(words)))
             dashed = [i for i, w in enumerate(words) if w.startswith("--") and len(w) > 2]
@@ -187,11 +190,30 @@ def mutated(draw: st.DrawFn, base: str | None = None) -> str:
         elif kind == 7:
             raw = render() + draw(st.sampled_from(JOINERS)) + draw(st.sampled_from(bases()))
             words, suffix = None, []
+        elif kind == 9:
+            raw = draw(_substituted(words, render()))
+            words, suffix = None, []
         else:
             shell = draw(st.sampled_from(SHELLS))
             raw = f"{shell} {shlex.quote(render())}"
             words, suffix = None, []
     return render()
+
+
+# A substitution's output becomes words of the outer command: one word computed at run time,
+# the whole command's output as operands, or a process substitution's file.
+SUBSTITUTED = ("echo $({})", 'echo "$({})"', "wc -l $({})", "cat <({})", "diff <({}) file.txt")
+_COMPUTE = ("$(printf %s {})", '"$(printf %s {})"', "$(echo {})")
+
+
+@st.composite
+def _substituted(draw: st.DrawFn, words: list[str] | None, text: str) -> str:
+    """Draw ``text`` run inside a substitution, or one of its words computed by one."""
+    if words is not None and len(words) > 1 and draw(st.booleans()):
+        i = draw(st.integers(1, len(words) - 1))
+        computed = draw(st.sampled_from(_COMPUTE)).format(shlex.quote(words[i]))
+        return " ".join(computed if j == i else _quote(w) for j, w in enumerate(words))
+    return draw(st.sampled_from(SUBSTITUTED)).format(text)
 
 
 def _quote(word: str) -> str:

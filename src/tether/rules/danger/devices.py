@@ -100,7 +100,7 @@ def write_target(
         return "DG416", "a kernel parameter"
     if (
         not system_files
-        or not path.startswith(("/", "~", "$"))
+        or not path.startswith(("/", "~", "$", "="))
         or path.startswith(("/dev/", "/proc/"))
     ):
         return None

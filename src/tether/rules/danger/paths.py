@@ -8,7 +8,8 @@ import posixpath
 import re
 from typing import TYPE_CHECKING
 
-from tether.shell.model import SimpleCommand, Word
+from tether.shell.decode import substitution_output
+from tether.shell.model import SimpleCommand, Word, command_name
 
 if TYPE_CHECKING:
     from tether.rules.danger._base import Scope
@@ -121,10 +122,18 @@ _HOME_SPELLINGS = ("${HOME}", "$HOME")
 def resolve(word: Word, cmd: SimpleCommand, scope: Scope | None = None) -> str | None:
     """Return the path a word names (``$HOME`` as ``~``, ``$TMPDIR`` resolved); None if dynamic."""
     v = word.value
+    if v[:1] == "=" and command_name(v) != v:
+        v = "/usr/bin/" + v[1:]  # zsh's `=ls` is the path of ls (installed: a system path)
     if v[1:3] == ":/" and v[0].isalpha():
         # A Windows drive as Git Bash, MSYS and Cygwin accept it (``C:/Users/me/.bashrc``):
         # its folders are judged like the root's (``C:/Users/NAME`` is a home).
         v = v[2:]
+    if not word.literal and v[:2] == "$(" and v[-1:] == ")":
+        printed = substitution_output(v)  # `rm -rf "$(echo /)"`: a static output is the path
+        if printed is not None and printed.rstrip("\n") and not printed.rstrip("\n").isspace():
+            printed = printed.rstrip("\n")
+            if not any(c.isspace() for c in printed):
+                return printed
     if "$" in v or "`" in v:
         for spelling in _HOME_SPELLINGS:
             if v.startswith(spelling):

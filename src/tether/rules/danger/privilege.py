@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from tether.quoting import quote
 from tether.rules.base import Rule, Tier
 from tether.rules.danger._base import Hit, Scope, edited_in_place, name_of
+from tether.rules.danger.archives import EXTRACTORS, extraction
 from tether.rules.danger.interp import literal_output
 from tether.rules.danger.paths import Place, place
 from tether.shell.model import SimpleCommand, Word
@@ -65,6 +66,11 @@ RULES = (
             "sort -o /etc/hosts hosts.txt",
             "perl -i fix.pl /etc/passwd",
             "ruby -E utf-8 -i fix.rb /etc/hosts",
+            "tar -xf a.tar -C /etc",
+            "tar xzf a.tgz --directory=/usr",
+            "cd /etc && tar -xf /tmp/a.tar",
+            "unzip -o a.zip -d /usr/local/bin",
+            "rsync -a conf/ /etc/nginx/",
         ),
         not_match=(
             "cat /etc/hosts",
@@ -77,6 +83,13 @@ RULES = (
             "sort -o ~/notes.txt notes.txt",
             "sed -i '/etc/d' notes.txt",
             "perl -i -e 's#/etc/hosts##' notes.txt",
+            "tar -tf a.tar -C /etc",
+            "tar -cf /tmp/etc.tar /etc",
+            "tar -xf a.tar -C build",
+            "unzip -l a.zip -d /etc",
+            "rsync -a /etc/nginx/ backup/",
+            "rsync -an conf/ /etc/nginx/",
+            "rsync -a conf/ host:/etc/nginx/",
         ),
     ),
     Rule(
@@ -172,8 +185,10 @@ def check_privilege(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     elif name == "crontab":
         if scope.options("crontab", args).has("-r"):
             yield Hit("DG411", "crontab -r")
-    elif name in ("cp", "mv", "install", "ln", "scp"):
+    elif name in ("cp", "mv", "install", "ln", "scp", "rsync"):
         parsed = scope.options(name, args)
+        if name == "rsync" and parsed.has("--dry-run", "--list-only"):
+            return
         targets = list(parsed.operands)
         into = [Word(v) for v in parsed.values("--target-directory")]
         dest = (into or targets)[-1] if len(targets) >= 2 or into else None
@@ -184,6 +199,13 @@ def check_privilege(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
             remote = targets[-1].value.partition(":")[2]
             if remote and _place_of_remote(remote):
                 yield Hit("DG409", f"scp onto {targets[-1].value}")
+    elif name in EXTRACTORS:
+        found = extraction(name, args)
+        for d in (found[0] or ["."]) if found is not None else ():
+            path = _system_path(Word(d), cmd, scope)
+            if path is not None:
+                yield Hit("DG409", f"{name} extracts into {d}")
+                break
     elif name == "dd":
         # Other system files written by dd are DG40x's (raw writes); the trigger is judged here.
         for w in scope.options("dd", args).operands:  # dd's operands are key=value words
@@ -219,7 +241,7 @@ _SYSRQ_HARMLESS = frozenset("hlmpqtwdsz0123456789\n ")
 
 def _system_path(word: Word, cmd: SimpleCommand, scope: Scope) -> str | None:
     """Return the path a write onto ``word`` reaches when it is a system one, else None."""
-    if not word.value.startswith(("/", "$", "~")):
+    if not word.value.startswith(("/", "$", "~", "=")):
         # ``cd /etc && echo x > hosts`` writes /etc/hosts (most inputs have no cd: ".").
         cwd = scope.cwd(cmd)
         if cwd is None or not cwd.startswith("/"):
@@ -285,5 +307,7 @@ CHECKS = {
         "ruby",
         "truncate",
         "dd",
+        "rsync",
+        *EXTRACTORS,
     )
 }

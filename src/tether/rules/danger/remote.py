@@ -27,6 +27,7 @@ from tether.shell.decode import (
 )
 from tether.shell.model import SimpleCommand, Word
 from tether.shell.options import parse
+from tether.shell.programs import SOURCES, STDIN_SCRIPTS
 from tether.shell.tools import code_grammar, single_dash
 
 RULES = (
@@ -209,15 +210,15 @@ def is_runner(name: str) -> bool:
 
 def _runs_stdin(cmd: SimpleCommand) -> bool:
     name = name_of(cmd)
-    if name in ("source", "."):
-        return any(w.value in ("/dev/stdin", "-") for w in cmd.args)
+    if name in SOURCES:
+        return any(w.value in STDIN_SCRIPTS for w in cmd.args)
     parsed = options_of(name, cmd.args)
     operands = parsed.operands
     if name in SHELLS and parsed.has("-c"):
         return False
     if name in SHELLS and parsed.has("-s"):
         return True  # ``bash -s -- args``: the script comes from stdin, the words are $1…
-    return not operands or operands[0].value in ("-", "/dev/stdin")
+    return not operands or operands[0].value in STDIN_SCRIPTS
 
 
 def _decoding(cmd: SimpleCommand) -> bool:
@@ -272,7 +273,7 @@ def check_runner(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
                 else:
                     yield from decoded  # static bytes: judged like the typed command
                 break
-            if name in SHELLS and up_name in ("echo", "printf", "cat"):
+            if (name in SHELLS or name in SOURCES) and up_name in ("echo", "printf", "cat"):
                 printed = produced(up)
                 for text in [printed] if printed is not None else literal_output(up):
                     for hit in scope.reparse(text):

@@ -15,12 +15,11 @@ name (``cd "$X"``, ``cd $(…)``), a relative path counts when a guard file coul
 from __future__ import annotations
 
 import functools
-import itertools
-import posixpath
 import re
 from collections.abc import Callable, Iterable, Iterator
 
 from tether.rules.danger._base import Hit, Scope, edited_in_place, name_of, options_of
+from tether.rules.danger.archives import EXTRACTORS, extraction
 from tether.rules.danger.paths import resolve
 from tether.rules.file_tools import patch_files
 from tether.rules.protected import may_name_guard_file, protected, relocated, somewhere
@@ -31,7 +30,6 @@ from tether.shell.tools import (
     FIND_EXEC,
     GIT,
     GIT_SUBCOMMANDS,
-    UNZIP_MEMBERS,
     single_dash,
 )
 from tether.shell.words import unwrap
@@ -47,9 +45,8 @@ _EDITORS = frozenset(
      "patch", "sd", "truncate"}
 )  # fmt: skip
 _IN_PLACE = frozenset({"sed", "gsed", "perl", "ruby", "yq"})
-_EXTRACTORS = frozenset({"tar", "gtar", "bsdtar", "unzip"})
 NAMES = frozenset(
-    {*_REMOVERS, *_OWNERSHIP, *_COPIERS, *_EDITORS, *_IN_PLACE, *_EXTRACTORS, "mv", "tee",
+    {*_REMOVERS, *_OWNERSHIP, *_COPIERS, *_EDITORS, *_IN_PLACE, *EXTRACTORS, "mv", "tee",
      "dd", "curl", "wget", "git", "find", "sqlite3", "apply_patch"}
 )  # fmt: skip
 # Where a directory's unknown contents may put a guard file, relative to the directory.
@@ -289,90 +286,21 @@ def _under(
 
 
 # unzip modes that write no file: list, test, to stdout, comment, zipinfo, stamp the archive.
-_UNZIP_READS = ("-l", "-t", "-p", "-c", "-v", "-z", "-Z", "-T", "-h")
-
-
 def _extract(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     """Flag ``tar x`` and ``unzip`` writing into a guard directory or naming a guard member."""
-    name = name_of(cmd)
-    if name == "unzip":
-        dirs, members = _unzip(cmd.args)
-    else:
-        parsed = options_of(name, cmd.args)
-        if not parsed.has("--extract"):
-            return
-        # -C is a chdir, read in order: `-C a -C b` extracts into a/b (or b when absolute).
-        # Members land in the one in effect where they are named, so each counts; without
-        # members everything lands in the last.
-        chdirs = itertools.accumulate(parsed.values("--directory"), posixpath.join)
-        dirs = [posixpath.normpath(d) for d in chdirs]
-        members = list(parsed.operands)
-        dirs = dirs if members else dirs[-1:]
-        top = parsed.values("--one-top-level")
-        if top and dirs:
-            dirs.append(posixpath.join(dirs[-1], top[-1]))
-        elif top:
-            dirs.append(top[-1])
-        # --transform 's,^,.claude/,' renames every member into .claude/: the literal start of
-        # each replacement is a place members land (under the last -C).
-        for new in (r for e in parsed.values("--transform") for r in tar_replacements(e)):
-            dirs.append(posixpath.normpath(posixpath.join(dirs[-1] if dirs else "", new)))
-    found = None
+    found = extraction(name_of(cmd), cmd.args)
+    if found is None:
+        return
+    dirs, members = found
+    hit = None
     for d in dirs:
         dest = Word(d)
-        found = found or _first([dest], cmd, scope) or _under(dest, cmd, scope, contents=True)
+        hit = hit or _first([dest], cmd, scope) or _under(dest, cmd, scope, contents=True)
     for base in [d.rstrip("/") for d in dirs] or [""]:
-        if found is None:
+        if hit is None:
             joined = [Word(f"{base}/{m.value}" if base else m.value, m.literal) for m in members]
-            found = _first(joined, cmd, scope, tree=True)
-    yield from _hit(f"{name} extracts into", found)
-
-
-def tar_replacements(expression: str) -> list[str]:
-    """Return the literal start of each replacement in a tar ``--transform`` expression.
-
-    GNU tar reads ``s/REGEX/REPLACEMENT/FLAGS`` (any delimiter, several joined by ``;``); the
-    replacement's text before a back-reference (``\\1``, ``&``) starts every renamed member.
-    """
-    out: list[str] = []
-    for part in expression.split(";"):
-        part = part.strip()
-        if len(part) < 4 or part[0] != "s":
-            continue
-        delimiter, current, i = part[1], "", 2
-        pieces: list[str] = []
-        while i < len(part) and len(pieces) < 2:
-            c = part[i]
-            if c == "\\" and i + 1 < len(part):
-                current += part[i : i + 2]
-                i += 2
-                continue
-            if c == delimiter:
-                pieces.append(current)
-                current = ""
-            else:
-                current += c
-            i += 1
-        if len(pieces) == 2:
-            literal = pieces[1].split("\\", 1)[0].split("&", 1)[0]
-            if literal:
-                out.append(literal)
-    return out
-
-
-def _unzip(args: tuple[Word, ...]) -> tuple[list[str], list[Word]]:
-    """Return where unzip extracts (its ``-d`` directories) and the members it names."""
-    parsed = options_of("unzip", args)  # options end at the archive
-    if parsed.has(*_UNZIP_READS) or not parsed.operands:
-        return [], []
-    before = parsed.values("-d")
-    if len(before) > 1:
-        return [], []  # "-d option used more than once": UnZip 6.00 extracts nothing
-    after = parse(UNZIP_MEMBERS, parsed.operands[1:])  # members, -d DIR, -x NAME…
-    # (A -x before the archive starts no list: UnZip 6.00 still extracts the members named.)
-    # One -d counts, the first given; UnZip reads a later `-d X` as two member patterns, which
-    # match only members named exactly so (checked by running it).
-    return (before + after.values("-d"))[:1], list(after.operands)
+            hit = _first(joined, cmd, scope, tree=True)
+    yield from _hit(f"{name_of(cmd)} extracts into", hit)
 
 
 def _in_place(name: str, args: tuple[Word, ...], scope: Scope) -> tuple[Word, ...]:
@@ -496,7 +424,7 @@ def _apply_patch(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
 
 
 _SPECIAL: dict[str, Callable[[SimpleCommand, Scope], Iterable[Hit]]] = {
-    **dict.fromkeys(_EXTRACTORS, _extract),
+    **dict.fromkeys(EXTRACTORS, _extract),
     "git": _git,
     "curl": _curl,
     "wget": _wget,
@@ -572,7 +500,7 @@ _GATE = "self_protection.concerns"
 # `find ~/.local/state -delete` take guard files along without naming them.
 # Copies and extractions too: `rsync -a x/ ~/` and `tar -x -C ~` may put one there.
 TREE_NAMES = frozenset(
-    {"rm", "rmdir", "mv", "chmod", "chown", "chgrp", "chattr", "find", *_COPIERS, *_EXTRACTORS}
+    {"rm", "rmdir", "mv", "chmod", "chown", "chgrp", "chattr", "find", *_COPIERS, *EXTRACTORS}
 )
 
 

@@ -46,9 +46,16 @@ _LOOP_VAR = re.compile(
 )
 _SAFE_VAR = re.compile(r"[a-z_][a-z0-9_]*")
 _ARITHMETIC = re.compile(r"\(\((?<!\$\(\()")
-# `test -v 'a[$(cmd)]'` and `[[ 'a[$(cmd)]' -eq 0 ]]` evaluate array subscripts, running a
-# substitution the shell itself left quoted.
+# `[[ A -eq B ]]` evaluates A and B as arithmetic expressions, and `-v NAME` evaluates NAME's
+# subscript: a name there reads a variable whose value may be `a[$(cmd)]`, which runs cmd, and
+# `[[ 'a[$(cmd)]' -eq 0 ]]` runs the substitution the shell itself left quoted (bash and zsh;
+# `test`/`[` compare -eq operands as plain integers). Only numbers, and the special
+# parameters that always hold one, are safe operands.
 _TESTS = frozenset({"test", "[", "[["})
+_ARITHMETIC_TEST = re.compile(r"(\S*)\s+-(?:eq|ne|lt|le|gt|ge)\s+(\S*)")
+_VARIABLE_TEST = re.compile(r"(?:^|\s)[\"']?-[vR][\"']?\s+(\S*)")
+_NUMBER = re.compile(r"[+-]?[0-9]+|(\"?)(?:\$[?#$!]|\$\{#[A-Za-z_][A-Za-z0-9_]*(?:\[[@*]\])?\})\1")
+_VARIABLE_NAME = re.compile(r"([\"']?)[A-Za-z_][A-Za-z0-9_]*\1")
 _NETWORK_FILES = ("/dev/tcp/", "/dev/udp/")
 _MAX_REASONS = 12  # a read-only verdict lists at most this many distinct reasons
 _NULL_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
@@ -63,9 +70,13 @@ _PASSIVE_WRAPPERS = frozenset(
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "busybox-sh"})
 _UNSAFE_WRAPPERS = frozenset({"nohup", "exec"})
 
-# In arguments of pure commands: `$NAME`, `${NAME}` and special parameters only print; other
-# expansions can assign (`${x=…}`) or run commands (`${x@P}`, `$((a[$(cmd)]))`).
-_DOLLAR = re.compile(r"\$(?![A-Za-z_][A-Za-z0-9_]*|\{[A-Za-z_][A-Za-z0-9_]*\}|[0-9@*#?$!-])")
+# In arguments of pure commands: `$NAME`, `${NAME}`, lengths (`${#NAME}`, `${#a[@]}`) and
+# special parameters only print, and a `$(…)` runs commands that are proven on their own; other
+# expansions can assign (`${x=…}`) or run commands (`${x@P}`, `${a[i]}`, `$((a[$(cmd)]))`).
+_DOLLAR = re.compile(
+    r"\$(?![A-Za-z_][A-Za-z0-9_]*|\{#?[A-Za-z_][A-Za-z0-9_]*\}|\{#[A-Za-z_][A-Za-z0-9_]*\[[@*]\]\}"
+    r"|[0-9@*#?$!-]|\((?!\())"
+)
 _LOCALE_VALUE = re.compile(r"[A-Za-z0-9_.@:+/-]*")
 _PAGER_VALUES = frozenset({"cat", ""})
 _ENV_ALLOWED: dict[str, frozenset[str] | None] = {
@@ -199,6 +210,10 @@ def _wrapper(w: Wrapper) -> Check | None:
     """Return a write Check when the wrapper itself is not read-only, else None."""
     if w.name in _PRIVILEGE:
         return write("RW010", f"{w.name}: runs the command with raised privileges")
+    for a in w.args:
+        if not a.literal and "$(" in a.value:
+            # `timeout $(echo 5 touch x) ls`: its output splits into the words before `ls`.
+            return write("RW005", f"{w.name}: '{a.value[:40]}' can become the command word")
     spec = WRAPPERS.get(w.name)
     grammar = spec.grammar if spec is not None else SHELLS.get(w.name)
     if grammar is not None:
@@ -222,6 +237,24 @@ def _wrapper(w: Wrapper) -> Check | None:
                 return write("RW009", f"env {name}=…: changes what the command runs")
         return None
     return write("RW011", f"{w.name}: this wrapper is not proven read-only")
+
+
+def _evaluated_operand(name: str, text: str) -> str | None:
+    """Return an operand of test command ``text`` that the shell evaluates as arithmetic."""
+    if "$" in text:
+        found = _DOLLAR.search(text)  # `[[ ${a[i]} ]]` evaluates i, `${x@P}` runs $(…) in x
+        if found is not None:
+            return text[found.start() : found.start() + 24].split()[0]
+    if "-v" in text or "-R" in text:
+        for found in _VARIABLE_TEST.finditer(text):
+            if _VARIABLE_NAME.fullmatch(found.group(1)) is None:
+                return found.group(1)
+    if name == "[[" and "-" in text:
+        for found in _ARITHMETIC_TEST.finditer(text):
+            for operand in found.groups():
+                if _NUMBER.fullmatch(operand) is None:
+                    return operand
+    return None
 
 
 def _command(cmd: SimpleCommand, functions: tuple[str, ...] = ()) -> list[Check]:
@@ -254,8 +287,12 @@ def _command(cmd: SimpleCommand, functions: tuple[str, ...] = ()) -> list[Check]
         return [write("RW015", f"{name}: calls a function defined here, which may recurse")]
     if "/" in name:
         return [write("RW006", f"'{name[:60]}' is not a system executable")]
-    if name in _TESTS and ("$(" in cmd.text or "`" in cmd.text or _long(cmd.text)):
-        return [write("RW004", f"{name}: a quoted substitution can run in an array subscript")]
+    if name in _TESTS:
+        if _long(cmd.text):
+            return [write("RW027", f"{name}: too long to read every operand it evaluates")]
+        found = _evaluated_operand(name, cmd.text)
+        if found is not None:
+            return [write("RW027", f"{name}: '{found[:40]}' is evaluated as arithmetic")]
     entry = CATALOGUE.get(name)
     if entry is None:
         if name in _PRIVILEGE:
@@ -298,9 +335,12 @@ def assess_model(model: CommandModel) -> ReadVerdict:
         return ReadVerdict(False, ("RW001",), f"does not parse cleanly: {model.errors[0]}")
     if not model.commands:
         return ReadVerdict(False, ("RW003",), "empty command: nothing to prove")
-    if model.substitutions or any(c.in_substitution for c in model.commands):
+    if model.substitutions and "`" in model.source:
+        # `$(…)` and `<(…)` are proven by their inner commands, which the parser lists in
+        # ``model.commands``; inside backticks a backslash-escaped backtick opens a nested
+        # substitution that tree-sitter-bash reads as a literal character.
         return ReadVerdict(
-            False, ("RW004",), "a command or process substitution runs a command first"
+            False, ("RW004",), "a backtick substitution: spell it $(…) to have it proven"
         )
     source = model.source
     if "for" in source or "select" in source:

@@ -96,12 +96,16 @@ RULES: tuple[Rule, ...] = (
     _rule(
         "RW004",
         "command-substitution",
-        "`$(…)`, backticks and process substitution make a command not read-only.",
-        "The substituted command runs first and its output becomes words of the outer one; "
-        "proving both is out of scope, so neither is trusted.",
-        "Run the inner command on its own first, then use its output literally.",
-        ("echo $(pwd)", "echo `pwd`", "diff <(ls a) <(ls b)", "ls $(rm -rf /tmp/x)"),
-        ("echo '$(pwd)'",),
+        "A backtick substitution is not proven read-only; `$(…)` and `<(…)` are proven by "
+        "the commands they run.",
+        "Inside backticks a backslash-escaped backtick opens a nested substitution, which the "
+        "parser reads as a plain character, so the commands it runs are not all known. A "
+        "`$(…)` or `<(…)` is read-only when every command in it is, and its output is a word "
+        "that expands at run time, judged like `$VAR` (`echo $(git log)` is read-only; "
+        "`ls $(rm x)`, `sort -o $(pwd)/out f` and `timeout $(…) ls` are not).",
+        "Spell the substitution `$(…)`.",
+        ("echo `pwd`", "echo $(pwd) `ls`"),
+        ("echo $(pwd)", "diff <(ls a) <(ls b)", "echo '`pwd`'"),
     ),
     _rule(
         "RW005",
@@ -281,5 +285,17 @@ RULES: tuple[Rule, ...] = (
         "Keep the program to printing, or write the file in a separate, approved step.",
         ("sed 's/a/b/w out' f", "sed 'e date' f", "awk 'BEGIN{system(\"rm x\")}'"),
         ("sed -n '1,5p' f", "awk '{print $1}' f"),
+    ),
+    _rule(
+        "RW027",
+        "arithmetic-operand",
+        "A test operand that bash evaluates as an arithmetic expression must be a number.",
+        "`[[ X -eq 0 ]]` evaluates the variable X's value as an expression, and so do "
+        '`[[ $n -gt 1 ]]` and `-v` on a name with a subscript (`test -v "$NAME"`, '
+        "`[[ -v a[i] ]]`); an array subscript in that value runs its `$(…)`, so "
+        "`X='a[$(rm -rf ~)]'` set earlier turns the test into a delete.",
+        "Compare with literal numbers, `$?`, `$#`, `$$` or `$!`; compare strings with `==`.",
+        ("[[ X -eq 0 ]]", "[[ $n -gt 1 ]]", 'test -v "$NAME"', "[[ -v a[i] ]]"),
+        ("[[ $? -eq 0 ]]", "[[ 1 -lt 2 ]]", "[[ -v HOME ]]", '[ "$n" -eq 1 ]'),
     ),
 )

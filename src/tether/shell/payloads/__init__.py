@@ -6,7 +6,8 @@ to ``system``/``exec``/backticks/``subprocess``/``child_process``; vim/ex ``-c '
 ``+'!cmd'``; git aliases given as ``-c alias.NAME='!cmd'`` and then invoked (and the
 ``core.pager``-like keys git runs through a shell); ``find -exec/-execdir/-ok/-okdir``;
 ``fd -x/-X``; ``docker/podman run``; expect's ``spawn``/``exec``/``system`` and make's
-``$(shell …)`` (``_scripts.py``); and the runners the parser does not peel (``su -c``, ``chroot``,
+``$(shell …)`` (``_scripts.py``); trap's action, ``mapfile -C`` callbacks and alias values
+(``_builtins.py``); and the runners the parser does not peel (``su -c``, ``chroot``,
 ``docker exec``, ``kubectl exec``…, grammars in ``tether.shell.programs.RUNNERS``).
 
 ``payloads(argv)`` returns each as a ``Payload``: shell text for the caller to parse again
@@ -21,7 +22,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from tether.shell.model import Word
+from tether.shell.model import Word, command_name
+from tether.shell.payloads._builtins import BUILTINS, from_builtin
 from tether.shell.payloads._containers import (
     CONTAINERS,
     from_container,
@@ -54,7 +56,6 @@ from tether.shell.payloads._tools import (
     from_tmux,
 )
 from tether.shell.programs import RUNNERS
-from tether.shell.words import command_name
 
 # --- the table ------------------------------------------------------------------------------------
 
@@ -78,6 +79,7 @@ _BY_NAME: dict[str, _Extractor] = {
     "expect": from_expect,
     "make": from_make,
     "gmake": from_make,
+    **dict.fromkeys(BUILTINS, from_builtin),
 }
 NAMES = frozenset(_BY_NAME) | frozenset(RUNNERS)
 

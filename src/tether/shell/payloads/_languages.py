@@ -9,11 +9,10 @@ import re
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from tether.shell.model import Word
+from tether.shell.model import Word, command_name
 from tether.shell.options import parse
 from tether.shell.payloads._model import Payload, render
 from tether.shell.tools import TOOLS
-from tether.shell.words import command_name
 
 # --- interpreter code: the strings handed to a shell ----------------------------------------------
 

@@ -7,7 +7,16 @@ from __future__ import annotations
 from tether.shell.model import Word
 from tether.shell.options import parse
 from tether.shell.payloads._model import Payload, render
-from tether.shell.tools import FIND, GIT, TMUX, TMUX_ALIASES, TMUX_COMMANDS, TOOLS
+from tether.shell.tools import (
+    FIND_EXEC,
+    GIT,
+    TMUX,
+    TMUX_ALIASES,
+    TMUX_COMMANDS,
+    TOOLS,
+    find_parts,
+    find_primaries,
+)
 from tether.shell.words import decode_ansi_c
 
 # --- git -c alias.NAME=!cmd NAME ------------------------------------------------------------------
@@ -63,40 +72,28 @@ def from_git_env(args: tuple[Word, ...], env: dict[str, Word]) -> list[Payload]:
 
 # --- find -exec -----------------------------------------------------------------------------------
 
-_FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
-
 
 def from_find(name: str, args: tuple[Word, ...]) -> list[Payload]:
     """Return the commands ``find -exec/-execdir/-ok/-okdir`` run."""
-    if not any(w.value in _FIND_EXEC for w in args):
+    if not any(w.value in FIND_EXEC for w in args):
         return []
     out: list[Payload] = []
-    parsed = parse(FIND, args)  # -H -L -P -D … -O…, then the starting points
-    starts = [w for w in args[parsed.stop :] if w.value[:1] not in ("-", "(", "!")][:1]
+    starts, expression = find_parts(args)  # the one find reading (tether.shell.tools)
     # The first match is the starting point itself: ``find / -exec sh -c 'rm -rf {}' \;``
     # runs ``rm -rf /`` first. Only a root, a home or a top-level directory is put in for {}
     # (a workspace path is what every cleanup names: its matches are judged by deletion rules).
     first = starts[0] if starts and starts[0].literal and _top_level(starts[0].value) else None
-    i = parsed.stop
-    while i < len(args):
-        v = args[i].value
-        i += 1
-        if v not in _FIND_EXEC or not args[i - 1].literal:
-            continue
-        start = i
-        while i < len(args) and not (args[i].value in (";", "+") and args[i].literal):
-            i += 1
-        words = args[start:i]
-        if not words:
+    for primary, words in find_primaries(expression):
+        if primary not in FIND_EXEC or not words:
             continue
         found = [
             Word(w.value.replace("{}", first.value)) if w.literal and "{}" in w.value else w
             for w in words
         ] if first is not None else list(words)  # fmt: skip
-        out.append(Payload(f"find {v}", argv=tuple(found)))
+        out.append(Payload(f"find {primary}", argv=tuple(found)))
         if found != list(words):
             # And every later match: ``{}`` is a path only known at run time.
-            out.append(Payload(f"find {v}", argv=words))
+            out.append(Payload(f"find {primary}", argv=words))
     return out
 
 
