@@ -33,6 +33,7 @@ from tether.shell.model import (
     Word,
     Wrapper,
 )
+from tether.shell.programs import SOURCES
 from tether.shell.words import (
     decode_ansi_c,
     sources_stdin,
@@ -694,7 +695,8 @@ class _Builder:
             return
         all_redirects = ctx.redirects + tuple(redirects) if redirects else ctx.redirects
         peeled = unwrap(tuple(argv))
-        if peeled.argv and peeled.argv[0].value in _NAME_TAKERS:
+        head = peeled.argv[0].value if peeled.argv else ""
+        if head in _NAME_TAKERS:
             for word in peeled.argv[1:]:
                 if word.literal:
                     self._evaluated(word.value, ctx)  # read 'a[$(cmd)]', printf -v 'a[…]'…
@@ -704,7 +706,7 @@ class _Builder:
             inner = ctx._replace(wrappers=wrappers, redirects=all_redirects, assignments=inherited)
             self._payload(peeled.payload, inner)
             return
-        if peeled.shell_reads_stdin or (peeled.argv[:1] and sources_stdin(peeled.argv)):
+        if peeled.shell_reads_stdin or (head in SOURCES and sources_stdin(peeled.argv)):
             script = _stdin_script(all_redirects)
             if script is not None:
                 shell = peeled.argv[0].value.rpartition("/")[2] if peeled.argv else "sh"
