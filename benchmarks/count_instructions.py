@@ -17,6 +17,10 @@ what a p50 is made of). ``--cache`` also simulates the caches and the branch pre
 (``--cache-sim=yes --branch-sim=yes``, about twice as slow) and prints instruction- and
 data-cache misses and branch mispredictions: at equal instructions, these are what a larger
 code path per command costs.
+
+``--out DIR`` keeps each checkout's callgrind file (``DIR/<n>.callgrind``, n counting the
+checkouts given) for ``callgrind_annotate --show=Ir,I1mr,D1mr,D1mw,Bcm FILE``, which says
+which C functions the instructions and misses went to.
 """
 
 from __future__ import annotations
@@ -75,10 +79,12 @@ _EVENTS = {"Ir": "instructions", "I1mr": "I-cache misses", "D1mr": "D-cache read
            "Bim": "mispredicted indirect jumps"}  # fmt: skip
 
 
-def count(src: str, what: str, n: int, chars: str = "", cache: bool = False) -> dict[str, float]:
+def count(
+    src: str, what: str, n: int, chars: str = "", cache: bool = False, out: str = "/dev/null"
+) -> dict[str, float]:
     """Return the millions of each event one checkout spends in the loop (Ir alone by default)."""
     sim = ["--cache-sim=yes", "--branch-sim=yes"] if cache else []
-    argv = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *sim,
+    argv = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *sim,
             "--collect-atstart=no", "--toggle-collect=builtin_divmod*",
             sys.executable, __file__, "--child", what, str(n), chars]  # fmt: skip
     env = checkout_env(src)
@@ -106,6 +112,11 @@ def main() -> int:
     parser.add_argument(
         "--cache", action="store_true", help="also count cache misses and mispredicted branches"
     )
+    parser.add_argument(
+        "--out",
+        metavar="DIR",
+        help="keep each checkout's callgrind file in DIR (for callgrind_annotate)",
+    )
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -119,11 +130,16 @@ def main() -> int:
     if shutil.which("valgrind") is None:
         raise SystemExit("valgrind is not installed (apt-get install valgrind)")
     band = f", {args.chars} characters" if args.chars else ""
-    for src in args.src or ["src"]:
-        counts = count(src, args.what, args.n, args.chars, args.cache)
+    if args.out:
+        Path(args.out).mkdir(parents=True, exist_ok=True)
+    for i, src in enumerate(args.src or ["src"], 1):
+        out = str(Path(args.out) / f"{i}.callgrind") if args.out else "/dev/null"
+        counts = count(src, args.what, args.n, args.chars, args.cache, out)
         shown = ", ".join(f"{v:.2f} M {_EVENTS[k]}" for k, v in counts.items() if k != "Ir")
         print(f"{src}: {counts['Ir']:.1f} M instructions ({args.what}, {args.n:,} commands"
               f"{band}){'; ' + shown if shown else ''}")  # fmt: skip
+        if args.out:
+            print(f"  callgrind file: {out}")
     return 0
 
 

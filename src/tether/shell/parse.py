@@ -33,6 +33,7 @@ from tether.shell.model import (
     Word,
     Wrapper,
 )
+from tether.shell.programs import SOURCES
 from tether.shell.words import (
     decode_ansi_c,
     sources_stdin,
@@ -159,6 +160,7 @@ class _Ctx(NamedTuple):
     assignments: tuple[Assignment, ...] = ()
 
 
+_TOP = _Ctx()  # an input's own commands (contexts are immutable: one serves every input)
 _Stack = list[tuple["Node", _Ctx, bytes]]
 
 
@@ -191,7 +193,7 @@ def _parse_command(text: str) -> CommandModel:
             unprovable=f"input is {len(text):,} characters, over the {MAX_INPUT_CHARS:,} cap",
         )
     # The depth is at most the number of openers: count them in C before walking characters.
-    if text.count("(") + text.count("`") // 2 > MAX_NESTING:
+    if len(text) > MAX_NESTING and text.count("(") + text.count("`") // 2 > MAX_NESTING:
         depth = nesting_depth(text)
         if depth > MAX_NESTING:
             return CommandModel(
@@ -201,9 +203,13 @@ def _parse_command(text: str) -> CommandModel:
     builder = _Builder()
     if "\x00" in text:
         builder.errors.append("input contains a NUL byte")
-    builder.add_source(text, _Ctx())
-    for variant in (*control_readings(text), *heredoc_readings(text)):
-        builder.add_source(variant, _Ctx())
+    builder.add_source(text, _TOP)
+    if not text.isprintable():  # most commands: one line of printable text, one reading
+        for variant in control_readings(text):
+            builder.add_source(variant, _TOP)
+    if "<<" in text:
+        for variant in heredoc_readings(text):
+            builder.add_source(variant, _TOP)
     return builder.build(text)
 
 
@@ -313,6 +319,10 @@ def nesting_depth(text: str) -> int:
 class _Builder:
     """Collects the commands of one input (and of the shell payloads inside it)."""
 
+    # Slots: one builder per input, and no per-instance dict to build, read through and free.
+    __slots__ = ("commands", "deadline", "errors", "functions", "joined", "nodes", "pending",
+                 "pipelines", "substitutions", "tail_redirects", "unprovable", "words")  # fmt: skip
+
     def __init__(self) -> None:
         self.commands: list[SimpleCommand] = []
         self.pipelines = 0
@@ -372,8 +382,8 @@ class _Builder:
         self._add_joined(text, ctx)
 
     def _add_joined(self, text: str, ctx: _Ctx) -> None:
-        pipes = text.count("|") - 2 * text.count("||")
-        if pipes > MAX_PIPES:
+        pipes = text.count("|")
+        if pipes > MAX_PIPES and (pipes := pipes - 2 * text.count("||")) > MAX_PIPES:
             self._give_up(f"{pipes:,} pipe operators, over the {MAX_PIPES:,} cap")
             return
         src = text.encode("utf-8", "surrogatepass")
@@ -385,7 +395,9 @@ class _Builder:
             return
         if root.has_error:
             self._collect_errors(root, src)
-        if b"\\ " in src or b"\\\t" in src:  # an escaped blank, which tree-sitter may skip
+        # An escaped blank, which tree-sitter may skip. (Looked for in the text: ``in`` on bytes
+        # first tries the needle as an integer, raising and clearing a TypeError each time.)
+        if "\\" in text and ("\\ " in text or "\\\t" in text):
             dropped = _dropped_text(root, src)
             if dropped is not None:
                 self.errors.append(f"the parser dropped {dropped}")
@@ -457,6 +469,8 @@ class _Builder:
             kind = node.type
             if kind == "command":
                 self._command(node, ctx, src, (), stack, tail=tail)
+            elif kind in nodes.CONTAINERS:  # `program` and `list` hold most commands
+                _push_children(node, ctx, src, stack)
             elif kind == "redirected_statement":
                 self._redirected(node, ctx, src, stack)
             elif kind == "pipeline":
@@ -483,8 +497,6 @@ class _Builder:
                 self._emit([], assigns, [], ctx, src, node)
             elif kind in nodes.DECLARATIONS or kind == "test_command":
                 self._keyword_command(node, ctx, src, stack)
-            elif kind in nodes.CONTAINERS:
-                _push_children(node, ctx, src, stack)
             elif kind == "raw_string":  # `(( 'a[$(cmd)]' ))`: arithmetic evaluates its subscript
                 self._evaluated(_text(src, node)[1:-1], ctx)
             elif kind != "comment":
@@ -561,12 +573,13 @@ class _Builder:
         redirects: list[Redirect] = []
         end = node.start_byte
         word_end = -1  # where the last word ended: a word right after it is the same word
+        kept = self.words if len(src) > _KEEP_WORDS_FROM else None
         for child in node.children:
             kind = child.type
             start = child.start_byte
             if start > end and (start > end + 1 or src[end] != 32):
                 gap = src[end:start]  # more than the one space between words
-                if b"\n" in gap and argv:
+                if gap.find(b"\n") >= 0 and argv:
                     # tree-sitter-bash joins `a | b | c f`, a newline and `d < f` into one
                     # command (`c f d`) whose redirect is the next line's; bash ends `c f` at
                     # the newline, so what follows is read as a command of its own.
@@ -574,16 +587,29 @@ class _Builder:
                     self._split_tail(node, child, ctx._replace(redirects=ctx.redirects + tail),
                                      src, outer, stack, extra)  # fmt: skip
                     return
-                if gap.strip(b" \t\n") and b"\\" not in gap:  # with one: _dropped_text
+                if gap.strip(b" \t\n") and gap.find(b"\\") < 0:  # with one: _dropped_text
                     # Text in no node (`a \ b` drops the escaped space): bash's words are not
                     # the ones seen here, so nothing about this command is proven.
                     shown = gap.decode("utf-8", "replace")[:20]
                     self.errors.append(f"the parser dropped {shown!r} at {_where(child)}")
             end = child.end_byte
+            if kind == "word":
+                # Most children are plain words: read here, without the general word path.
+                word = _plain_word(src[start:end], kept)
+                if start == word_end and argv:
+                    argv[-1] = _joined(argv[-1], word)
+                else:
+                    argv.append(word)
+                word_end = end
+                continue
             named = child.is_named
             if kind == "command_name":
                 inner = child.named_children
-                word = self._word(inner[0] if inner else child, ctx, src, stack)
+                first = inner[0] if inner else child
+                if first.type == "word":
+                    word = _plain_word(src[start:end], kept)
+                else:
+                    word = self._word(first, ctx, src, stack)
             elif kind == "variable_assignment":
                 assigns.append(self._assignment(child, ctx, src, stack))
                 continue
@@ -602,10 +628,7 @@ class _Builder:
             if start == word_end and argv and part:
                 # tree-sitter-bash splits `'-'\o` into two nodes with no gap: one word for bash
                 # (`sort '-'\o out` is `sort -o out`, `'r'\m` is `rm`).
-                last = argv[-1]
-                word = Word(last.value + word.value, last.literal and word.literal,
-                            last.glob or word.glob, last.split or word.split)  # fmt: skip
-                argv[-1] = word
+                argv[-1] = _joined(argv[-1], word)
             else:
                 argv.append(word)
             word_end = end if part or kind == "command_name" else -1
@@ -675,7 +698,8 @@ class _Builder:
             return
         all_redirects = ctx.redirects + tuple(redirects) if redirects else ctx.redirects
         peeled = unwrap(tuple(argv))
-        if peeled.argv and peeled.argv[0].value in _NAME_TAKERS:
+        head = peeled.argv[0].value if peeled.argv else ""
+        if head in _NAME_TAKERS:
             for word in peeled.argv[1:]:
                 if word.literal:
                     self._evaluated(word.value, ctx)  # read 'a[$(cmd)]', printf -v 'a[…]'…
@@ -685,7 +709,7 @@ class _Builder:
             inner = ctx._replace(wrappers=wrappers, redirects=all_redirects, assignments=inherited)
             self._payload(peeled.payload, inner)
             return
-        if peeled.shell_reads_stdin or (peeled.argv[:1] and sources_stdin(peeled.argv)):
+        if peeled.shell_reads_stdin or (head in SOURCES and sources_stdin(peeled.argv)):
             script = _stdin_script(all_redirects)
             if script is not None:
                 shell = peeled.argv[0].value.rpartition("/")[2] if peeled.argv else "sh"
@@ -732,10 +756,7 @@ class _Builder:
         """Return the word ``node`` spells (``kind``: its type, when the caller has read it)."""
         kind = kind or node.type  # each read of a node's type builds a new string
         if kind != "concatenation":
-            word = self._part(node, kind, ctx, src, stack)
-            if kind == "word" and word.literal and "{" in word.value:
-                return _mark_braces(word, _text(src, node))
-            return word
+            return self._part(node, kind, ctx, src, stack)
         values: list[str] = []
         unquoted: list[str] = []  # the unquoted source, for brace expansion
         literal, glob, split = True, False, False
@@ -754,7 +775,8 @@ class _Builder:
 
     def _part(self, node: Node, kind: str, ctx: _Ctx, src: bytes, stack: _Stack) -> Word:
         if kind == "word":
-            return _plain_word(src[node.start_byte : node.end_byte], self.words)
+            kept = self.words if len(src) > _KEEP_WORDS_FROM else None
+            return _plain_word(src[node.start_byte : node.end_byte], kept)
         if kind in nodes.LITERAL_WORDS or not node.is_named:
             return Word(unescape_unquoted(_text(src, node)))
         if kind == "raw_string":
@@ -1010,21 +1032,50 @@ def _is_glob(raw: str) -> bool:
 # Most long inputs spell some words many times over (`-n`, `|`, a path): one input's repeats
 # share one Word, boundedly. Kept per input, not across inputs: a model whose words were made
 # for earlier inputs has them scattered over the heap, and the danger catalogue read such models
-# about 12% slower (benchmarks/bench_danger.py) for a parse 3% faster.
+# about 12% slower (benchmarks/bench_danger.py) for a parse 3% faster. A short source is not
+# kept: its words rarely repeat, and hashing each one cost more than the repeats saved.
 _PLAIN_WORDS_MAX = 4096
 _PLAIN_WORD_BYTES = 64
+_KEEP_WORDS_FROM = 256  # bytes of source
 
 
-def _plain_word(chunk: bytes, kept: dict[bytes, Word]) -> Word:
-    """Return the Word of a ``word`` node's source: backslashes removed, globs marked."""
-    word = kept.get(chunk)
-    if word is None:
-        raw = _decode(chunk)
-        glob = _is_glob(raw)
+def _plain_word(chunk: bytes, kept: dict[bytes, Word] | None) -> Word:
+    """Return the Word of a ``word`` node's source: backslashes removed, globs and braces marked.
+
+    A brace expansion in the word (``{a,b}``) makes it dynamic; in a concatenation the whole
+    word is looked at again (``{a,"b"}``), which a part already marked does not change.
+    """
+    if kept is not None:
+        word = kept.get(chunk)
+        if word is not None:
+            return word
+    try:
+        raw = chunk.decode("utf-8", "surrogatepass")
+    except UnicodeDecodeError:  # a node boundary cut a character
+        raw = chunk.decode("utf-8", "replace")
+    if "\\" in raw:
+        glob = _is_glob(raw)  # a glob also splits: it may become no file name, or many
         word = Word(unescape_unquoted(raw), True, glob, glob)
-        if len(chunk) <= _PLAIN_WORD_BYTES and len(kept) < _PLAIN_WORDS_MAX:
-            kept[chunk] = word
+    elif "*" in raw or "?" in raw or "[" in raw:
+        glob = _is_glob(raw)
+        word = Word(raw, True, glob, glob)
+    else:
+        word = Word(raw)
+    if "{" in raw:
+        word = _mark_braces(word, raw)
+    if kept is not None and len(chunk) <= _PLAIN_WORD_BYTES and len(kept) < _PLAIN_WORDS_MAX:
+        kept[chunk] = word
     return word
+
+
+def _joined(last: Word, word: Word) -> Word:
+    """Return the one word bash reads from two word nodes with no gap between them."""
+    return Word(
+        last.value + word.value,
+        last.literal and word.literal,
+        last.glob or word.glob,
+        last.split or word.split,
+    )
 
 
 def _mark_braces(word: Word, unquoted: str) -> Word:

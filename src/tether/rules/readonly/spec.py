@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from tether.shell.model import Word
-from tether.shell.options import FLAG, Grammar, Parsed
+from tether.shell.options import FLAG, Grammar, Parsed, only_flags
 from tether.shell.options import parse as parse_options
 from tether.shell.specs import Spec as Spec  # re-exported: every family module reads it here
 from tether.shell.specs import grammar_of as grammar_of
@@ -122,7 +122,10 @@ def unknown_option(spec: Spec, args: tuple[Word, ...]) -> Check | None:
             break
     else:
         return None  # no option at all (`cat f`): the common case, without the engine
-    parsed = parse_options(grammar_of(spec), args)
+    g = grammar_of(spec)
+    if only_flags(g, args):
+        return None  # known flags only (`cat -n f`, `ls -la`): nothing to split
+    parsed = parse_options(g, args)
     if parsed.error is None:
         return None
     if parsed.unknown:
