@@ -80,10 +80,15 @@ def test_a_kept_word_is_the_word_parsed_afresh(first: str, second: str) -> None:
 
 
 def test_words_are_shared_within_one_input_only() -> None:
-    one = parse_command("ls -la src src")
+    # Only a source past _KEEP_WORDS_FROM bytes keeps its words (a short one rarely repeats).
+    text = "ls -la src src; " + "echo x; " * (parse._KEEP_WORDS_FROM // 8)
+    assert len(text.encode()) > parse._KEEP_WORDS_FROM
+    one = parse_command(text)
     assert one.commands[0].argv[2] is one.commands[0].argv[3]
-    two = parse_command("ls -la src src")
+    two = parse_command(text)
     assert two.commands[0].argv[1] is not one.commands[0].argv[1]  # each model its own words
+    short = parse_command("ls -la src src")
+    assert short.commands[0].argv[2] == short.commands[0].argv[3]
 
 
 def test_the_kept_words_stay_bounded() -> None:
