@@ -152,7 +152,7 @@ WRITES = [
     ("echo $(pwd) `pwd`", "RW004"),
     ("$(git log)", "RW005"),
     ("timeout $(echo 5 touch x) ls", "RW005"),
-    ('nice -n "$(echo 5)" ls', "RW005"),
+    ('nice -n "$(echo 5)" ls', "RW021"),
     ("git show $(git rev-parse HEAD)", "RW025"),
     ("echo $(( $(ls) ))", "RW025"),
     ('bash -c "$(git log)"', "RW013"),

@@ -11,38 +11,16 @@ options, missing values), the result is the one the full loop gives.
 from __future__ import annotations
 
 import random
-import sys
 
 import pytest
 
-from tether.rules.readonly.spec import Spec as ReadSpec
+from test_shell_options import SPECS  # every read-only spec, collected once
 from tether.rules.readonly.spec import grammar_of
 from tether.shell import options
 from tether.shell.model import Word
 from tether.shell.options import Grammar, grammar, parse
 from tether.shell.programs import RUNNERS, SHELLS, WRAPPERS
 from tether.shell.tools import GIT_SUBCOMMANDS, TOOLS
-
-
-def _read_specs() -> list[ReadSpec]:
-    seen: set[int] = set()
-    found: list[ReadSpec] = []
-    stack: list[object] = [
-        vars(m) for n, m in sorted(sys.modules.items()) if n.startswith("tether.rules.readonly")
-    ]
-    while stack:
-        item = stack.pop()
-        if id(item) in seen:
-            continue
-        seen.add(id(item))
-        if isinstance(item, ReadSpec):
-            found.append(item)
-        elif isinstance(item, dict):
-            stack.extend(item.values())
-        elif isinstance(item, (list, tuple)):
-            stack.extend(item)
-    return sorted(found, key=lambda s: s.name)
-
 
 # Grammars with every feature the short path must hand back to the full loop.
 _EDGES = [
@@ -57,7 +35,7 @@ _EDGES = [
 
 def _grammars() -> list[tuple[str, Grammar]]:
     found = [(f"edge {g.name}", g) for g in _EDGES]
-    found += [(f"read {s.name}", grammar_of(s)) for s in _read_specs()]
+    found += [(f"read {s.name}", grammar_of(s)) for s in SPECS]
     found += [(f"tool {n}", g) for n, g in sorted(TOOLS.items())]
     found += [(f"git {n}", g) for n, g in sorted(GIT_SUBCOMMANDS.items())]
     found += [(f"wrapper {n}", s.grammar) for n, s in sorted(WRAPPERS.items())]

@@ -54,6 +54,12 @@ ENV = Spec(
     checked="coreutils 9.1",
 )
 
+
+def _zsh_modifier(name: str) -> Callable[[], Wrapping]:
+    """Return the table entry of a zsh precommand modifier: no options, then the command."""
+    return lambda: Wrapping(grammar(name, "", permute=False), checked="zsh 5.9 precommand modifier")
+
+
 WRAPPERS: LazyTable[Wrapping] = LazyTable(
     {
         "sudo": lambda: Wrapping(
@@ -199,12 +205,7 @@ WRAPPERS: LazyTable[Wrapping] = LazyTable(
             group="{",
             checked="zsh 5.9 reserved word",
         ),
-        **{
-            modifier: lambda modifier=modifier: Wrapping(  # type: ignore[misc]
-                grammar(modifier, "", permute=False), checked="zsh 5.9 precommand modifier"
-            )
-            for modifier in ("noglob", "nocorrect", "-")
-        },
+        **{modifier: _zsh_modifier(modifier) for modifier in ("noglob", "nocorrect", "-")},
         "busybox": lambda: Wrapping(
             grammar(
                 "busybox", "help list list-full show: install", abbreviate=False, permute=False
