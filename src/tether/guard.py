@@ -11,7 +11,7 @@ everything it remembers lives in the store, as one JSON-ready dict per session
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from tether.loops import detectors as d
@@ -66,10 +66,13 @@ class Guard:
         unattended: bool = False,
         sticky_halt: bool = False,
         hold_warnings: bool = False,
+        environ: Mapping[str, str] | None = None,
     ) -> None:
         """``sticky_halt``: after a halt, refuse every call until the user speaks (for hosts that
         cannot stop the agent). ``hold_warnings``: a warning before a call comes back with its
-        result instead (for hosts that show the model one hook message per call).
+        result instead (for hosts that show the model one hook message per call). ``environ``:
+        the environment of the agent whose calls this guard judges (where its home, config and
+        state are, for the self-protection rules); by default this process's, read per call.
         """
         if store is None:
             from tether.store.memory import MemoryStore
@@ -82,9 +85,9 @@ class Guard:
         self.hold_warnings = hold_warnings
         self.settings: LoopSettings = from_config(config)
         self._canonical: int | None = None  # see _canonical_chars
-        # Guard places the config adds (a store.path anywhere, a Redis key prefix): the rules
-        # count them as Tether's own while this guard judges a call.
-        self._places = places_of(config)
+        # Guard places the config adds (a store.path anywhere, a Redis key prefix) and the
+        # environment judged: the rules count them as Tether's own while this guard judges.
+        self._places = places_of(config, environ)
 
     def _apply(self, session_id: str, fn: Callable[[Session], R]) -> R:
         """Run ``fn`` on the session's typed state through the store; return what it returned.

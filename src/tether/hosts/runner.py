@@ -236,23 +236,36 @@ def decide(
 ) -> Decision:
     """Feed ``event`` to a Guard backed by the configured store; return its decision."""
     if stores is not None:
-        return dispatch(hook_guard(config, stores(config, environ), unattended), event)
+        return dispatch(hook_guard(config, stores(config, environ), unattended, environ), event)
     from tether.store.open import open_store
 
     store = open_store(config, environ=environ)
     try:
-        return dispatch(hook_guard(config, store, unattended), event)
+        return dispatch(hook_guard(config, store, unattended, environ), event)
     finally:
         store.close()
 
 
-def hook_guard(config: Any, store: Any, unattended: bool) -> Any:
-    """Return the Guard a hook event is judged by, over ``store`` (hook processes, sidecar)."""
+def hook_guard(
+    config: Any, store: Any, unattended: bool, environ: Mapping[str, str] | None = None
+) -> Any:
+    """Return the Guard a hook event is judged by, over ``store`` (hook processes, sidecar).
+
+    ``environ`` is the environment of the host that sent the event (the daemon and the sidecar
+    judge events from processes other than themselves): the self-protection rules read it.
+    """
     from tether.guard import Guard
 
     # A hook host shows the model one message per call and may not stop the agent: hold a
     # warning until the result, and keep refusing calls after a halt until the user speaks.
-    return Guard(config, store, unattended=unattended, sticky_halt=True, hold_warnings=True)
+    return Guard(
+        config,
+        store,
+        unattended=unattended,
+        sticky_halt=True,
+        hold_warnings=True,
+        environ=os.environ if environ is None else environ,
+    )
 
 
 def dispatch(guard: Any, event: HookEvent) -> Decision:
