@@ -41,6 +41,8 @@ MAX_INPUT = 32 * 1024 * 1024
 RETRY_EXIT = -1  # the daemon declines: the client answers in-process
 CONNECT_TIMEOUT = 1.0  # seconds to reach a listening daemon (it accepts in microseconds)
 REPLY_TIMEOUT = 25.0  # over the runner's deadline (hooks.deadline, 15 s), under the host's 30 s
+DEFAULT_DEADLINE = 15.0  # tether.hosts.runner.DEFAULT_DEADLINE: for reading stdin
+MAX_DEADLINE = 25.0  # tether.hosts.runner.MAX_DEADLINE
 SPAWN_BACKOFF = 10.0  # seconds between two attempts to start a daemon
 # Environment entries the daemon needs to see as this call does: configuration and paths.
 ENV_PREFIXES = (b"TETHER_", b"XDG_", b"HOME", b"CODEX_HOME", b"CLAUDE_", b"GEMINI_")
@@ -159,11 +161,32 @@ def parse_reply(raw: bytes) -> tuple[int, bytes, bytes] | None:
     return code, body[:n_out], body[n_out:]
 
 
-# A host's SIGTERM (its shutdown or timeout), SIGHUP, Ctrl-C or SIGPIPE would end this process
-# with 128 + N and no reply, which every host reads as "allow". Until a reply is out they end
-# it with status 2 and the cause on stderr (a block everywhere); after, with the reply's own
-# status. Answering in-process, the runner's handlers take over (the host's own deny).
-SIGNALS = {getattr(_signal, name): name for name in ("SIGTERM", "SIGHUP", "SIGINT", "SIGPIPE")}
+# A host's SIGTERM (its shutdown or timeout), SIGHUP, Ctrl-C, SIGPIPE, and every other signal
+# whose default action ends a process (SIGQUIT, SIGUSR1/2, SIGALRM, SIGXCPU, SIGVTALRM, SIGPROF,
+# SIGIO, SIGPWR, SIGSYS, the real-time signals …) would end this process with 128 + N and no
+# reply, which every host reads as "allow". Until a reply is out they end it with status 2 and
+# the cause on stderr (a block everywhere); after, with the reply's own status. Answering
+# in-process, the runner's handlers take over (the host's own deny). Not caught: SIGKILL and
+# SIGSTOP (no process can), and the hardware faults SIGSEGV, SIGBUS, SIGFPE and SIGILL: a real
+# fault returns to the faulting instruction and would spin in a handler instead of ending; the
+# work that can fault runs in a supervised child, whose death this process answers.
+_FATAL = (
+    "SIGHUP", "SIGINT", "SIGQUIT", "SIGTRAP", "SIGABRT", "SIGEMT", "SIGUSR1", "SIGUSR2",
+    "SIGPIPE", "SIGALRM", "SIGTERM", "SIGSTKFLT", "SIGXCPU", "SIGXFSZ", "SIGVTALRM", "SIGPROF",
+    "SIGPOLL", "SIGIO", "SIGPWR", "SIGLOST", "SIGSYS", "SIGINFO",
+)  # fmt: skip
+
+
+def _fatal_signals() -> dict[int, str]:
+    """Return {number: name} of every signal caught (SIGIO wins over its alias SIGPOLL)."""
+    found = {getattr(_signal, n): n for n in _FATAL if isinstance(getattr(_signal, n, None), int)}
+    low, high = getattr(_signal, "SIGRTMIN", 0), getattr(_signal, "SIGRTMAX", -1)
+    for number in range(low, high + 1):
+        found[number] = "SIGRTMIN" if number == low else f"SIGRTMIN+{number - low}"
+    return found
+
+
+SIGNALS = _fatal_signals()
 _replied = [-1]  # exit status of the reply already printed; -1 while there is none
 _child = [0]  # the supervised child answering the event, 0 when there is none
 
@@ -171,17 +194,25 @@ _child = [0]  # the supervised child answering the event, 0 when there is none
 def _on_signal(signum: int, frame: object) -> None:
     if _replied[0] >= 0:
         posix._exit(_replied[0] & 0xFF)
+    _kill_child()
+    name = SIGNALS.get(signum, f"signal {signum}")
+    _deny(f"the hook process got {name} before it could decide")
+
+
+def _kill_child() -> None:
     if _child[0] > 0:  # it must not print an answer after this process said "blocked"
         try:  # noqa: SIM105  (no contextlib: startup modules only, test_daemon.py)
             posix.kill(_child[0], _signal.SIGKILL)
         except OSError:
             pass
-    name = SIGNALS.get(signum, "SIGALRM" if signum == _signal.SIGALRM else str(signum))
+
+
+def _deny(cause: str) -> None:
+    """Say why on stderr and exit 2: a block in every host."""
     try:  # noqa: SIM105  (no contextlib: startup modules only, test_daemon.py)
         posix.write(
             2,
-            f"Tether could not check this call, so it is denied (fail closed): the hook process "
-            f"got {name} before it could decide.\n".encode(),
+            f"Tether could not check this call, so it is denied (fail closed): {cause}.\n".encode(),
         )
     except OSError:
         pass
@@ -189,9 +220,53 @@ def _on_signal(signum: int, frame: object) -> None:
 
 
 def catch_signals() -> None:
-    """Make SIGTERM/SIGHUP/SIGINT/SIGPIPE block the call instead of letting it run."""
+    """Make every signal that would end this process block the call instead."""
     for signum in SIGNALS:
-        _signal.signal(signum, _on_signal)
+        try:  # noqa: SIM105  (no contextlib: startup modules only, test_daemon.py)
+            _signal.signal(signum, _on_signal)
+        except (OSError, ValueError):  # one the platform reserves
+            pass
+
+
+def stdin_deadline(environ: "dict[bytes, bytes] | None" = None) -> int:
+    """Return the seconds the host has to send the whole event (``tether hook``'s deadline).
+
+    ``TETHER_HOOKS__DEADLINE`` as the runner reads it before the config: 15 s by default,
+    at most 25 s, under the 30 s the hosts are told to wait.
+    """
+    env = posix.environ if environ is None else environ
+    try:
+        value = float(env.get(b"TETHER_HOOKS__DEADLINE", b"") or DEFAULT_DEADLINE)
+    except ValueError:
+        value = DEFAULT_DEADLINE
+    if value <= 0:
+        value = DEFAULT_DEADLINE
+    return max(1, int(min(value, MAX_DEADLINE) + 0.999))
+
+
+def _stdin_expired(signum: int, frame: object) -> None:
+    if _signal.alarm(0) > 0:  # our alarm is still pending: someone else sent SIGALRM
+        _on_signal(signum, frame)
+    _deny(f"the host did not finish sending the event within {_stdin_limit[0]} s")
+
+
+_stdin_limit = [0]
+
+
+def read_event() -> bytes:
+    """Read the event from stdin, at most until the deadline (then the call is denied).
+
+    A host that never closes stdin would otherwise hold this process until the host's own
+    timeout, which every host treats as "allow".
+    """
+    _stdin_limit[0] = stdin_deadline()
+    _signal.signal(_signal.SIGALRM, _stdin_expired)
+    _signal.alarm(_stdin_limit[0])
+    try:
+        return sys.stdin.buffer.read(MAX_INPUT + 1)
+    finally:
+        _signal.alarm(0)
+        _signal.signal(_signal.SIGALRM, _on_signal)
 
 
 def environment() -> list[bytes]:
@@ -203,7 +278,7 @@ def main(argv: list[str]) -> int:
     """Answer one hook event for the host named in ``argv[1]``; return the exit status."""
     host = argv[1] if len(argv) > 1 else ""
     catch_signals()
-    payload = sys.stdin.buffer.read(MAX_INPUT + 1)
+    payload = read_event()
     hook_file = here()
     path = socket_path(hook_file)
     folder = path.rpartition("/")[0]
@@ -307,7 +382,7 @@ def supervised(answer: "Callable[[], int]", finish: "Callable[[int], None]") -> 
             posix._exit(status & 0xFF)
     posix.close(write_end)
     _child[0] = pid
-    _signal.signal(_signal.SIGALRM, _on_signal)
+    _signal.signal(_signal.SIGALRM, _reply_expired)
     _signal.alarm(int(REPLY_TIMEOUT))
     said = b""
     while True:
@@ -328,6 +403,15 @@ def supervised(answer: "Callable[[], int]", finish: "Callable[[int], None]") -> 
         f"it {cause} before it could decide.\n"
     )
     return 2
+
+
+def _reply_expired(signum: int, frame: object) -> None:
+    if _signal.alarm(0) > 0:  # our alarm is still pending: someone else sent SIGALRM
+        _on_signal(signum, frame)
+    if _replied[0] >= 0:
+        posix._exit(_replied[0] & 0xFF)
+    _kill_child()
+    _deny(f"no decision within {REPLY_TIMEOUT:g} s")
 
 
 def _death(wait_status: int) -> str:
