@@ -21,7 +21,8 @@ OOM killer) cannot print anything itself, and hosts read a hook that dies by a s
 
 The wire format is bytes only (no ``json``: its import costs more than the rest of this
 file). Request: ``b"TETHER1 <kind> <header length>\\n"``, a header of NUL-separated fields
-(host, cwd, then ``KEY=value`` environment entries), then the payload to EOF. Reply:
+(host, cwd, ``deadline=<monotonic seconds>``, then ``KEY=value`` environment entries), then
+the payload to EOF. Reply:
 ``b"<exit> <stdout length> <stderr length>\\n"`` and the two streams; exit -1 means "not me:
 answer it yourself" (the daemon's code changed under it).
 """
@@ -31,12 +32,16 @@ answer it yourself" (the daemon's code changed under it).
 import _signal  # type: ignore[import-not-found]  # built in, loaded at startup: free
 import posix
 import sys
+import time  # built in, loaded at the interpreter's startup: free
 
 TYPE_CHECKING = False  # typing's own flag costs an import
 if TYPE_CHECKING:
     from collections.abc import Callable
 
 MAGIC = b"TETHER1"
+# The hook's third header field: ``deadline=<CLOCK_MONOTONIC seconds>``, when it stops waiting
+# (the clock is the machine's, shared by every process; a stopped process's clock runs on).
+DEADLINE_FIELD = b"deadline"
 MAX_INPUT = 32 * 1024 * 1024
 RETRY_EXIT = -1  # the daemon declines: the client answers in-process
 CONNECT_TIMEOUT = 1.0  # seconds to reach a listening daemon (it accepts in microseconds)
@@ -125,14 +130,19 @@ def ask(path: str, data: bytes, timeout: float = REPLY_TIMEOUT) -> tuple[int, by
             sock.connect(path)
         except OSError:
             return None
-        sock.settimeout(timeout)
+        end = time.monotonic() + timeout  # for the whole reply, however it trickles in
         try:
             # A daemon gone mid-request is a broken pipe (answered here), not SIGPIPE, which
             # catch_signals turns into a block.
+            sock.settimeout(timeout)
             sock.sendall(data, getattr(_socket, "MSG_NOSIGNAL", 0))
             sock.shutdown(_socket.SHUT_WR)
             chunks = []
             while True:
+                left = end - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError("no reply in time")
+                sock.settimeout(left)
                 chunk = sock.recv(262144)
                 if not chunk:
                     break
@@ -244,6 +254,18 @@ def stdin_deadline(environ: "dict[bytes, bytes] | None" = None) -> int:
     return max(1, int(min(value, MAX_DEADLINE) + 0.999))
 
 
+def reply_timeout(environ: "dict[bytes, bytes] | None" = None) -> float:
+    """Return how long to wait for the daemon's reply.
+
+    ``REPLY_TIMEOUT`` (above any ``hooks.deadline`` a config file may set), or, when
+    ``TETHER_HOOKS__DEADLINE`` sets the runner's deadline for this call, 3 s more than it.
+    """
+    env = posix.environ if environ is None else environ
+    if not env.get(b"TETHER_HOOKS__DEADLINE"):
+        return REPLY_TIMEOUT
+    return min(REPLY_TIMEOUT, stdin_deadline(env) + 3.0)
+
+
 def _stdin_expired(signum: int, frame: object) -> None:
     if _signal.alarm(0) > 0:  # our alarm is still pending: someone else sent SIGALRM
         _on_signal(signum, frame)
@@ -287,12 +309,16 @@ def main(argv: list[str]) -> int:
             cwd = posix.getcwd().encode("utf-8", "surrogateescape")
         except OSError:
             cwd = b""
-        fields = [host.encode(), cwd, *environment()]
+        # When this process gives up on the daemon (then it blocks the call): a daemon that
+        # reads the event later (it was stopped, or swamped) must not judge and count it.
+        waits = reply_timeout()
+        gives_up = time.monotonic() + waits
+        fields = [host.encode(), cwd, b"%s=%.3f" % (DEADLINE_FIELD, gives_up), *environment()]
         try:
-            reply = ask(path, request("hook", fields, payload))
+            reply = ask(path, request("hook", fields, payload), waits)
         except TimeoutError:
             sys.stderr.write(
-                f"tether: the daemon did not answer within {REPLY_TIMEOUT:g} s; "
+                f"tether: the daemon did not answer within {waits:g} s; "
                 "blocking this call (see `tether daemon status`)\n"
             )
             return 2
@@ -428,8 +454,6 @@ def start_daemon(root: str, path: str) -> None:
     folder = path.rpartition("/")[0]
     marker = path + ".start"
     try:
-        import time
-
         if dir_problem(folder) is not None:
             make_dir(folder)
             if dir_problem(folder) is not None:

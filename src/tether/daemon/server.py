@@ -48,6 +48,8 @@ BACKLOG = 128
 # Connections answered at once, each on its own thread.
 MAX_CONNECTIONS = max(1, int(os.environ.get("TETHER_DAEMON_MAX_CONNECTIONS", "64")))
 REFUSED_EXIT = 2  # a peer of another uid: a block on every host
+REPLY_MARGIN = 0.5  # seconds: a reply must reach the hook before it stops waiting
+DEADLINE_ENV = "TETHER_HOOKS__DEADLINE"
 
 
 class DaemonError(TetherError):
@@ -97,6 +99,7 @@ class Daemon:
         self._slots = threading.BoundedSemaphore(max_connections)
         self.refused = 0  # connections from another uid
         self.busy = 0  # connections beyond max_connections, handed back to their client
+        self.expired = 0  # events read after their hook stopped waiting: never judged
         self.root = root
         self.idle = idle
         self.started = time.time()
@@ -277,6 +280,7 @@ class Daemon:
             "served": self.served,
             "refused": self.refused,
             "busy": self.busy,
+            "expired": self.expired,
             "idle_timeout": self.idle,
             "python": sys.executable,
         }
@@ -314,18 +318,32 @@ class Daemon:
             send(conn, wire.RETRY_EXIT, b"", b"")
             self.stop()
             return
-        from tether.hosts.runner import run_hook
+        from tether.hosts.runner import initial_deadline, run_hook
 
         host = fields[0].decode() if fields else ""
         cwd = fields[1].decode("utf-8", "surrogateescape") if len(fields) > 1 else ""
+        gives_up, entries = client_deadline(fields[2:])
+        left = gives_up - time.monotonic() - REPLY_MARGIN if gives_up is not None else None
+        if left is not None and left <= 0:
+            # The hook gave up on this event (and blocked the call) while it waited in the
+            # queue (this daemon stopped or swamped): the call never ran, so it is neither
+            # judged nor counted. The reply, if anyone still reads it, is a block.
+            with self._lock:
+                self.expired += 1
+            send(conn, REFUSED_EXIT, b"", b"tether daemon: the event came too late; blocked\n")
+            return
         environ = dict(os.environ)
         prefixes = tuple(p.decode() for p in wire.ENV_PREFIXES)
         for key in [k for k in environ if k.startswith(prefixes)]:
             del environ[key]  # the caller's view of these, not the daemon's
-        for entry in fields[2:]:
+        for entry in entries:
             key, _, value = entry.decode("utf-8", "surrogateescape").partition("=")
             environ[key] = value
         environ["PWD"] = cwd
+        if left is not None and left < initial_deadline(environ):
+            # Less time left than the runner's deadline: deny at the hook's own deadline,
+            # not after the hook stopped listening.
+            environ[DEADLINE_ENV] = f"{max(left, 0.1):.3f}"
         out, err = io.StringIO(), io.StringIO()
         sent = threading.Lock()
 
@@ -345,6 +363,16 @@ class Daemon:
         reply(code)
         with self._lock:
             self.served += 1
+
+
+def client_deadline(fields: list[bytes]) -> tuple[float | None, list[bytes]]:
+    """Return when the hook stops waiting (its monotonic clock) and the environment entries."""
+    if fields and fields[0].startswith(wire.DEADLINE_FIELD + b"="):
+        try:
+            return float(fields[0].partition(b"=")[2]), fields[1:]
+        except ValueError:
+            return None, fields[1:]
+    return None, fields
 
 
 def read_request(conn: socket.socket) -> tuple[str, list[bytes], bytes]:
