@@ -246,7 +246,9 @@ class Guard:
         _count(st, decision)
         _streaks(st, rec, findings)
         if decision.action is Action.HALT:
-            st.halted = decision.message
+            from tether.redact import redact
+
+            st.halted = redact(decision.message)
         trim(st.data, s.window)
         if warned and self.hold_warnings:
             return ALLOW  # delivered with the result (see after_call)
@@ -355,7 +357,9 @@ class Guard:
             decision = _with_held(decision, _answer(held))
         _streaks(st, rec, findings)
         if decision.action is Action.HALT:
-            st.halted = decision.message
+            from tether.redact import redact
+
+            st.halted = redact(decision.message)
         if call.call_id:
             st.done.append(call.call_id)
         trim(st.data, s.window)
@@ -484,8 +488,13 @@ def _record_result(
 
 
 def _keep(decision: Decision) -> list[Any]:
-    """Return the JSON-ready part of a decision kept for a call's duplicate or its result."""
-    return [int(decision.action), list(decision.codes), decision.message]
+    """Return the JSON-ready part of a decision kept for a call's duplicate or its result.
+
+    The message may quote the command: what the state keeps has its credentials masked.
+    """
+    from tether.redact import redact
+
+    return [int(decision.action), list(decision.codes), redact(decision.message)]
 
 
 def _answer(kept: object) -> Decision:
