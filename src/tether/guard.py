@@ -123,7 +123,7 @@ class Guard:
         if command is None:
             kind = kinds.static_kind(call.tool, call.args, s.tools)
             with configured(self._places):
-                files = self._review_files(call) if review else None
+                files = self._review_files(call.tool, call.args) if review else None
             return _Prepared(sig, kind, text, None, files)
         verdict = None
         if review:
@@ -131,6 +131,12 @@ class Guard:
 
             with configured(self._places):
                 verdict = review_command(command, self.config, unattended=self.unattended)
+                # A tool read as a shell is still a tool: its other arguments may name Tether's
+                # guard files (a config that lists Write as a shell by its `content`).
+                others = {k: v for k, v in call.args.items() if k != s.tools.shell.get(call.tool)}
+                files = self._review_files(call.tool, others) if others else None
+            if files is not None and files.decision.action > verdict.decision.action:
+                verdict = files
         # After the review: the signature reads the command through the parse it just made.
         sig, text = signature_and_preview(
             call.tool,
@@ -160,19 +166,19 @@ class Guard:
             self._canonical = min(CANONICAL_CHARS, threshold)
         return self._canonical
 
-    def _review_files(self, call: ToolCall) -> Review | None:
+    def _review_files(self, tool: str, args: Mapping[str, Any]) -> Review | None:
         """Review a non-shell call that names Tether's guard files (Write, apply_patch, MCP)."""
         from tether.loops.settings import READ_TOOLS
         from tether.rules.file_tools import guarded_paths
 
         # The built-in readers only: a config listing `Write` under `tools.read` changes how
         # loops count it, not whether it may rewrite the hooks.
-        hits = guarded_paths(call.tool, call.args, READ_TOOLS)
+        hits = guarded_paths(tool, args, READ_TOOLS)
         if not hits:
             return None
         from tether.approval.files import review_files
 
-        return review_files(call.tool, hits, self.config, unattended=self.unattended)
+        return review_files(tool, hits, self.config, unattended=self.unattended)
 
     def before_call(self, call: ToolCall) -> Decision:
         """Decide whether ``call`` may run: approval for shell commands, then loop detectors."""
