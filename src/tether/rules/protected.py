@@ -238,6 +238,67 @@ def _inside(path: str, directory: str) -> bool:
     return path == directory or path.startswith(directory + "/")
 
 
+class _Install(NamedTuple):
+    """What the installed hook command runs, lower-cased: files and folders (never changes)."""
+
+    files: tuple[str, ...]  # the interpreter under each of its names, pyvenv.cfg
+    trees: tuple[str, ...]  # the folder of the tether package imported (an editable source)
+    pth_dirs: tuple[str, ...]  # site-packages folders whose .pth files run at the hook's start
+    needles: tuple[str, ...]  # what a command naming any of them contains (the cheap test)
+
+
+@functools.cache
+def install() -> _Install:
+    """Return what this installation's hook command (``PYTHON -I -S …/hook.py HOST``) runs.
+
+    Facts of the running installation, not of the environment: the interpreter the command
+    names (``ln -sf /bin/true …/bin/python3`` allows every later call) with its siblings
+    and the file it resolves to, the venv's ``pyvenv.cfg`` (its ``home`` picks the
+    interpreter), the folder the ``tether`` package is imported from (an editable install's
+    source), and the site-packages folders whose ``.pth`` files run when the hook answers
+    in-process.
+    """
+    import sys
+    import sysconfig
+
+    exe = os.path.abspath(sys.executable) if sys.executable else ""
+    files: list[str] = []
+    if exe:
+        folder = os.path.dirname(exe)
+        version = f"{sys.version_info[0]}.{sys.version_info[1]}"
+        names = ("python", "python3", f"python{version}", os.path.basename(exe))
+        files += [os.path.join(folder, n) for n in names]
+        files.append(os.path.realpath(exe))
+    if sys.prefix != sys.base_prefix:
+        files.append(os.path.join(sys.prefix, "pyvenv.cfg"))
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # …/tether
+    pth = {sysconfig.get_paths().get(k, "") for k in ("purelib", "platlib")} - {""}
+    low = [_normal(f) for f in dict.fromkeys(files)]
+    trees = (_normal(package),)
+    dirs = tuple(sorted(_normal(d) for d in pth))
+    # A relative spelling ends like the absolute path: its last three parts (.venv/bin/python3).
+    tails = ["/".join(p.split("/")[-3:]) for p in low]
+    return _Install(tuple(low), trees, dirs, tuple(dict.fromkeys([*low, *trees, *dirs, *tails])))
+
+
+def _install_hit(norm: str) -> str | None:
+    """Return INSTALL when ``norm`` is (or, relative, may be) what the hook command runs."""
+    inst = install()
+    relative = not norm.startswith(("/", "~", "$"))
+    for place in inst.files:
+        if norm == place or (relative and norm.count("/") >= 2 and place.endswith("/" + norm)):
+            return INSTALL
+    # The source by its absolute path only: `src/tether/x.py` is as likely another checkout's
+    # (the working directory is not known here) as this installation's.
+    for tree in inst.trees:
+        if _inside(norm, tree):
+            return INSTALL
+    for folder in inst.pth_dirs:
+        if norm.endswith(".pth") and _inside(norm, folder):
+            return INSTALL
+    return None
+
+
 def _glob_hits(path: str) -> str | None:
     """Return what a glob such as ``.claude/*`` or ``~/.config/tether/*.yaml`` may name."""
     parent, _, leaf = path.rpartition("/")
@@ -300,7 +361,7 @@ def protected(
             return INSTALL
     if leaf == "tether" and len(segments) >= 2 and segments[-2] == "bin":
         return INSTALL
-    hit = _glob_hits(norm)
+    hit = _install_hit(norm) or _glob_hits(norm)
     if hit is not None:
         return hit
     if tree:
@@ -382,6 +443,7 @@ def _relocated_needles(snap: _Snapshot, places: Places) -> tuple[str, ...]:
     """Return what ``relocated`` looks for (usually nothing): what ``_relocated`` tests."""
     codex, explicit = snap[-2], snap[-1]
     return (
+        *install().needles,
         *((codex.lower().rstrip("/"),) if codex else ()),
         *((posixpath.basename(explicit).lower(),) if explicit else ()),
         *(posixpath.basename(f) for f in places.files),
@@ -393,7 +455,8 @@ def _relocated(low: str, snap: _Snapshot) -> bool:
     """Return True when ``low`` may be under ``$CODEX_HOME`` or be ``$TETHER_CONFIG``."""
     codex, explicit = snap[-2], snap[-1]
     return (
-        bool(codex and codex.lower().rstrip("/") in low)
+        any(needle in low for needle in install().needles)
+        or bool(codex and codex.lower().rstrip("/") in low)
         or bool(explicit and posixpath.basename(explicit).lower() in low)
         or _names_configured(low)
     )
@@ -435,6 +498,7 @@ __all__ = [
     "configured",
     "current",
     "from_json",
+    "install",
     "may_name_guard_file",
     "places_of",
     "protected",
