@@ -29,7 +29,12 @@ NOTES = {
 
 def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
     """Add the host, scope, --dry-run and --json options."""
-    parser.add_argument("host", choices=list(HOSTS), help="the host whose settings to change")
+    parser.add_argument(
+        "host",
+        nargs="?",
+        choices=list(HOSTS),
+        help="the host whose settings to change (with --managed: all three when none is named)",
+    )
     scope = parser.add_mutually_exclusive_group()
     scope.add_argument(
         "--user",
@@ -65,6 +70,9 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
             "--command",
             help="the hook command to register (default: this tether's 'tether hook HOST')",
         )
+    from tether.managed.cli import add_arguments as add_managed
+
+    add_managed(parser, name)
     parser.add_argument(
         "--codex",
         metavar="PATH",
@@ -77,6 +85,15 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
 def run(args: argparse.Namespace, name: str) -> int:
     """Merge Tether's entries into (or out of) the host's settings; return the exit status."""
     from tether.hosts import settings
+
+    if args.managed:
+        from tether.managed.cli import run as run_managed
+
+        return run_managed(args, name)
+    if args.host is None:
+        from tether.errors import InputError
+
+        raise InputError(f"name the host: tether {name} {{{','.join(HOSTS)}}}")
 
     path = settings.settings_path(args.host, args.scope, cwd=Path.cwd())
     current = settings.read_settings(path)

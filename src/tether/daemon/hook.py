@@ -37,6 +37,7 @@ import time  # built in, loaded at the interpreter's startup: free
 TYPE_CHECKING = False  # typing's own flag costs an import
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import NoReturn
 
 MAGIC = b"TETHER1"
 # The hook's third header field: ``deadline=<CLOCK_MONOTONIC seconds>``, when it stops waiting
@@ -115,11 +116,19 @@ def request(kind: str, fields: list[bytes], payload: bytes) -> bytes:
     return b"%s %s %d\n" % (MAGIC, kind.encode(), len(header)) + header + payload
 
 
-def ask(path: str, data: bytes, timeout: float = REPLY_TIMEOUT) -> tuple[int, bytes, bytes] | None:
+class NotTheDaemon(Exception):
+    """The process listening on the socket is not the daemon's uid: its answer is not read."""
+
+
+def ask(
+    path: str, data: bytes, timeout: float = REPLY_TIMEOUT, daemon_uid: int = -1
+) -> tuple[int, bytes, bytes] | None:
     """Send ``data`` to the daemon at ``path``; return (exit, stdout, stderr) or None.
 
     None means nobody answered in full: no socket, a stale one, or a daemon that died or
     declined mid-event. A daemon that answers nothing within ``timeout`` raises TimeoutError.
+    With ``daemon_uid`` (a managed install), the listening process's uid is read from the
+    kernel (``SO_PEERCRED``) before anything is sent: another uid raises NotTheDaemon.
     """
     import _socket
 
@@ -130,6 +139,10 @@ def ask(path: str, data: bytes, timeout: float = REPLY_TIMEOUT) -> tuple[int, by
             sock.connect(path)
         except OSError:
             return None
+        if daemon_uid >= 0:
+            uid = peer_uid(sock)
+            if uid != daemon_uid:
+                raise NotTheDaemon(f"uid {uid} listens on {path}, not the daemon's {daemon_uid}")
         end = time.monotonic() + timeout  # for the whole reply, however it trickles in
         try:
             # A daemon gone mid-request is a broken pipe (answered here), not SIGPIPE, which
@@ -154,6 +167,20 @@ def ask(path: str, data: bytes, timeout: float = REPLY_TIMEOUT) -> tuple[int, by
     finally:
         sock.close()
     return parse_reply(b"".join(chunks))
+
+
+def peer_uid(sock: object) -> int:
+    """Return the uid of the process at the other end of a unix socket (-1 if unknown)."""
+    import _socket
+
+    option = getattr(_socket, "SO_PEERCRED", None)
+    if option is None:
+        return -1
+    try:
+        raw = sock.getsockopt(_socket.SOL_SOCKET, option, 12)  # type: ignore[attr-defined]
+    except OSError:
+        return -1
+    return int.from_bytes(raw[4:8], sys.byteorder)  # struct ucred {pid, uid, gid}
 
 
 def parse_reply(raw: bytes) -> tuple[int, bytes, bytes] | None:
@@ -217,7 +244,7 @@ def _kill_child() -> None:
             pass
 
 
-def _deny(cause: str) -> None:
+def _deny(cause: str) -> "NoReturn":
     """Say why on stderr and exit 2: a block in every host."""
     try:  # noqa: SIM105  (no contextlib: startup modules only, test_daemon.py)
         posix.write(
@@ -297,10 +324,16 @@ def environment() -> list[bytes]:
 
 
 def main(argv: list[str]) -> int:
-    """Answer one hook event for the host named in ``argv[1]``; return the exit status."""
+    """Answer one hook event for the host named in ``argv[1]``; return the exit status.
+
+    ``HOST --managed SOCKET`` (what ``tether install --managed`` writes into the hosts'
+    managed settings) asks only the system daemon on SOCKET: see :func:`managed`.
+    """
     host = argv[1] if len(argv) > 1 else ""
     catch_signals()
     payload = read_event()
+    if len(argv) > 3 and argv[2] == "--managed":
+        return managed(host, payload, argv[3])
     hook_file = here()
     path = socket_path(hook_file)
     folder = path.rpartition("/")[0]
@@ -331,6 +364,88 @@ def main(argv: list[str]) -> int:
             _replied[0] = code
             return code
     return in_process(host, payload, hook_file, path)
+
+
+# What the managed daemon reads of the caller's environment: where its files are, to judge
+# paths. Never TETHER_*: in a managed install the configuration is the administrator's.
+MANAGED_ENV_PREFIXES = (b"XDG_", b"HOME", b"CODEX_HOME", b"CLAUDE_", b"GEMINI_")
+
+
+def managed(host: str, payload: bytes, path: str) -> int:
+    """Relay the event to the managed (system) daemon on ``path``; block when that cannot be.
+
+    The socket must sit in a folder only root can change (every folder above it too), and
+    the process listening on it must run as the uid that owns the socket file (the daemon's
+    own user, which only root could have put there): the kernel says who listens
+    (``SO_PEERCRED``), so a process of the user's cannot pose as the daemon. There is no
+    in-process answer and no daemon started here: this process runs as the user, who can
+    read neither the managed state nor change the managed config. Every failure is a block.
+    """
+    owner, problem = managed_socket(path)
+    if problem is not None:
+        _deny(f"the managed Tether daemon's socket cannot be trusted: {problem}")
+    if len(payload) > MAX_INPUT:
+        _deny(f"the event is larger than {MAX_INPUT} bytes")
+    try:
+        cwd = posix.getcwd().encode("utf-8", "surrogateescape")
+    except OSError:
+        cwd = b""
+    gives_up = time.monotonic() + REPLY_TIMEOUT
+    env = [k + b"=" + v for k, v in posix.environ.items() if k.startswith(MANAGED_ENV_PREFIXES)]
+    fields = [host.encode(), cwd, b"%s=%.3f" % (DEADLINE_FIELD, gives_up), *env]
+    try:
+        reply = ask(path, request("hook", fields, payload), REPLY_TIMEOUT, owner)
+    except TimeoutError:
+        _deny(f"the managed Tether daemon did not answer within {REPLY_TIMEOUT:g} s")
+    except NotTheDaemon as exc:
+        _deny(f"not asking the process on the managed socket ({exc})")
+    if reply is None:
+        _deny(
+            f"the managed Tether daemon is not running ({path}); start it: "
+            "systemctl start tether (see `tether doctor`)"
+        )
+    code, out, err = reply
+    sys.stdout.buffer.write(out)
+    sys.stdout.buffer.flush()
+    sys.stderr.buffer.write(err)
+    sys.stderr.buffer.flush()
+    _replied[0] = code
+    return code
+
+
+def managed_socket(path: str) -> "tuple[int, str | None]":
+    """Return (the socket file's owner, None), or (-1, why the socket cannot be trusted).
+
+    Every folder from the socket's up to ``/`` must be root's and closed to others' writes
+    (a sticky folder such as ``/tmp`` above it is allowed: others cannot rename what is in it);
+    the socket's own folder must be closed to others without exception.
+    """
+    if not path.startswith("/"):
+        return -1, f"{path} is not an absolute path"
+    folder = path.rpartition("/")[0] or "/"
+    current = folder
+    while True:
+        try:
+            st = posix.lstat(current)
+        except OSError as exc:
+            return -1, f"{current}: {exc.strerror or exc}"
+        if st.st_mode & 0o170000 != 0o040000:
+            return -1, f"{current} is not a directory"
+        if st.st_uid != 0:
+            return -1, f"{current} belongs to uid {st.st_uid}, not to root"
+        open_to_others = st.st_mode & 0o022
+        if open_to_others and (current == folder or not st.st_mode & 0o1000):
+            return -1, f"{current} has mode {st.st_mode & 0o7777:o}: others may change it"
+        if current == "/":
+            break
+        current = current.rpartition("/")[0] or "/"
+    try:
+        st = posix.lstat(path)
+    except OSError as exc:
+        return -1, f"{path}: {exc.strerror or exc} (is the daemon running? systemctl start tether)"
+    if st.st_mode & 0o170000 != 0o140000:
+        return -1, f"{path} is not a socket"
+    return st.st_uid, None
 
 
 def in_process(host: str, payload: bytes, hook_file: str, path: str) -> int:

@@ -56,6 +56,53 @@ class DaemonError(TetherError):
     """The daemon cannot run here (its socket directory is unusable, …)."""
 
 
+class Managed:
+    """What a managed (system) daemon does differently: see ``tether.daemon.managed``.
+
+    It answers every local uid, keeping each uid's sessions apart; reads its configuration and
+    state with ``environ`` (the administrator's files, owned by root and the daemon's user),
+    and of a caller's environment only where the caller's files are (to judge paths), never
+    its ``TETHER_*`` settings; only root may stop it.
+    """
+
+    def __init__(self, environ: Mapping[str, str]) -> None:
+        self.environ = dict(environ)
+
+
+class UidStore:
+    """One store seen by one uid: its session ids are kept apart from every other uid's."""
+
+    def __init__(self, store: Any, uid: int) -> None:
+        self._store = store
+        self._prefix = f"uid{uid}/"
+
+    def load(self, session_id: str) -> Any:
+        """Return this uid's session state."""
+        return self._store.load(self._prefix + session_id)
+
+    def update(self, session_id: str, fn: Any) -> Any:
+        """Update this uid's session atomically."""
+        return self._store.update(self._prefix + session_id, fn)
+
+    def delete(self, session_id: str) -> bool:
+        """Forget this uid's session."""
+        return bool(self._store.delete(self._prefix + session_id))
+
+    def sessions(self) -> list[Any]:
+        """Return this uid's sessions."""
+        from tether.store import SessionInfo
+
+        n = len(self._prefix)
+        return [
+            SessionInfo(s.session_id[n:], s.updated, s.size)
+            for s in self._store.sessions()
+            if s.session_id.startswith(self._prefix)
+        ]
+
+    def close(self) -> None:
+        """Leave the shared store open (the daemon closes it)."""
+
+
 def prepare_dir(folder: str) -> None:
     """Create the socket folder 0700 or refuse one that is not the user's own and closed."""
     path = Path(folder)
@@ -93,9 +140,11 @@ class Daemon:
         idle: float = IDLE_SECONDS,
         max_connections: int = MAX_CONNECTIONS,
         owner: int | None = None,
+        managed: Managed | None = None,
     ) -> None:
         self.path = path
         self.owner = os.getuid() if owner is None else owner  # the only uid answered
+        self.managed = managed  # a system daemon: every uid answered, each apart
         self._slots = threading.BoundedSemaphore(max_connections)
         self.refused = 0  # connections from another uid
         self.busy = 0  # connections beyond max_connections, handed back to their client
@@ -122,6 +171,13 @@ class Daemon:
             return version("tether")
         except PackageNotFoundError:
             return "unknown"
+
+    def adopt(self, listener: socket.socket, lockfile: int) -> None:
+        """Serve on a socket made elsewhere (the managed daemon binds as root, then drops)."""
+        self._lockfile = lockfile
+        self._inode = os.stat(self.path).st_ino
+        listener.settimeout(1.0)
+        self._listener = listener
 
     def bind(self) -> bool:
         """Take the lock and the socket; return False when another daemon holds them."""
@@ -177,7 +233,10 @@ class Daemon:
                 self._turn_away(conn, REFUSED_EXIT, problem)
                 continue
             if not self._slots.acquire(blocking=False):
-                self._turn_away(conn, wire.RETRY_EXIT, "")
+                # A managed daemon's hook cannot answer the event itself: over the cap, a block.
+                code = REFUSED_EXIT if self.managed else wire.RETRY_EXIT
+                reason = "too many calls at once" if self.managed else ""
+                self._turn_away(conn, code, reason)
                 continue
             threading.Thread(target=self._handle_in_slot, args=(conn,), daemon=True).start()
         self.close()
@@ -192,6 +251,8 @@ class Daemon:
             pid, uid, _ = struct.unpack("3i", raw)
         except OSError as exc:
             return f"cannot read the caller's credentials ({exc})"
+        if self.managed is not None:
+            return None  # every local user; each uid's sessions are its own (UidStore)
         if uid != self.owner:
             return (
                 f"refused a connection from uid {uid} (pid {pid}): this daemon answers uid "
@@ -221,6 +282,18 @@ class Daemon:
             self.handle(conn)
         finally:
             self._slots.release()
+
+    @staticmethod
+    def caller_uid(conn: socket.socket) -> int:
+        """Return the uid of the process at the other end of ``conn`` (-1 when unknown)."""
+        option = getattr(socket, "SO_PEERCRED", None)
+        if option is None:
+            return -1
+        try:
+            raw = conn.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i"))
+        except OSError:
+            return -1
+        return int(struct.unpack("3i", raw)[1])
 
     def _still_ours(self) -> bool:
         # The socket file removed (its folder cleaned up, a test's temporary home deleted):
@@ -283,6 +356,8 @@ class Daemon:
             "expired": self.expired,
             "idle_timeout": self.idle,
             "python": sys.executable,
+            "mode": "managed" if self.managed else "user",
+            "uid": os.getuid(),
         }
 
     # -- one connection ------------------------------------------------------------------
@@ -295,6 +370,9 @@ class Daemon:
             if kind == "status":
                 send(conn, 0, json.dumps(self.status()).encode(), b"")
             elif kind == "stop":
+                if self.managed is not None and self.caller_uid(conn) != 0:
+                    send(conn, REFUSED_EXIT, b"", b"only root stops the managed daemon\n")
+                    return
                 send(conn, 0, b"stopping\n", b"")
                 self.stop()
             elif kind == "hook":
@@ -332,13 +410,29 @@ class Daemon:
                 self.expired += 1
             send(conn, REFUSED_EXIT, b"", b"tether daemon: the event came too late; blocked\n")
             return
-        environ = dict(os.environ)
-        prefixes = tuple(p.decode() for p in wire.ENV_PREFIXES)
-        for key in [k for k in environ if k.startswith(prefixes)]:
-            del environ[key]  # the caller's view of these, not the daemon's
+        caller: dict[str, str] = {}
         for entry in entries:
             key, _, value = entry.decode("utf-8", "surrogateescape").partition("=")
-            environ[key] = value
+            caller[key] = value
+        agent: dict[str, str] | None = None
+        stores: Callable[[Any, Mapping[str, str] | None], Any] = self.store
+        if self.managed is not None:
+            # The administrator's config and state; of the caller's environment only where
+            # its files are (for the self-protection rules), never its TETHER_* settings.
+            environ = dict(self.managed.environ)
+            managed_prefixes = tuple(p.decode() for p in wire.MANAGED_ENV_PREFIXES)
+            agent = {k: v for k, v in caller.items() if k.startswith(managed_prefixes)}
+            agent["PWD"] = cwd
+            uid = self.caller_uid(conn)
+
+            def stores(config: Any, env: Mapping[str, str] | None) -> Any:
+                return UidStore(self.store(config, env), uid)
+        else:
+            environ = dict(os.environ)
+            prefixes = tuple(p.decode() for p in wire.ENV_PREFIXES)
+            for key in [k for k in environ if k.startswith(prefixes)]:
+                del environ[key]  # the caller's view of these, not the daemon's
+            environ.update(caller)
         environ["PWD"] = cwd
         if left is not None and left < initial_deadline(environ):
             # Less time left than the runner's deadline: deny at the hook's own deadline,
@@ -358,7 +452,8 @@ class Daemon:
             stderr=err,
             environ=environ,
             exit_on_deadline=reply,  # the watchdog's deny goes out at once
-            stores=self.store,
+            stores=stores,
+            agent_environ=agent,
         )
         reply(code)
         with self._lock:
