@@ -7,7 +7,9 @@
   Checked in the 2.1.197 and 2.1.332 binaries.
 * Codex reads ``/etc/codex/requirements.toml``: hooks there are managed (trusted by policy, no
   ``/hooks`` review) and ``allow_managed_hooks_only = true``, honoured only there, skips the
-  user's and the project's hooks (openai/codex docs/config.md).
+  user's and the project's hooks (openai/codex docs/config.md). ``[features] hooks = true``
+  there pins the feature: in Codex 0.171 a user's ``[features] hooks = false`` otherwise
+  turns the managed hooks off as well (tests/e2e/test_e2e_managed.py).
 * Gemini CLI reads ``/etc/gemini-cli/settings.json`` as its system settings, above user and
   workspace settings. It has no managed-only switch: ``hooksConfig.disabled`` merges as a
   union across scopes, so a user or workspace file that lists the hook's name disables it.
@@ -88,9 +90,12 @@ def _toml(value: Any) -> str:
     return json.dumps(str(value))  # a TOML basic string: the same escapes
 
 
-def codex_block(command: str) -> str:
-    """Return the TOML tables of Tether's managed Codex hooks."""
+def codex_block(command: str, features: bool = True) -> str:
+    """Return the TOML tables of Tether's managed Codex hooks (and ``[features] hooks = true``:
+    without it a user's ``[features] hooks = false`` turns managed hooks off too, Codex 0.171)."""
     lines = [_BEGIN]
+    if features:
+        lines += ["[features]", "hooks = true"]
     for event, matcher in settings.install_events("codex").items():
         lines.append(f"[[hooks.{event}]]")
         if matcher is not None:
@@ -137,7 +142,12 @@ def _codex(path: Path, command: str) -> dict[str, Any]:
             "tables; merge them by hand or remove them, then install again"
         )
     head = "" if existing.get("allow_managed_hooks_only") is True else _ONLY + "\n"
-    text = head + base + ("\n" if base and not base.endswith("\n") else "") + codex_block(command)
+    features = existing.get("features")
+    if isinstance(features, dict) and features.get("hooks") is False:
+        raise InputError(f"{path} turns Codex's hooks off ([features] hooks = false)")
+    pin = not isinstance(features, dict)  # a [features] table of its own: add nothing to it
+    block = codex_block(command, features=pin)
+    text = head + base + ("\n" if base and not base.endswith("\n") else "") + block
     parsed = tomllib.loads(text)
     assert parsed.get("allow_managed_hooks_only") is True and "hooks" in parsed, parsed
     changed = text != before
