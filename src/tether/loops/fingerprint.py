@@ -262,6 +262,11 @@ def canonical_result(output: Any) -> str:
     return mask_volatile(head) + "\x00" + _digest(middle) + "\x00" + mask_volatile(tail)
 
 
+def text_fingerprint(text: str) -> str:
+    """Return the short hash of an already canonical text."""
+    return _digest(text)
+
+
 def result_fingerprint(output: Any, exit_code: int | None = None, error: bool = False) -> str:
     """Return a short hash of the canonical result, its exit code and error flag."""
     suffix = f"\x00{exit_code}\x00{int(bool(error))}"

@@ -12,7 +12,8 @@ Layout (every key always present, so stores and ``tether session show`` can rely
     turn        int    user turns seen
     turn_calls  int    calls in the current user turn
     window      list   the last ``loops.window`` finished calls, oldest first:
-                       [seq, call_id, sig, res, kind, status]   status: ok | fail | blocked
+                       [seq, call_id, sig, res, kind, status, grew]   status: ok | fail |
+                       blocked | turn; grew: 1 when the result extends this call's last one
     sigs        dict   signature -> record (see ``new_record``), at most ``loops.window`` of them
     tools       dict   tool name -> [consecutive failures, call id of the first]
     pending     dict   call id -> [seq, sig, kind, tool, time, blocked, warned, answer]  begun,
@@ -21,6 +22,14 @@ Layout (every key always present, so stores and ``tether session show`` can rely
     halted      str    the halt message while the session is halted (until the user speaks)
     agents      dict   agent id -> [rounds without progress, warned]   (sub-agent progress)
     talk        list   [hash of the last assistant text, identical in a row, texts in a row]
+  optional (absent while at their default):
+    files       dict   path -> content record (see ``records.FileState``), at most 64
+    echo        dict   tool -> [result, distinct calls in a row with it, first call id, last sig]
+    reruns      int    a rerun count the user asked for in this turn ("run it 10 times")
+    paused      float  seconds the last call slept when it was a bare `sleep N`
+    reads, rereads int read results, and unchanged re-reads among them (reread passes)
+    tree        str    hash of the files' net changes, for sub-agent progress ("0": none)
+    codes       dict   code -> interventions, for `tether stats`
 
 Everything is lists, dicts, strings and numbers, so SQLite and Redis persist it as JSON between
 hook processes; sizes are capped by the window, so a 10,000-call session stays small.
@@ -156,7 +165,8 @@ _SPARSE = tuple(
 )
 _RECORD_FIELDS = len(new_record("", "", ""))
 # The streak fields a new turn (or progress elsewhere) resets.
-_TURN_FIELDS = ("same", "fails", "stubborn", "blocked", "poll_t0", "poll_s")
+_TURN_FIELDS = ("same", "fails", "stubborn", "blocked", "poll_t0", "poll_s", "passes")
+MAX_FILES = 64
 
 
 def trim(state: State, window: int) -> None:
@@ -178,6 +188,11 @@ def trim(state: State, window: int) -> None:
     done: list[Any] = state["done"]
     if len(done) > MAX_DONE:
         del done[: len(done) - MAX_DONE]
+    files: dict[str, Any] | None = state.get("files")
+    if files is not None and len(files) > MAX_FILES + MAX_FILES // 4:
+        by_age = sorted(files, key=lambda p: files[p].get("last", 0))
+        for path in by_age[: len(files) - MAX_FILES]:
+            del files[path]
     agents: dict[str, Any] = state["agents"]
     if len(agents) > MAX_AGENTS:
         for aid in list(agents)[: len(agents) - MAX_AGENTS]:
@@ -192,6 +207,10 @@ def reset_turn(state: State) -> None:
     state["streaks"] = {}
     state["talk"] = ["", 0, 0]
     state["halted"] = ""
+    state.pop("reruns", None)
+    state.pop("echo", None)
+    for rec in state.get("files", {}).values():
+        rec.pop("returns", None)
     for rec in state["sigs"].values():
         for key in _TURN_FIELDS:
             rec.pop(key, None)  # back to the default, which a packed record leaves out
