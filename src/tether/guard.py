@@ -399,6 +399,9 @@ NEAR_REPEATS = {kinds.TOOL: 0, kinds.READ: 1}
 # Kinds whose equal results across different arguments are worth counting (TL213).
 _ECHO_KINDS = frozenset({kinds.READ, kinds.TOOL})
 _ECHO_MIN = 16  # shorter results ("[]", "No matches") are too common to mean anything
+# An unknown tool counts only when its name says it reads (a send's acknowledgements are all
+# alike): list_comments, get_issue, search_code, fetch_page …
+_READ_LIKE = ("get", "list", "search", "fetch", "read", "query", "find", "view", "show", "lookup")
 
 
 def _run(
@@ -670,6 +673,8 @@ def _change_file(
 def _record_echo(st: Session, tool: str, sig: str, kind: str, seen: _Seen, cid: str) -> Echo | None:
     """Count calls of ``tool`` with different arguments returning the identical result."""
     if kind not in _ECHO_KINDS or len(seen.text) < _ECHO_MIN:
+        return None
+    if kind == kinds.TOOL and not any(word in tool.lower() for word in _READ_LIKE):
         return None
     echo = st.echo(tool)
     if echo is None or echo.res != seen.res:

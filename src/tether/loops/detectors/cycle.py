@@ -13,6 +13,9 @@ if TYPE_CHECKING:
     from tether.loops.settings import LoopSettings
 
 MAX_PERIOD = 16
+# Cycles longer than this must go one lap further before they warn: a batch done twice over
+# (two passes over 15 files) is routine, a third pass is not.
+SHORT_PERIOD = 6
 # Window entry fields (see tether.loops.state): [seq, call id, sig, res, kind, status, grew].
 _SIG, _RES, _KIND, _STATUS, _GREW = 2, 3, 4, 5, 6
 _BREAKS = ("blocked", "turn")
@@ -62,7 +65,8 @@ def check(window: Window, ev: Event, s: LoopSettings) -> Finding | None:
     if ev.before and entries[len(entries) - period][_SIG] != window.next_sig:
         return None  # this call breaks the cycle
     d = DETECTOR
-    action = ladder(count, s.warn(d.key), s.stop(d.key), s, ev.before)
+    warn = s.warn(d.key) + (1 if period > SHORT_PERIOD else 0)
+    action = ladder(count, warn, max(warn, s.stop(d.key)), s, ev.before)
     if action is None:
         return None
     legs = [e[_SIG] for e in entries[len(entries) - period :]]
@@ -75,8 +79,8 @@ def check(window: Window, ev: Event, s: LoopSettings) -> Finding | None:
         count,
         period=period,
         since=str(entries[len(entries) - count * period][1]),
-        warn_after=s.warn(d.key),
-        hard_stop_after=s.stop(d.key),
+        warn_after=warn,
+        hard_stop_after=max(warn, s.stop(d.key)),
     )
 
 
@@ -86,8 +90,8 @@ DETECTOR = Detector(
     name="cycle",
     summary="A sequence of calls repeating in the same order with the same results.",
     why="A cycle (A, B, A, B …, up to 16 calls long) whose every leg returns what it returned "
-    "last lap makes no progress, though no single call repeats back to back. A leg whose output "
-    "only grows (an append to a log the cycle keeps writing) does not break it.",
+    "last lap makes no progress, though no single call repeats back to back; a cycle longer than 6 "
+    "calls warns one lap later (a batch done twice is routine). A leg whose output only grows (an append to a log the cycle keeps writing) does not break it.",
     instead="these calls repeat in the same order with the same results: break the cycle by "
     "acting on what they returned",
     examples=("`git status`, `git diff`, `git status`, `git diff` … with identical outputs",),
@@ -96,7 +100,7 @@ DETECTOR = Detector(
     warn_after=2,
     hard_stop_after=4,
     what="the same sequence of calls repeating (A B A B ...)",
-    warn_text="2 laps",
+    warn_text="2 laps (3 above 6 calls)",
     stop_text="block 4 laps",
     phases=(BEFORE, AFTER),
     check=check,

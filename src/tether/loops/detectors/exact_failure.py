@@ -38,7 +38,7 @@ def check(window: Window, ev: Event, s: LoopSettings) -> Finding | None:
     return finding(
         d,
         action,
-        f"{quote(rec.preview)} failed the same way {count} times with nothing changed in between",
+        f"{quote(rec.preview)} failed {count} times with nothing changed in between",
         count,
         since=rec.fail_since,
         warn_after=warn,
