@@ -63,7 +63,19 @@ ON_POST = tuple(d for d in ALL if POST in d.phases)
 # Detectors with thresholds under loops.warn_after.* / loops.hard_stop_after.*.
 THRESHOLDS: tuple[Detector, ...] = tuple(d for d in ALL if d.warn_after is not None)
 
+TABLE_HEAD = "| code | name | fires when | warn | hard stop |\n|---|---|---|---|---|"
+
+
+def docs_table() -> str:
+    """Return the detector table of docs/loops.md, from the declarations (a test compares)."""
+    rows = [TABLE_HEAD]
+    for d in sorted(ALL, key=lambda d: d.code):
+        rows.append(f"| {d.code} | {d.name} | {d.fires} | {d.warn_text} | {d.stop_text} |")
+    return "\n".join(rows)
+
+
 __all__ = [
+    "docs_table",
     "ALL",
     "BY_CODE",
     "BY_KEY",
