@@ -230,7 +230,8 @@ def _edit_then_maybe_revert(revert: bool) -> list[Action]:
     actions = []
     for n in range(24):
         if n == 10:
-            actions.append(s.call("Edit", edit, "The file src/a.py has been updated.", agent="child"))
+            done = "The file src/a.py has been updated."
+            actions.append(s.call("Edit", edit, done, agent="child"))
         elif n == 12 and revert:
             cmd = {"command": "git checkout -- src/a.py"}
             actions.append(s.call("Bash", cmd, "Updated 1 path from the index", 0, agent="child"))

@@ -75,7 +75,6 @@ def docs_table() -> str:
 
 
 __all__ = [
-    "docs_table",
     "ALL",
     "BY_CODE",
     "BY_KEY",
@@ -88,6 +87,7 @@ __all__ = [
     "Detector",
     "Event",
     "Window",
+    "docs_table",
     "finding",
     "ladder",
 ]

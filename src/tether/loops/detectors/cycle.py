@@ -90,8 +90,9 @@ DETECTOR = Detector(
     name="cycle",
     summary="A sequence of calls repeating in the same order with the same results.",
     why="A cycle (A, B, A, B …, up to 16 calls long) whose every leg returns what it returned "
-    "last lap makes no progress, though no single call repeats back to back; a cycle longer than 6 "
-    "calls warns one lap later (a batch done twice is routine). A leg whose output only grows (an append to a log the cycle keeps writing) does not break it.",
+    "last lap makes no progress, though no single call repeats back to back; a cycle longer than "
+    "6 calls warns one lap later (a batch done twice is routine). A leg whose output only grows "
+    "(an append to a log the cycle keeps writing) does not break it.",
     instead="these calls repeat in the same order with the same results: break the cycle by "
     "acting on what they returned",
     examples=("`git status`, `git diff`, `git status`, `git diff` … with identical outputs",),
