@@ -101,6 +101,8 @@ def repair(state: State | None) -> State:
             for key in ("calls", "warnings", "blocks"):
                 if isinstance(state.get(key), int):
                     fresh[key] = state[key]
+            if isinstance(state.get("halted"), str):  # and a halt, above all (fail closed)
+                fresh["halted"] = state["halted"]
         return fresh
     template = new_state()
     for key, value in template.items():

@@ -20,7 +20,10 @@ from collections.abc import Callable
 from typing import Any
 
 from tether.errors import StoreError
-from tether.store import SessionInfo, State, Updater, codec
+from tether.store import SessionInfo, State, Updater, codec, halt_of, with_halt
+
+# Eviction policies that may remove a key without a TTL: a halt record could go with them.
+_UNSAFE_POLICIES = ("allkeys-lru", "allkeys-lfu", "allkeys-random")
 
 
 def redact_url(url: str) -> str:
@@ -79,9 +82,35 @@ class RedisStore:
                 "expected e.g. redis://127.0.0.1:6379/0 or rediss://user:pass@host:6380/1"
             ) from exc
         self._index = f"{key_prefix}sessions"
+        self._policy_checked = False
 
     def _key(self, session_id: str) -> str:
         return f"{self.key_prefix}session:{session_id}"
+
+    def _halt_key(self, session_id: str) -> str:
+        return f"{self.key_prefix}halt:{session_id}"
+
+    def _check_policy(self) -> None:
+        """Refuse a server that may evict keys without a TTL (fail closed: halts live there).
+
+        Halt records carry no expiry, so ``noeviction`` and the ``volatile-*`` policies never
+        remove them; an ``allkeys-*`` policy could, and a halted agent would then run on. A
+        server that hides ``CONFIG`` (managed Redis) is trusted to keep a volatile policy.
+        """
+        if self._policy_checked:
+            return
+        try:
+            found = self._client.config_get("maxmemory-policy")
+        except self._redis.exceptions.ResponseError:
+            found = {}
+        policy = str(found.get("maxmemory-policy", "")) if isinstance(found, dict) else ""
+        if policy in _UNSAFE_POLICIES:
+            raise StoreError(
+                f"redis at {self.location}: maxmemory-policy is {policy}, which may evict the "
+                "keys that hold halts (they have no expiry) and let a halted agent run on; set "
+                "it to noeviction or a volatile-* policy, or give Tether its own server"
+            )
+        self._policy_checked = True
 
     def _error(self, exc: Exception) -> StoreError:
         errors = self._redis.exceptions
@@ -102,30 +131,39 @@ class RedisStore:
     def load(self, session_id: str) -> State | None:
         """Return the session's state, or None when nothing is recorded."""
         try:
-            raw = self._client.get(self._key(session_id))
+            raw, held = self._client.mget(self._key(session_id), self._halt_key(session_id))
         except self._redis.exceptions.RedisError as exc:
             raise self._error(exc) from exc
-        return None if raw is None else self._decode(session_id, raw)
+        state = None if raw is None else self._decode(session_id, raw)
+        return with_halt(state, held.decode("utf-8", "replace") if held else "")
 
     def update(self, session_id: str, fn: Updater) -> State:
         """Apply ``fn`` atomically (WATCH/MULTI, retried on conflict) and store its result."""
-        key = self._key(session_id)
+        key, halt_key = self._key(session_id), self._halt_key(session_id)
         watch_error = self._redis.exceptions.WatchError
         deadline = time.monotonic() + self.max_wait
         attempt = 0
         try:
+            self._check_policy()
             with self._client.pipeline() as pipe:
                 while True:
                     try:
-                        pipe.watch(key)
-                        raw = pipe.get(key)
-                        new = fn(None if raw is None else self._decode(session_id, raw))
+                        pipe.watch(key, halt_key)
+                        raw, found = pipe.mget(key, halt_key)
+                        held = found.decode("utf-8", "replace") if found else ""
+                        current = None if raw is None else self._decode(session_id, raw)
+                        new = fn(with_halt(current, held))
                         text = self._encode(session_id, new)
                         pipe.multi()
                         if self.ttl:
                             pipe.set(key, text, ex=self.ttl)
                         else:
                             pipe.set(key, text)
+                        halt = halt_of(new)
+                        if halt and halt != held:
+                            pipe.set(halt_key, halt)  # no expiry: see _check_policy
+                        elif held and not halt:
+                            pipe.delete(halt_key)
                         pipe.zadd(self._index, {session_id: self._clock()})
                         if self.ttl:
                             pipe.expire(self._index, self.ttl)
@@ -148,7 +186,7 @@ class RedisStore:
         """Forget a session; return whether it existed."""
         try:
             with self._client.pipeline() as pipe:
-                pipe.delete(self._key(session_id))
+                pipe.delete(self._key(session_id), self._halt_key(session_id))
                 pipe.zrem(self._index, session_id)
                 deleted, _ = pipe.execute()
         except self._redis.exceptions.RedisError as exc:

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tether.errors import StoreError
-from tether.store import SessionInfo, State, Updater, codec
+from tether.store import SessionInfo, State, Updater, codec, halt_of, with_halt
 
 SCHEMA_VERSION = 1
 
@@ -40,10 +40,19 @@ CREATE TABLE IF NOT EXISTS meta (
     value TEXT NOT NULL
 );
 """
+# Halts, apart from the states: never swept by age (the TTL sweep skips halted sessions too), so
+# neither a clock jump nor a long pause lifts one. Created when missing by any Tether that knows
+# it; an older one ignores the table.
+_HALTS = "CREATE TABLE IF NOT EXISTS halts (id TEXT PRIMARY KEY, message TEXT NOT NULL)"
 
 _UPSERT = (
     "INSERT INTO sessions (id, state, updated) VALUES (?, ?, ?) "
     "ON CONFLICT (id) DO UPDATE SET state = excluded.state, updated = excluded.updated"
+)
+
+_HALT_UPSERT = (
+    "INSERT INTO halts (id, message) VALUES (?, ?) "
+    "ON CONFLICT (id) DO UPDATE SET message = excluded.message"
 )
 
 _DOCTOR_HINT = "run 'tether doctor --fix' to move it aside (sessions' loop history is lost)"
@@ -105,6 +114,7 @@ class SQLiteStore:
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             if version != SCHEMA_VERSION:
                 self._migrate(conn, version)
+            conn.execute(_HALTS)
         except sqlite3.Error as exc:
             conn.close()
             raise self._error("cannot be read", exc) from exc
@@ -195,7 +205,15 @@ class SQLiteStore:
                 ).fetchone()
             except sqlite3.Error as exc:
                 raise self._error("cannot be read", exc) from exc
-        return None if row is None else self._decode(session_id, row[0])
+            held = self._halt(conn, session_id)
+        return with_halt(None if row is None else self._decode(session_id, row[0]), held)
+
+    def _halt(self, conn: sqlite3.Connection, session_id: str) -> str:
+        try:
+            row = conn.execute("SELECT message FROM halts WHERE id = ?", (session_id,)).fetchone()
+        except sqlite3.Error as exc:
+            raise self._error("cannot be read", exc) from exc
+        return str(row[0]) if row is not None else ""
 
     def update(self, session_id: str, fn: Updater) -> State:
         """Run ``fn`` on the current state inside ``BEGIN IMMEDIATE`` and store its result."""
@@ -210,9 +228,16 @@ class SQLiteStore:
                     "SELECT state FROM sessions WHERE id = ?", (session_id,)
                 ).fetchone()
                 current = None if row is None else self._decode(session_id, row[0])
-                new = fn(current)
+                held = self._halt(conn, session_id)
+                new = fn(with_halt(current, held))
                 text = self._encode(session_id, new)
                 conn.execute(_UPSERT, (session_id, text, self._clock()))
+                halt = halt_of(new)
+                if halt != held:
+                    if halt:
+                        conn.execute(_HALT_UPSERT, (session_id, halt))
+                    else:
+                        conn.execute("DELETE FROM halts WHERE id = ?", (session_id,))
                 conn.execute("COMMIT")
             except BaseException as exc:
                 # The caller's exception (or ours) wins; the rollback only releases the lock.
@@ -232,10 +257,11 @@ class SQLiteStore:
         with self._lock:
             conn = self._connect()
             try:
+                halts = conn.execute("DELETE FROM halts WHERE id = ?", (session_id,)).rowcount
                 cursor = conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
             except sqlite3.Error as exc:
                 raise self._error("cannot be written", exc) from exc
-        return cursor.rowcount > 0
+        return cursor.rowcount > 0 or halts > 0
 
     def sessions(self) -> list[SessionInfo]:
         """Return the sessions recorded, most recently updated first."""
@@ -272,7 +298,8 @@ class SQLiteStore:
             conn.execute("BEGIN IMMEDIATE")
             try:
                 cursor = conn.execute(
-                    "DELETE FROM sessions WHERE updated < ?", (now - self.ttl_days * 86400,)
+                    "DELETE FROM sessions WHERE updated < ? AND id NOT IN (SELECT id FROM halts)",
+                    (now - self.ttl_days * 86400,),
                 )
                 conn.execute(
                     "INSERT INTO meta (key, value) VALUES ('last_gc', ?) "
