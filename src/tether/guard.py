@@ -145,8 +145,10 @@ class Guard:
             s.tools.shell.get(call.tool),
             canonical_chars=self._canonical_chars(),
         )
-        wait = kinds.wait_seconds(command)
+        wait = kinds.pause_seconds(command)
         if wait is not None:
+            kind = kinds.PAUSE  # `sleep N` alone: a pause between checks
+        elif (wait := kinds.wait_seconds(command)) is not None:
             kind = kinds.POLL
         elif verdict is not None and verdict.classification is not None:
             kind = kinds.READ if verdict.classification.read_only else kinds.EXEC
@@ -454,7 +456,8 @@ def _open_call(st: Session, call: ToolCall, prep: _Prepared, now: float) -> tupl
     last_t = rec.t
     gap = now - last_t if last_t is not None else 0.0
     if kind in _CHECKS and kind != kinds.POLL and rec.same > 0 and gap >= POLL_GAP_SECONDS:
-        kind = kinds.POLL  # a long gap between identical calls is a wait
+        if _recent(st, prep.sig, 1):
+            kind = kinds.POLL  # a long gap between identical calls, nothing else between: a wait
     if rec.kind != kind:
         rec.kind = kind
     rec.wait = wait

@@ -30,6 +30,10 @@ MAX_JSON_CONTAINERS = 512  # objects and arrays stripped of volatile keys per re
 
 
 class _Masks(NamedTuple):
+    tqdm: re.Pattern[str]
+    rate: re.Pattern[str]
+    bars: re.Pattern[str]
+    pgid: re.Pattern[str]
     numbers: re.Pattern[str]
     uuid: re.Pattern[str]
     ids: re.Pattern[str]
@@ -50,6 +54,19 @@ def _masks() -> _Masks:
     # Compiled on first use: only results are masked, and compiling these at import cost ~2 ms
     # in every hook process, PreToolUse included.
     return _Masks(
+        # tqdm's timing bracket: [00:12<00:03, 4.01it/s], [01:02:03<?, ?it/s]
+        tqdm=re.compile(
+            r"\[\d+:\d\d(?::\d\d)?<(?:\d+:\d\d(?::\d\d)?|\?)"
+            r"(?:,\s*(?:(?:\d+(?:\.\d+)?|\?)\s?[a-zA-Z]*/s|\d+(?:\.\d+)?s/[a-zA-Z]+))?\]"
+        ),
+        # rates: 4.01it/s, 3.2 MB/s, 812 kB/s, 1.5s/it
+        rate=re.compile(
+            r"\d+(?:\.\d+)?\s?(?:it|[kKMGT]?i?B|bytes|items|files|steps|lines)/s\b"
+            r"|\d+(?:\.\d+)?\s?s/it\b"
+        ),
+        # a progress bar's body between | | or [ ]: the counts and percentages next to it stay
+        bars=re.compile("[|\\[][\u2580-\u259f\u2500-\u257f\u25a0\u25a1#=>. -]{4,}[|\\]]"),
+        pgid=re.compile(r"\b(?:PGID|[Pp]rocess [Gg]roup(?: ID)?):?\s*\d+"),
         numbers=re.compile(
             r"""
             \d(?<![\w.]\d)\d*+        # a whole number; starts with a class so the engine skips in C
@@ -61,6 +78,7 @@ def _masks() -> _Masks:
             | (?:(?<=\b1[4-9]\d{8})|(?<=\b1[4-9]\d{11}))(?:\.\d+)?(?![\w.])    # epoch s / ms
             | (?:h\ ?\d++)?(?:m\ ?\d++)?(?:\.\d++)?\ ?                         # durations: 0.18s,
               (?:ms|µs|us|ns|s|secs?|seconds?|mins?|minutes?)\b                # 1m 2s, 0m1.2s
+            | [dhm](?:\d++[hms])*+(?![\w.])                                    # ages: 15m, 2h3m, 5d
             )
             """,
             re.VERBOSE,
@@ -131,7 +149,15 @@ def mask_volatile(text: str) -> str:
     if "\r" in text:
         text = m.cr_frames.sub("", text)
     # Each pass runs only when a cheap test says it could match.
+    if "|" in text or "[" in text:
+        text = m.bars.sub("|" + _MASK + "|", text)
     if m.digit.search(text):  # timings, times, UUIDs, PIDs and ids all hold a digit
+        if "<" in text:
+            text = m.tqdm.sub(_MASK, text)
+        if "/s" in text:
+            text = m.rate.sub(_MASK, text)
+        if "GID" in text or "roup" in text:
+            text = m.pgid.sub(_MASK, text)
         if text.count("-") >= 4:
             text = m.uuid.sub(_MASK, text)
         text = m.numbers.sub(_MASK, text)

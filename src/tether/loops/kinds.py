@@ -24,6 +24,7 @@ PAUSE = "pause"  # a bare `sleep N`: a pause between checks, never a loop of its
 _SLEEP = re.compile(r"(?:^|[;&|(]\s*|\bdo\s+)sleep\s+(\d+(?:\.\d+)?)([smhd]?)\b")
 _WATCH = re.compile(
     r"(?:^|[;&|]\s*)watch\s|\s--watch\b|\bgh\s+run\s+watch\b|\bgh\s+pr\s+checks\b.*--watch"
+    r"|\bkubectl\s+(?:rollout\s+status|wait)\b|\boc\s+rollout\s+status\b"
 )
 _UNIT = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
 _PAUSE = re.compile(r"\s*sleep\s+(\d+(?:\.\d+)?)([smhd]?)\s*;?\s*")
