@@ -7,7 +7,7 @@ way the tools print them (cargo, gh, kubectl, pytest, tqdm, Claude Code's tools)
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import Any
 
 from tether.config import DEFAULT_CONFIG
@@ -245,7 +245,7 @@ def test_search_variants_returning_the_same_results_are_flagged() -> None:
         "asyncio timeout python",
         "python asyncio wait_for timeout",
     ]
-    events = [("WebSearch", {"query": q}, RESULTS) for q in queries + ["asyncio timeout example"]]
+    events = [("WebSearch", {"query": q}, RESULTS) for q in [*queries, "asyncio timeout example"]]
     run = Run().play(events)
     assert run.first(Action.WARN) == 3 and "TL213" in run.codes()
     assert run.first(Action.BLOCK) is None
@@ -404,7 +404,3 @@ def test_a_real_user_message_does_restart_them() -> None:
     for n in range(4):
         events += [poll, poll, ("user", f"Create issue #{n} for the flaky login test, then poll.")]
     assert Run().play(events).first(Action.WARN) is None
-
-
-def _codes(decisions: Sequence[Decision]) -> set[str]:
-    return {c for d in decisions for c in d.codes}

@@ -455,9 +455,9 @@ def _open_call(st: Session, call: ToolCall, prep: _Prepared, now: float) -> tupl
         st.paused = 0.0
     last_t = rec.t
     gap = now - last_t if last_t is not None else 0.0
-    if kind in _CHECKS and kind != kinds.POLL and rec.same > 0 and gap >= POLL_GAP_SECONDS:
-        if _recent(st, prep.sig, 1):
-            kind = kinds.POLL  # a long gap between identical calls, nothing else between: a wait
+    waited = rec.same > 0 and gap >= POLL_GAP_SECONDS and _recent(st, prep.sig, 1)
+    if kind in _CHECKS and waited:
+        kind = kinds.POLL  # a long gap between identical calls, nothing else between: a wait
     if rec.kind != kind:
         rec.kind = kind
     rec.wait = wait
