@@ -94,8 +94,9 @@ class _At(Generic[T]):
         if obj is None:
             return self
         row = obj.row
-        value: T = row[self.index] if self.index < len(row) else None
-        return self.default if value is None else value
+        value: Any = row[self.index] if self.index < len(row) else None
+        found: T = self.default if value is None else value
+        return found
 
     def __set__(self, obj: _Row, value: T) -> None:
         row = obj.row
