@@ -21,7 +21,10 @@ from tether.loops.fingerprint import (
     CANONICAL_CHARS,
     canonical_result,
     preview,
-    signature_and_preview,
+    raw_fingerprint,
+    raw_text,
+    shorten,
+    signature_and_text,
     text_fingerprint,
 )
 from tether.loops.messages import merge
@@ -55,14 +58,19 @@ R = TypeVar("R")
 class _Prepared:
     """What before_call and after_call both need to know about a call."""
 
-    __slots__ = ("kind", "preview", "review", "sig", "wait")
+    __slots__ = ("kind", "review", "sig", "text", "tool", "wait")
 
     def __init__(
-        self, sig: str, kind: str, preview: str, wait: float | None, review: Review | None
+        self, sig: str, kind: str, text: str, wait: float | None, review: Review | None, tool: str
     ) -> None:
-        self.sig, self.kind, self.preview, self.wait, self.review = (
-            sig, kind, preview, wait, review,
+        self.sig, self.kind, self.text, self.wait, self.review, self.tool = (
+            sig, kind, text, wait, review, tool,
         )  # fmt: skip
+
+    @property
+    def preview(self) -> str:
+        """Return the call's stored preview (cut and redacted only for a new record)."""
+        return shorten(self.tool, self.text)
 
 
 class Guard:
@@ -119,19 +127,19 @@ class Guard:
         s = self.settings
         command = kinds.shell_command(call.tool, call.args, s.tools)
         if command is None:
-            sig, text = signature_and_preview(call.tool, call.args)
+            sig, text = signature_and_text(call.tool, call.args)
         if command is None and review and call.tool in s.tools.shell:
             # A shell call without a command string cannot be checked: refuse it (fail closed).
             from tether.approval import malformed_shell_call
 
             key = s.tools.shell[call.tool]
             refused = malformed_shell_call(call.tool, key, call.args)
-            return _Prepared(sig, kinds.EXEC, text, None, refused)
+            return _Prepared(sig, kinds.EXEC, text, None, refused, call.tool)
         if command is None:
             kind = kinds.static_kind(call.tool, call.args, s.tools)
             with configured(self._places):
                 files = self._review_files(call) if review else None
-            return _Prepared(sig, kind, text, None, files)
+            return _Prepared(sig, kind, text, None, files, call.tool)
         verdict = None
         if review:
             from tether.approval import review as review_command
@@ -139,7 +147,7 @@ class Guard:
             with configured(self._places):
                 verdict = review_command(command, self.config, unattended=self.unattended)
         # After the review: the signature reads the command through the parse it just made.
-        sig, text = signature_and_preview(
+        sig, text = signature_and_text(
             call.tool,
             call.args,
             s.tools.shell.get(call.tool),
@@ -154,7 +162,7 @@ class Guard:
             kind = kinds.READ if verdict.classification.read_only else kinds.EXEC
         else:
             kind = kinds.EXEC
-        return _Prepared(sig, kind, text, wait, verdict)
+        return _Prepared(sig, kind, text, wait, verdict, call.tool)
 
     def _canonical_chars(self) -> int:
         """Return how long a shell command may be to be read through the option model.
@@ -223,7 +231,7 @@ class Guard:
     def after_call(self, result: ToolResult) -> Decision:
         """Record what came back; warn (or halt) when the call is part of a loop."""
         call = result.call
-        seen = _Seen.of(result)
+        seen = _Seen(result)
         # Without a call id (Gemini CLI), a result pairs with the oldest pending identical call.
         unnamed = None if call.call_id else self._prepare(call, review=False).sig
         outcome = self._apply(
@@ -366,29 +374,49 @@ class _Paired(NamedTuple):
     pend: Pending | None
 
 
-class _Seen(NamedTuple):
-    """What a result says, worked out outside the store's lock."""
+class _Seen:
+    """What a result says, worked out outside the store's lock (its masking only on demand).
 
-    res: str  # fingerprint of the canonical result (with exit code and error flag)
-    text: str  # the canonical text (for "did it grow?"; never stored)
-    suffix: str  # the exit code and error flag part of the fingerprint
-    failed: bool
-    timed_out: bool
-    applied: bool  # an edit tool's result does not say the edit was refused
+    Every result gets a fast hash of its raw text. Volatile tokens are masked (the expensive
+    part) only when a call's raw result differs from its last one, the one case where masking
+    can change the answer: equal raw texts are equal results, and a call never seen before has
+    nothing to be compared with.
+    """
 
-    @classmethod
-    def of(cls, result: ToolResult) -> _Seen:
-        text = canonical_result(result.output)
-        suffix = f"\x00{result.exit_code}\x00{int(bool(result.error))}"
-        failed = bool(result.error) or (result.exit_code is not None and result.exit_code != 0)
-        out = failed and kinds.timed_out(result.output, result.exit_code)
-        applied = files.applied(result.output)
-        return cls(text_fingerprint(text + suffix), text, suffix, failed, out, applied)
+    __slots__ = ("_canon", "applied", "failed", "output", "raw", "suffix", "text", "timed_out")
+
+    def __init__(self, result: ToolResult) -> None:
+        self.output = result.output
+        self.text = raw_text(result.output)  # never stored
+        self.suffix = f"\x00{result.exit_code}\x00{int(bool(result.error))}"
+        self.raw = raw_fingerprint(self.text + self.suffix)
+        code = result.exit_code
+        self.failed = bool(result.error) or (code is not None and code != 0)
+        self.timed_out = self.failed and kinds.timed_out(result.output, code)
+        self.applied = files.applied(result.output)
+        self._canon = ""
+
+    def canonical(self) -> str:
+        """Return the fingerprint of the result with volatile tokens masked (computed once)."""
+        if not self._canon:
+            self._canon = text_fingerprint(canonical_result(self.output) + self.suffix)
+        return self._canon
+
+    def against(self, rec: SigRecord) -> tuple[str, bool]:
+        """Return (this result's identity, whether it equals the call's last result)."""
+        if rec.raw and rec.raw == self.raw:
+            return rec.res or self.raw, True
+        if rec.res:  # the last result's masked form is known (or a state from before raw hashes)
+            canon = self.canonical()
+            return canon, canon == rec.res
+        if rec.raw:  # it changed, and the last one was never masked: mask this one for next time
+            return self.canonical(), False
+        return self.raw, False  # the first result: nothing to compare
 
     def grew_from(self, rec: SigRecord) -> bool:
         """Return True when this result extends the call's last one (an append's growing log)."""
         size = int(rec.size)
-        return 0 < size < len(self.text) and rec.res == text_fingerprint(
+        return 0 < size < len(self.text) and rec.raw == raw_fingerprint(
             self.text[:size] + self.suffix
         )
 
@@ -516,20 +544,20 @@ def _record(
     (seen, failed), (kind, cid, when, wait), tool = outcome, how, call.tool
     if kind in NEAR_REPEATS and not _recent(st, sig, NEAR_REPEATS[kind]):
         rec.same = 0  # a re-check after other work: counted by pass (TL212), not in a row
-    unchanged = bool(rec.res) and rec.res == seen.res
-    grew = not failed and seen.grew_from(rec)
+    ident, unchanged = seen.against(rec)
+    grew = not failed and not unchanged and seen.grew_from(rec)
     was_failing = rec.fails > 0
     if kind == kinds.READ and not failed:
         _record_read(st, rec, unchanged)
-    landed = _record_result(rec, seen, failed, kind, cid, when, wait)
-    streak = _record_tool_streak(st, tool, seen.res, cid, failed, s)
+    landed = _record_result(rec, seen, (ident, unchanged), failed, kind, cid, (when, wait))
+    streak = _record_tool_streak(st, tool, seen.raw, cid, failed, s)
     file = None if failed or not seen.applied else _record_files(st, call, kind, landed, s)
     if landed:
         st.turn_calls = 0  # the per-turn cap counts calls since the last change
         st.end_tool_streaks(keep=tool)  # edit → rerun: the rerun's earlier failures are history
         st.progress_besides(rec)
     echo = None if failed else _record_echo(st, tool, sig, kind, seen, cid)
-    st.finished(st.seq, cid, sig, seen.res, kind, "fail" if failed else "ok", grew)
+    st.finished(st.seq, cid, sig, ident, kind, "fail" if failed else "ok", grew)
     if kind == kinds.PAUSE:
         st.paused = float(wait or 0.0)
     moved = (was_failing and not failed) or kind == kinds.ACT
@@ -561,33 +589,32 @@ def _record_read(st: Session, rec: SigRecord, unchanged: bool) -> None:
 def _record_result(
     rec: SigRecord,
     seen: _Seen,
+    compared: tuple[str, bool],
     failed: bool,
     kind: str,
     cid: str,
-    when: float | None,
-    wait: float | None,
+    timing: tuple[float | None, float | None],
 ) -> bool:
     """Update a signature's streaks with one result; return True when it is progress."""
-    res, last = seen.res, rec.t
+    (ident, again), (when, wait), last = compared, timing, rec.t
     gap = when - last if when is not None and last is not None else None
     rec.t = round(when, 3) if when is not None else None  # stored: milliseconds are plenty
     rec.size = len(seen.text)
+    rec.raw = seen.raw
+    rec.res = seen._canon or (rec.res if again else "")
     if failed:
         # Failures are compared by their canonical output: one that moved (a build timing out
         # further along) starts a new streak instead of replaying the last one.
-        again = rec.res == res
         rec.stubborn = rec.stubborn + 1 if rec.stubborn and again else 1
         rec.fails = rec.fails + 1 if rec.fails and again else 1
         if rec.fails == 1:
             rec.fail_since = cid
         rec.same = 0
-        rec.res = res
         return False
     rec.stubborn = 0
     was_failing = rec.fails > 0
-    new = rec.res != res  # never seen from this call before (whatever reset the streak)
     rec.fails = 0
-    if rec.same > 0 and rec.res == res:
+    if rec.same > 0 and again:
         rec.same += 1
         if kind == kinds.POLL:
             rec.poll_s += max(gap or 0.0, wait or 0.0)
@@ -596,13 +623,12 @@ def _record_result(
         rec.since = cid
         rec.blocked = 0
         rec.poll_s = 0.0
-    rec.res = res
     # Progress: a fail→pass transition, an action, or a write, command or unknown tool producing
     # something this call had not produced before. Reads, pauses and bookkeeping never are;
     # writing the same content again is not either.
     if was_failing or kind == kinds.ACT:
         return True
-    return kind in (kinds.WRITE, kinds.EXEC, kinds.TOOL) and new
+    return kind in (kinds.WRITE, kinds.EXEC, kinds.TOOL) and not again and bool(ident)
 
 
 def _record_tool_streak(
@@ -680,8 +706,8 @@ def _record_echo(st: Session, tool: str, sig: str, kind: str, seen: _Seen, cid: 
     if kind == kinds.TOOL and not any(word in tool.lower() for word in _READ_LIKE):
         return None
     echo = st.echo(tool)
-    if echo is None or echo.res != seen.res:
-        st.start_echo(tool, seen.res, cid, sig)
+    if echo is None or echo.res != seen.raw:
+        st.start_echo(tool, seen.raw, cid, sig)
         return None
     if echo.sig != sig:
         echo.count += 1

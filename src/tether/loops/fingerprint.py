@@ -288,6 +288,38 @@ def canonical_result(output: Any) -> str:
     return mask_volatile(head) + "\x00" + _digest(middle) + "\x00" + mask_volatile(tail)
 
 
+try:  # a built-in module (no OpenSSL): as fast as hashlib's SHA-256, without its import
+    _blake2b: Callable[..., Any] | None = importlib.import_module("_blake2").blake2b
+except ImportError:
+    _blake2b = None
+
+
+def raw_fingerprint(text: str) -> str:
+    """Return a fast hash of a result's raw text: equal raw texts are equal results.
+
+    Only when a call's raw result differs from its last one does the guard mask volatile tokens
+    (``result_fingerprint``) to ask whether they differ in more than timings and ids.
+    """
+    data = text.encode("utf-8", "surrogatepass")
+    if _blake2b is not None:
+        return "r" + str(_blake2b(data, digest_size=8).hexdigest())
+    return "r" + _digest(text)
+
+
+def raw_text(output: Any) -> str:
+    """Return a result as the text its raw fingerprint hashes."""
+    if isinstance(output, str):
+        return output
+    if output is None:
+        return "\x00none"
+    if isinstance(output, (bytes, bytearray)):
+        return bytes(output).decode("utf-8", "replace")
+    try:
+        return json.dumps(output, sort_keys=True, ensure_ascii=False, default=str)
+    except (ValueError, RecursionError, TypeError):
+        return repr(output)
+
+
 def text_fingerprint(text: str) -> str:
     """Return the short hash of an already canonical text."""
     return _digest(text)
@@ -361,6 +393,18 @@ def signature_and_preview(
 
     A shell command of at most ``canonical_chars`` is read through the option model.
     """
+    sig, text = signature_and_text(tool, args, shell_key, canonical_chars=canonical_chars)
+    return sig, shorten(tool, text, limit)
+
+
+def signature_and_text(
+    tool: str,
+    args: Mapping[str, Any],
+    shell_key: str | None = None,
+    *,
+    canonical_chars: int = CANONICAL_CHARS,
+) -> tuple[str, str]:
+    """Return the call's signature and the text its preview is cut from (``shorten`` it)."""
     command = args.get(shell_key) if shell_key is not None else None
     if shell_key is not None and isinstance(command, str):
         normalised = dict(args)
@@ -370,7 +414,7 @@ def signature_and_preview(
     else:
         canon = canonical_args(args)
         text = canon
-    return _digest(tool + "\x00" + canon), _shorten(tool, text, limit)
+    return _digest(tool + "\x00" + canon), text
 
 
 def preview(
@@ -378,6 +422,11 @@ def preview(
 ) -> str:
     """Return a short human-readable form of a call for messages."""
     return signature_and_preview(tool, args, shell_key, limit)[1]
+
+
+def shorten(tool: str, text: str, limit: int = 80) -> str:
+    """Return the stored preview of a call: ``tool`` and ``text`` cut, credentials masked."""
+    return _shorten(tool, text, limit)
 
 
 def _shorten(tool: str, text: str, limit: int) -> str:

@@ -90,6 +90,9 @@ def _shell_script(argv: list[str]) -> str | None:
 
 def wait_seconds(command: str) -> float | None:
     """Return how long a waiting command sleeps (0.0 for `watch`-style waits), or None."""
+    if "sleep" not in command and "watch" not in command and "rollout" not in command:
+        if "wait" not in command:
+            return None  # none of the patterns can match: skip the regexes
     total = 0.0
     found = False
     for m in _SLEEP.finditer(command):
@@ -104,6 +107,8 @@ def wait_seconds(command: str) -> float | None:
 
 def pause_seconds(command: str) -> float | None:
     """Return N for a command that is only `sleep N` (a pause between checks), else None."""
+    if "sleep" not in command[:16]:
+        return None
     m = _PAUSE.fullmatch(command)
     return float(m.group(1)) * _UNIT[m.group(2)] if m else None
 

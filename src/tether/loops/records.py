@@ -126,7 +126,9 @@ class SigRecord(_Record):
     tool: _Key[str] = _Key()
     kind: _Key[str] = _Key()
     preview: _Key[str] = _Key()
-    res: _Key[str] = _Key("")  # fingerprint of the last result
+    res: _Key[str] = _Key("")  # canonical fingerprint of the last result ("" until needed)
+    raw: _Key[str] = _Key("")  # raw fingerprint of the last result
+    epoch: _Key[int] = _Key(0)  # the session's progress epoch its streaks belong to
     same: _Key[int] = _Key(0)  # identical successful results in a row
     since: _Key[str] = _Key("")  # call id where that streak began
     fails: _Key[int] = _Key(0)  # failures since progress
@@ -283,22 +285,39 @@ class Session(_Record):
         return Talk(self.data["talk"])
 
     def record(self, sig: str) -> SigRecord | None:
-        """Return the record of signature ``sig``, or None."""
+        """Return the record of signature ``sig``, or None.
+
+        A record whose streaks predate progress made elsewhere (a later epoch) gets them back
+        at zero here, when it is next used, rather than every record at the time.
+        """
         found = self.data["sigs"].get(sig)
-        return SigRecord(found) if found is not None else None
+        if found is None:
+            return None
+        epoch = self.data.get("epoch", 0)
+        if found.get("epoch", 0) != epoch:
+            for key in _PROGRESS_FIELDS:
+                found.pop(key, None)
+            if epoch:
+                found["epoch"] = epoch
+            else:
+                found.pop("epoch", None)
+        return SigRecord(found)
 
     def add_record(self, sig: str, tool: str, kind: str, preview: str) -> SigRecord:
         """Start the record of signature ``sig``."""
         rec = self.data["sigs"][sig] = {"tool": tool, "kind": kind, "preview": preview}
+        epoch = self.data.get("epoch", 0)
+        if epoch:
+            rec["epoch"] = epoch
         return SigRecord(rec)  # packed: every other field at its default (see new_record)
 
     def progress_besides(self, rec: SigRecord) -> None:
-        """Restart every other signature's streaks: something changed since they ran."""
-        mine = rec.data
-        for other in self.data["sigs"].values():
-            if other is not mine:
-                for key in _PROGRESS_FIELDS:
-                    other.pop(key, None)  # back to 0, which a packed record leaves out
+        """Restart every other signature's streaks: something changed since they ran.
+
+        O(1): the session's epoch moves on and ``record`` resets an older record when used.
+        """
+        epoch = self.data["epoch"] = int(self.data.get("epoch", 0)) + 1
+        rec.epoch = epoch
 
     def sigs(self) -> dict[str, Any]:
         """Return the raw signature table (for the cycle detector's previews)."""
