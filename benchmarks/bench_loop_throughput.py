@@ -80,7 +80,6 @@ def run_hermes(sessions: list[list[Call]], hermes: Path) -> float:
 def run_tether(sessions: list[list[Call]]) -> tuple[float, float]:
     """Return (seconds for the whole guard, seconds of it spent in the shell review)."""
     import test_loop_corpus as corpus
-
     import tether.approval
     from tether.guard import Guard
     from tether.model import ToolCall, ToolResult

@@ -90,9 +90,8 @@ def _shell_script(argv: list[str]) -> str | None:
 
 def wait_seconds(command: str) -> float | None:
     """Return how long a waiting command sleeps (0.0 for `watch`-style waits), or None."""
-    if "sleep" not in command and "watch" not in command and "rollout" not in command:
-        if "wait" not in command:
-            return None  # none of the patterns can match: skip the regexes
+    if not any(word in command for word in ("sleep", "watch", "rollout", "wait")):
+        return None  # none of the patterns can match: skip the regexes
     total = 0.0
     found = False
     for m in _SLEEP.finditer(command):
