@@ -179,12 +179,13 @@ def trim(state: State, window: int) -> None:
     sigs: dict[str, Any] = state["sigs"]
     # Evict in batches (down to the window once a quarter over it): one sort per window/4 calls.
     if len(sigs) > window + max(1, window // 4):
-        by_age = sorted(sigs, key=lambda s: sigs[s].get("last", 0))  # packed: 0 is left out
+        # dict.get: reading every record's age must not mark each as changed (store.parts)
+        by_age = sorted(sigs, key=lambda s: dict.get(sigs, s, {}).get("last", 0))
         for sig in by_age[: len(sigs) - window]:
             del sigs[sig]
     pending: dict[str, Any] = state["pending"]
     if len(pending) > MAX_PENDING:
-        by_age = sorted(pending, key=lambda c: pending[c][P_SEQ])
+        by_age = sorted(pending, key=lambda c: dict.get(pending, c, [0])[P_SEQ])
         for cid in by_age[: len(pending) - MAX_PENDING]:
             del pending[cid]
     done: list[Any] = state["done"]
@@ -192,7 +193,7 @@ def trim(state: State, window: int) -> None:
         del done[: len(done) - MAX_DONE]
     files: dict[str, Any] | None = state.get("files")
     if files is not None and len(files) > MAX_FILES + MAX_FILES // 4:
-        by_age = sorted(files, key=lambda p: files[p].get("last", 0))
+        by_age = sorted(files, key=lambda p: dict.get(files, p, {}).get("last", 0))
         for path in by_age[: len(files) - MAX_FILES]:
             del files[path]
     agents: dict[str, Any] = state["agents"]

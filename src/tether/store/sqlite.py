@@ -17,16 +17,22 @@ from __future__ import annotations
 
 import _thread
 import contextlib
+import json
 import os
 import sqlite3
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from tether.errors import StoreError
-from tether.store import SessionInfo, State, Updater, codec, halt_of, with_halt
+from tether.store import SessionInfo, State, Updater, codec, halt_of, parts, with_halt
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+# Every this many updates a session's log of deltas is folded into its parts.
+COMPACT_EVERY = 64
+CACHED_SESSIONS = 128
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
@@ -39,6 +45,18 @@ CREATE TABLE IF NOT EXISTS meta (
     key   TEXT PRIMARY KEY,
     value TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS parts (
+    sid TEXT NOT NULL,
+    k   TEXT NOT NULL,
+    v   TEXT NOT NULL,
+    PRIMARY KEY (sid, k)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS log (
+    sid   TEXT NOT NULL,
+    n     INTEGER NOT NULL,
+    delta TEXT NOT NULL,
+    PRIMARY KEY (sid, n)
+) WITHOUT ROWID;
 """
 # Halts, apart from the states: never swept by age (the TTL sweep skips halted sessions too), so
 # neither a clock jump nor a long pause lifts one. Created when missing by any Tether that knows
@@ -49,6 +67,11 @@ _UPSERT = (
     "INSERT INTO sessions (id, state, updated) VALUES (?, ?, ?) "
     "ON CONFLICT (id) DO UPDATE SET state = excluded.state, updated = excluded.updated"
 )
+_TOUCH = (
+    "INSERT INTO sessions (id, state, updated) VALUES (?, '', ?) "
+    "ON CONFLICT (id) DO UPDATE SET updated = excluded.updated"
+)
+_PUT = "INSERT OR REPLACE INTO parts (sid, k, v) VALUES (?, ?, ?)"
 
 _HALT_UPSERT = (
     "INSERT INTO halts (id, message) VALUES (?, ?) "
@@ -81,6 +104,7 @@ class SQLiteStore:
         self.gc_interval = gc_interval
         self._clock = clock
         self._conn: sqlite3.Connection | None = None
+        self._cache: OrderedDict[str, tuple[int, State]] = OrderedDict()
         # One connection per store; threads of one process (a library user's thread pool)
         # take turns on it, since a connection holds one transaction at a time.
         self._lock = _thread.RLock()
@@ -159,6 +183,8 @@ class SQLiteStore:
                 f"{self.path}: state written by a newer Tether (schema {version}, this one "
                 f"reads {SCHEMA_VERSION}); upgrade Tether or set store.path to another file"
             )
+        # Schema 1 (one JSON state per session) reads on: its rows stay until a session is next
+        # updated, when that session is written in parts (see update).
         conn.execute("BEGIN IMMEDIATE")
         try:
             for statement in _SCHEMA.split(";"):
@@ -196,17 +222,13 @@ class SQLiteStore:
     # -- Store protocol ---------------------------------------------------------------------
 
     def load(self, session_id: str) -> State | None:
-        """Return the session's state, or None when nothing is recorded."""
+        """Return the session's state (plain JSON values), or None when nothing is recorded."""
         with self._lock:
             conn = self._connect()
-            try:
-                row = conn.execute(
-                    "SELECT state FROM sessions WHERE id = ?", (session_id,)
-                ).fetchone()
-            except sqlite3.Error as exc:
-                raise self._error("cannot be read", exc) from exc
+            state = self._read(conn, session_id)
             held = self._halt(conn, session_id)
-        return with_halt(None if row is None else self._decode(session_id, row[0]), held)
+        plain = None if state is None else json.loads(self._encode(session_id, state))
+        return with_halt(plain, held)
 
     def _halt(self, conn: sqlite3.Connection, session_id: str) -> str:
         try:
@@ -215,8 +237,52 @@ class SQLiteStore:
             raise self._error("cannot be read", exc) from exc
         return str(row[0]) if row is not None else ""
 
+    def _read(self, conn: sqlite3.Connection, session_id: str) -> State | None:
+        """Return a session's state: its parts with the logged deltas applied, or a v1 row."""
+        try:
+            rows = conn.execute("SELECT k, v FROM parts WHERE sid = ?", (session_id,)).fetchall()
+            deltas = conn.execute(
+                "SELECT delta FROM log WHERE sid = ? ORDER BY n", (session_id,)
+            ).fetchall()
+            legacy = None
+            if not rows and not deltas:
+                legacy = conn.execute(
+                    "SELECT state FROM sessions WHERE id = ?", (session_id,)
+                ).fetchone()
+        except sqlite3.Error as exc:
+            raise self._error("cannot be read", exc) from exc
+        if legacy is not None and legacy[0]:
+            return self._decode(session_id, legacy[0])  # schema 1: one JSON state
+        found = {k: self._value(session_id, v) for k, v in rows}
+        for (delta,) in deltas:
+            parts.apply(found, self._value(session_id, delta))
+        if not found:
+            return None
+        if not isinstance(found.get(parts.HEAD), dict):
+            kind = type(found.get(parts.HEAD)).__name__
+            raise StoreError(
+                f"{self.path}: session {session_id!r} holds a {kind}, expected a JSON object; "
+                f"reset it with 'tether session reset {session_id}' or {_DOCTOR_HINT}"
+            )
+        return parts.assemble(found.items())
+
+    def _value(self, session_id: str, text: str) -> Any:
+        try:
+            return json.loads(text)
+        except ValueError as exc:
+            raise StoreError(
+                f"{self.path}: session {session_id!r} holds unreadable state ({exc}); reset it "
+                f"with 'tether session reset {session_id}' or {_DOCTOR_HINT}"
+            ) from exc
+
     def update(self, session_id: str, fn: Updater) -> State:
-        """Run ``fn`` on the current state inside ``BEGIN IMMEDIATE`` and store its result."""
+        """Run ``fn`` on the current state inside ``BEGIN IMMEDIATE``; store what changed.
+
+        The state is kept in parts; a call writes one row holding the parts it changed (a
+        delta) to the session's log, which is folded into the parts every ``COMPACT_EVERY``
+        updates. The decoded state of recent sessions is kept in this process and reused
+        while the session's log says nobody else wrote it since.
+        """
         with self._lock:
             conn = self._connect()
             try:
@@ -224,22 +290,10 @@ class SQLiteStore:
             except sqlite3.Error as exc:
                 raise self._error("cannot be written", exc) from exc
             try:
-                row = conn.execute(
-                    "SELECT state FROM sessions WHERE id = ?", (session_id,)
-                ).fetchone()
-                current = None if row is None else self._decode(session_id, row[0])
-                held = self._halt(conn, session_id)
-                new = fn(with_halt(current, held))
-                text = self._encode(session_id, new)
-                conn.execute(_UPSERT, (session_id, text, self._clock()))
-                halt = halt_of(new)
-                if halt != held:
-                    if halt:
-                        conn.execute(_HALT_UPSERT, (session_id, halt))
-                    else:
-                        conn.execute("DELETE FROM halts WHERE id = ?", (session_id,))
+                new = self._update(conn, session_id, fn)
                 conn.execute("COMMIT")
             except BaseException as exc:
+                self._cache.pop(session_id, None)  # fn may have changed it half way
                 # The caller's exception (or ours) wins; the rollback only releases the lock.
                 with contextlib.suppress(sqlite3.Error):
                     conn.execute("ROLLBACK")
@@ -252,14 +306,92 @@ class SQLiteStore:
                     self._maybe_gc()
         return new
 
+    def _update(self, conn: sqlite3.Connection, session_id: str, fn: Updater) -> State:
+        row = conn.execute("SELECT max(n) FROM log WHERE sid = ?", (session_id,)).fetchone()
+        version = int(row[0] or 0)
+        cached = self._cache.get(session_id)
+        if cached is not None and cached[0] == version and version:
+            current: State | None = cached[1]
+            self._cache.move_to_end(session_id)
+        else:
+            current = self._read(conn, session_id)
+        held = self._halt(conn, session_id)
+        given = with_halt(current, held)
+        new = fn(given)
+        delta = new.delta() if new is given and isinstance(new, parts.Tracked) else None
+        if delta is None:  # a new or replaced state, or one read from schema 1: all of it
+            self._encode(session_id, new)  # refuse what is not JSON-ready before deleting
+            conn.execute("DELETE FROM parts WHERE sid = ?", (session_id,))
+            conn.execute("DELETE FROM log WHERE sid = ?", (session_id,))
+            conn.executemany(
+                _PUT,
+                [(session_id, k, self._encode(session_id, v)) for k, v in parts.split(new).items()],
+            )
+            delta = {"put": {}, "del": []}
+        conn.execute(
+            "INSERT INTO log (sid, n, delta) VALUES (?, ?, ?)",
+            (session_id, version + 1, self._encode(session_id, delta)),
+        )
+        if (version + 1) % COMPACT_EVERY == 0:
+            self._compact(conn, session_id, version + 1)
+        conn.execute(_TOUCH, (session_id, self._clock()))
+        halt = halt_of(new)
+        if halt != held:
+            if halt:
+                conn.execute(_HALT_UPSERT, (session_id, halt))
+            else:
+                conn.execute("DELETE FROM halts WHERE id = ?", (session_id,))
+        self._remember(session_id, version + 1, new)
+        return new
+
+    def _remember(self, session_id: str, version: int, state: State) -> None:
+        """Keep a session's decoded state for the next update in this process."""
+        if not isinstance(state, parts.Tracked):
+            state = parts.assemble(parts.split(state).items()) or parts.Tracked()
+        state.settle()
+        self._cache[session_id] = (version, state)
+        self._cache.move_to_end(session_id)
+        while len(self._cache) > CACHED_SESSIONS:
+            self._cache.popitem(last=False)
+
+    def _compact(self, conn: sqlite3.Connection, session_id: str, upto: int) -> None:
+        """Fold the session's logged deltas into its parts (keeping the last as its version)."""
+        folded: dict[str, Any] = {}
+        gone: set[str] = set()
+        for (text,) in conn.execute(
+            "SELECT delta FROM log WHERE sid = ? AND n <= ? ORDER BY n", (session_id, upto)
+        ).fetchall():
+            delta = self._value(session_id, text)
+            for name in delta.get("del", ()):
+                folded.pop(name, None)
+                gone.add(name)
+            for name, value in delta.get("put", {}).items():
+                folded[name] = value
+                gone.discard(name)
+        conn.executemany(
+            "DELETE FROM parts WHERE sid = ? AND k = ?", [(session_id, k) for k in gone]
+        )
+        conn.executemany(
+            _PUT, [(session_id, k, self._encode(session_id, v)) for k, v in folded.items()]
+        )
+        conn.execute("DELETE FROM log WHERE sid = ? AND n < ?", (session_id, upto))
+        conn.execute("UPDATE sessions SET state = '' WHERE id = ?", (session_id,))
+
     def delete(self, session_id: str) -> bool:
         """Forget a session; return whether it existed."""
         with self._lock:
             conn = self._connect()
+            self._cache.pop(session_id, None)
             try:
+                conn.execute("BEGIN IMMEDIATE")
                 halts = conn.execute("DELETE FROM halts WHERE id = ?", (session_id,)).rowcount
+                conn.execute("DELETE FROM parts WHERE sid = ?", (session_id,))
+                conn.execute("DELETE FROM log WHERE sid = ?", (session_id,))
                 cursor = conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+                conn.execute("COMMIT")
             except sqlite3.Error as exc:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")
                 raise self._error("cannot be written", exc) from exc
         return cursor.rowcount > 0 or halts > 0
 
@@ -269,7 +401,8 @@ class SQLiteStore:
             conn = self._connect()
             try:
                 rows = conn.execute(
-                    "SELECT id, updated, length(state) FROM sessions ORDER BY updated DESC, id"
+                    "SELECT id, updated, length(state) + coalesce((SELECT sum(length(v)) "
+                    "FROM parts WHERE sid = id), 0) FROM sessions ORDER BY updated DESC, id"
                 ).fetchall()
             except sqlite3.Error as exc:
                 raise self._error("cannot be read", exc) from exc
@@ -278,6 +411,7 @@ class SQLiteStore:
     def close(self) -> None:
         """Close the connection; the next call reopens it."""
         with self._lock:
+            self._cache.clear()
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None
@@ -301,6 +435,11 @@ class SQLiteStore:
                     "DELETE FROM sessions WHERE updated < ? AND id NOT IN (SELECT id FROM halts)",
                     (now - self.ttl_days * 86400,),
                 )
+                for table in ("parts", "log"):  # what the swept sessions kept in parts
+                    conn.execute(
+                        f"DELETE FROM {table} WHERE sid NOT IN (SELECT id FROM sessions)"
+                    )
+                self._cache.clear()
                 conn.execute(
                     "INSERT INTO meta (key, value) VALUES ('last_gc', ?) "
                     "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
