@@ -50,7 +50,7 @@ MAX_AGENTS = 64
 W_SEQ, W_ID, W_SIG, W_RES, W_KIND, W_STATUS = range(6)
 # Pending entry fields.
 P_SEQ, P_SIG, P_KIND, P_TOOL, P_TIME, P_BLOCKED, P_WARNED, P_ANSWER = range(8)
-MAX_DONE = 32
+MAX_DONE = 16
 
 
 def new_state() -> State:

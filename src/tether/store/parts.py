@@ -113,10 +113,30 @@ class PartList(list[Any]):
         self.dropped += count
 
 
-class Tracked(dict[str, Any]):
-    """A state whose tables and window note what changed since it was loaded."""
+def _snap(value: Any) -> Any:
+    """Return a copy of a head value two levels deep (what the guard changes in place)."""
+    if type(value) is dict:
+        return {
+            k: list(v) if type(v) is list else dict(v) if type(v) is dict else v
+            for k, v in value.items()
+        }
+    if type(value) is list:
+        return [list(v) if type(v) is list else dict(v) if type(v) is dict else v for v in value]
+    return value
 
-    __slots__ = ()
+
+class Tracked(dict[str, Any]):
+    """A state whose tables and window note what changed since it was loaded.
+
+    The head (every other top-level value) is compared with a copy taken when the state was
+    loaded or last stored, value by value, so only the values that changed are written.
+    """
+
+    __slots__ = ("_was",)
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self._was: dict[str, Any] | None = None
 
     def delta(self) -> dict[str, Any] | None:
         """Return the parts changed since loaded (or the last ``settle``); None: write it all.
@@ -127,7 +147,12 @@ class Tracked(dict[str, Any]):
         put: dict[str, Any] = {}
         gone: list[str] = []
         head: dict[str, Any] = {_TABLES: []}
-        for name, value in dict.items(self):
+        was = self._was
+        for name, value in list(dict.items(self)):
+            if name in TABLES and type(value) is dict:  # a table started by this call
+                value = PartDict(value.items())
+                value.touched.update(dict.keys(value))
+                dict.__setitem__(self, name, value)
             if (name in TABLES and type(value) is not PartDict) or (
                 name == WINDOW and type(value) is not PartList
             ):
@@ -148,22 +173,38 @@ class Tracked(dict[str, Any]):
                 head[_BASE] = start
             else:
                 head[name] = value
-        put[HEAD] = head
+        if was is None:  # no copy to compare with: every head value (and no whole head)
+            put.update((_head_key(k), v) for k, v in head.items())
+            gone.append(HEAD)
+            return {"put": put, "del": gone}
+        changed = {k: v for k, v in head.items() if k not in was or was[k] != v}
+        gone += [_head_key(k) for k in was if k not in head]
+        for name, value in changed.items():
+            put[_head_key(name)] = value
         return {"put": put, "del": gone}
 
     def settle(self) -> None:
         """Forget what changed: the state is stored as it is now."""
-        for value in dict.values(self):
+        was: dict[str, Any] = {_TABLES: [n for n in dict.keys(self) if n in TABLES]}
+        for name, value in dict.items(self):
             if type(value) is PartDict:
                 value.touched.clear()
                 value.gone.clear()
             elif type(value) is PartList:
                 value.base += value.dropped
                 value.dropped = value.grown = 0
+                was[_BASE] = value.base
+            else:
+                was[name] = _snap(value)
+        self._was = was
+
+
+def _head_key(name: str) -> str:
+    return f"{HEAD}/{name}"
 
 
 def split(state: State) -> dict[str, Any]:
-    """Return every part of a plain state (a full delta's ``put``)."""
+    """Return every part of a plain state (a full delta's ``put``): head values one by one."""
     put: dict[str, Any] = {}
     head: dict[str, Any] = {_TABLES: []}
     for name, value in state.items():
@@ -172,12 +213,14 @@ def split(state: State) -> dict[str, Any]:
             for key, entry in value.items():
                 put[table_key(name, str(key))] = entry
         elif name == WINDOW and isinstance(value, list):
+            base = value.base + value.dropped if isinstance(value, PartList) else 0
             for n, entry in enumerate(value):
-                put[window_key(n)] = entry
-            head[_BASE] = 0
+                put[window_key(base + n)] = entry
+            head[_BASE] = base
         else:
             head[name] = value
-    put[HEAD] = head
+    for name, value in head.items():
+        put[_head_key(name)] = value
     return put
 
 
@@ -187,8 +230,17 @@ def assemble(parts: Iterable[tuple[str, Any]]) -> Tracked | None:
     tables: dict[str, PartDict] = {}
     window: list[tuple[str, Any]] = []
     for name, value in parts:
-        if name == HEAD:
-            head = value
+        if name == HEAD:  # a head stored whole
+            head = (
+                value
+                if not isinstance(head, dict) or not isinstance(value, dict)
+                else {**head, **value}
+            )
+        elif name.startswith(HEAD + "/"):
+            if head is None:
+                head = {}
+            if isinstance(head, dict):
+                head[name[len(HEAD) + 1 :]] = value
         elif name.startswith("w/"):
             window.append((name, value))
         else:
@@ -199,6 +251,8 @@ def assemble(parts: Iterable[tuple[str, Any]]) -> Tracked | None:
         return None
     state = Tracked(head)
     base = state.pop(_BASE, None)
+    if _TABLES not in state:
+        state[_TABLES] = [t for t in TABLES if t in tables]
     for table in state.pop(_TABLES, ()):
         dict.__setitem__(state, table, tables.get(table, PartDict()))
     if base is not None:

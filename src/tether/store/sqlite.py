@@ -33,6 +33,23 @@ SCHEMA_VERSION = 2
 # Every this many updates a session's log of deltas is folded into its parts.
 COMPACT_EVERY = 64
 CACHED_SESSIONS = 128
+TOUCH_EVERY = 1.0  # seconds: `sessions.updated` (listing, TTL sweep) is kept to the second
+
+
+class _Cached:
+    """A session's decoded state as this process last wrote it, and what changed since a fold."""
+
+    __slots__ = ("changed", "halt", "since", "state", "touched", "version")
+
+    def __init__(self, version: int, state: State, halt: str, touched: float) -> None:
+        self.version, self.state, self.halt, self.touched = version, state, halt, touched
+        self.changed: set[str] = set()
+        self.since = 0  # the version of the last fold this copy saw (0: unknown)
+
+    def complete(self, upto: int) -> bool:
+        """Return True when ``changed`` covers every update since the last fold."""
+        return self.since > 0 and upto - self.since == COMPACT_EVERY
+
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
@@ -104,7 +121,7 @@ class SQLiteStore:
         self.gc_interval = gc_interval
         self._clock = clock
         self._conn: sqlite3.Connection | None = None
-        self._cache: OrderedDict[str, tuple[int, State]] = OrderedDict()
+        self._cache: OrderedDict[str, _Cached] = OrderedDict()
         # One connection per store; threads of one process (a library user's thread pool)
         # take turns on it, since a connection holds one transaction at a time.
         self._lock = _thread.RLock()
@@ -258,8 +275,9 @@ class SQLiteStore:
             parts.apply(found, self._value(session_id, delta))
         if not found:
             return None
-        if not isinstance(found.get(parts.HEAD), dict):
-            kind = type(found.get(parts.HEAD)).__name__
+        head = found.get(parts.HEAD, {})
+        if not isinstance(head, dict) or (not any(k.startswith("h/") for k in found) and not head):
+            kind = type(head).__name__
             raise StoreError(
                 f"{self.path}: session {session_id!r} holds a {kind}, expected a JSON object; "
                 f"reset it with 'tether session reset {session_id}' or {_DOCTOR_HINT}"
@@ -310,52 +328,105 @@ class SQLiteStore:
         row = conn.execute("SELECT max(n) FROM log WHERE sid = ?", (session_id,)).fetchone()
         version = int(row[0] or 0)
         cached = self._cache.get(session_id)
-        if cached is not None and cached[0] == version and version:
-            current: State | None = cached[1]
+        if cached is not None and cached.version == version and version:
+            current: State | None = cached.state
+            held = cached.halt
             self._cache.move_to_end(session_id)
         else:
+            cached = None
             current = self._read(conn, session_id)
-        held = self._halt(conn, session_id)
+            held = self._halt(conn, session_id)
         given = with_halt(current, held)
         new = fn(given)
         delta = new.delta() if new is given and isinstance(new, parts.Tracked) else None
+        version += 1
         if delta is None:  # a new or replaced state, or one read from schema 1: all of it
-            self._encode(session_id, new)  # refuse what is not JSON-ready before deleting
-            conn.execute("DELETE FROM parts WHERE sid = ?", (session_id,))
-            conn.execute("DELETE FROM log WHERE sid = ?", (session_id,))
-            conn.executemany(
-                _PUT,
-                [(session_id, k, self._encode(session_id, v)) for k, v in parts.split(new).items()],
+            self._rewrite(conn, session_id, new, version)
+            cached = None
+        else:
+            conn.execute(
+                "INSERT INTO log (sid, n, delta) VALUES (?, ?, ?)",
+                (session_id, version, self._encode(session_id, delta)),
             )
-            delta = {"put": {}, "del": []}
-        conn.execute(
-            "INSERT INTO log (sid, n, delta) VALUES (?, ?, ?)",
-            (session_id, version + 1, self._encode(session_id, delta)),
-        )
-        if (version + 1) % COMPACT_EVERY == 0:
-            self._compact(conn, session_id, version + 1)
-        conn.execute(_TOUCH, (session_id, self._clock()))
+        now = self._clock()
+        if cached is None or now - cached.touched >= TOUCH_EVERY:
+            conn.execute(_TOUCH, (session_id, now))
+            touched = now
+        else:
+            touched = cached.touched
         halt = halt_of(new)
         if halt != held:
             if halt:
                 conn.execute(_HALT_UPSERT, (session_id, halt))
             else:
                 conn.execute("DELETE FROM halts WHERE id = ?", (session_id,))
-        self._remember(session_id, version + 1, new)
+        entry = self._remember(session_id, version, new, halt, touched, cached, delta)
+        if version % COMPACT_EVERY == 0:
+            self._compact(conn, session_id, version, entry)
         return new
 
-    def _remember(self, session_id: str, version: int, state: State) -> None:
+    def _rewrite(self, conn: sqlite3.Connection, session_id: str, new: State, version: int) -> None:
+        """Store the whole state in parts (a new session, a replaced or a schema 1 state)."""
+        every = [(session_id, k, self._encode(session_id, v)) for k, v in parts.split(new).items()]
+        conn.execute("DELETE FROM parts WHERE sid = ?", (session_id,))
+        conn.execute("DELETE FROM log WHERE sid = ?", (session_id,))
+        conn.executemany(_PUT, every)
+        conn.execute(
+            "INSERT INTO log (sid, n, delta) VALUES (?, ?, ?)",
+            (session_id, version, '{"put":{},"del":[]}'),
+        )
+        conn.execute("UPDATE sessions SET state = '' WHERE id = ?", (session_id,))
+
+    def _remember(
+        self,
+        session_id: str,
+        version: int,
+        state: State,
+        halt: str,
+        touched: float,
+        cached: _Cached | None,
+        delta: dict[str, Any] | None,
+    ) -> _Cached:
         """Keep a session's decoded state for the next update in this process."""
         if not isinstance(state, parts.Tracked):
             state = parts.assemble(parts.split(state).items()) or parts.Tracked()
         state.settle()
-        self._cache[session_id] = (version, state)
+        entry = _Cached(version, state, halt, touched)
+        if cached is not None and delta is not None:  # parts changed since the last fold
+            entry.changed, entry.since = cached.changed, cached.since
+            entry.changed.update(delta["put"])
+            entry.changed.update(delta["del"])
+        self._cache[session_id] = entry
         self._cache.move_to_end(session_id)
         while len(self._cache) > CACHED_SESSIONS:
             self._cache.popitem(last=False)
+        return entry
 
-    def _compact(self, conn: sqlite3.Connection, session_id: str, upto: int) -> None:
-        """Fold the session's logged deltas into its parts (keeping the last as its version)."""
+    def _compact(
+        self, conn: sqlite3.Connection, session_id: str, upto: int, entry: _Cached
+    ) -> None:
+        """Fold the session's log into its parts (keeping the last delta as its version).
+
+        With this process's copy of the state current since the last fold, the parts it changed
+        are written from it; otherwise the logged deltas are read and folded.
+        """
+        if not entry.complete(upto):
+            self._fold(conn, session_id, upto)
+        else:
+            now = parts.split(entry.state)
+            conn.executemany(
+                "DELETE FROM parts WHERE sid = ? AND k = ?",
+                [(session_id, k) for k in entry.changed if k not in now],
+            )
+            changed = [k for k in entry.changed if k in now]
+            conn.executemany(
+                _PUT, [(session_id, k, self._encode(session_id, now[k])) for k in changed]
+            )
+        conn.execute("DELETE FROM log WHERE sid = ? AND n < ?", (session_id, upto))
+        entry.changed = set()
+        entry.since = upto
+
+    def _fold(self, conn: sqlite3.Connection, session_id: str, upto: int) -> None:
         folded: dict[str, Any] = {}
         gone: set[str] = set()
         for (text,) in conn.execute(
@@ -374,8 +445,6 @@ class SQLiteStore:
         conn.executemany(
             _PUT, [(session_id, k, self._encode(session_id, v)) for k, v in folded.items()]
         )
-        conn.execute("DELETE FROM log WHERE sid = ? AND n < ?", (session_id, upto))
-        conn.execute("UPDATE sessions SET state = '' WHERE id = ?", (session_id,))
 
     def delete(self, session_id: str) -> bool:
         """Forget a session; return whether it existed."""
@@ -436,9 +505,7 @@ class SQLiteStore:
                     (now - self.ttl_days * 86400,),
                 )
                 for table in ("parts", "log"):  # what the swept sessions kept in parts
-                    conn.execute(
-                        f"DELETE FROM {table} WHERE sid NOT IN (SELECT id FROM sessions)"
-                    )
+                    conn.execute(f"DELETE FROM {table} WHERE sid NOT IN (SELECT id FROM sessions)")
                 self._cache.clear()
                 conn.execute(
                     "INSERT INTO meta (key, value) VALUES ('last_gc', ?) "
