@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sqlite3
+import statistics
 import sys
 import tempfile
 import time
