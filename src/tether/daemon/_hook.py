@@ -4,7 +4,8 @@
 (Python compiles the script it is started with on every run, never a module it imports) and
 calls :func:`run`. Installed as ``PYTHON -I -S …/tether/daemon/hook.py HOST``: isolated,
 without ``site``, and importing only what the interpreter's startup already loaded (``sys``,
-``posix``) plus the ``_socket`` extension, so a warm call costs about what ``python -c pass`` does. It
+``posix``) plus the ``_socket`` extension, so a warm call costs about what ``python -c pass``
+does. It
 
 1. reads the event from stdin;
 2. connects to the daemon's unix socket in a per-user 0700 directory (``$XDG_RUNTIME_DIR/tether``,
