@@ -46,6 +46,29 @@ class _Masks(NamedTuple):
     volatile_key: re.Pattern[str]
 
 
+_VOLATILE_KEY = r"""(?x)
+            ^(?i:duration|elapsed|took|latency|time|timestamp|ts|date|datetime|created|updated
+               |started|finished|modified|expires|pid|execution_count|nonce)(?:$|_|(?=[A-Z]))
+            | (?:^|_)(?i:ms|seconds|secs|at|time|timestamp|duration)$
+            | (?<=[a-z0-9])(?:Ms|MS|Seconds|Secs|At|Time|Timestamp|Duration)$
+            | (?i:run|message|request|trace|event|correlation|delivery|span|execution|session)
+              (?:_?id|_?ID|Id)$
+            """
+_NUMBERS = r"""
+            \d(?<![\w.]\d)\d*+        # a whole number; starts with a class so the engine skips in C
+            (?:
+              (?<=\b\d{4})-\d\d-\d\d[T\ ]\d\d:\d\d(?::\d\d(?:[.,]\d+)?)?(?:Z|[+-]\d\d:?\d\d)?\b
+                                                                               # ^ ISO date-time
+            | (?:(?<=\b\d)|(?<=\b\d\d)):\d\d:\d\d(?:[.,]\d+)?\b                # clock time
+            | (?<=\b0)x[0-9a-fA-F]{4,}\b                                       # hex address
+            | (?:(?<=\b1[4-9]\d{8})|(?<=\b1[4-9]\d{11}))(?:\.\d+)?(?![\w.])    # epoch s / ms
+            | (?:h\ ?\d++)?(?:m\ ?\d++)?(?:\.\d++)?\ ?                         # durations: 0.18s,
+              (?:ms|µs|us|ns|s|secs?|seconds?|mins?|minutes?)\b                # 1m 2s, 0m1.2s
+            | [dhm](?:\d++[hms])*+(?![\w.])                                    # ages: 15m, 2h3m, 5d
+            )
+            """
+
+
 # Several cheap passes instead of one clever one: each pattern starts with a character class
 # or a literal, so the regex engine skips non-candidate positions in C instead of trying every
 # branch at every position (10-50x faster on real output).
@@ -67,22 +90,7 @@ def _masks() -> _Masks:
         # a progress bar's body between | | or [ ]: the counts and percentages next to it stay
         bars=re.compile("[|\\[][\u2580-\u259f\u2500-\u257f\u25a0\u25a1#=>. -]{4,}[|\\]]"),
         pgid=re.compile(r"\b(?:PGID|[Pp]rocess [Gg]roup(?: ID)?):?\s*\d+"),
-        numbers=re.compile(
-            r"""
-            \d(?<![\w.]\d)\d*+        # a whole number; starts with a class so the engine skips in C
-            (?:
-              (?<=\b\d{4})-\d\d-\d\d[T\ ]\d\d:\d\d(?::\d\d(?:[.,]\d+)?)?(?:Z|[+-]\d\d:?\d\d)?\b
-                                                                               # ^ ISO date-time
-            | (?:(?<=\b\d)|(?<=\b\d\d)):\d\d:\d\d(?:[.,]\d+)?\b                # clock time
-            | (?<=\b0)x[0-9a-fA-F]{4,}\b                                       # hex address
-            | (?:(?<=\b1[4-9]\d{8})|(?<=\b1[4-9]\d{11}))(?:\.\d+)?(?![\w.])    # epoch s / ms
-            | (?:h\ ?\d++)?(?:m\ ?\d++)?(?:\.\d++)?\ ?                         # durations: 0.18s,
-              (?:ms|µs|us|ns|s|secs?|seconds?|mins?|minutes?)\b                # 1m 2s, 0m1.2s
-            | [dhm](?:\d++[hms])*+(?![\w.])                                    # ages: 15m, 2h3m, 5d
-            )
-            """,
-            re.VERBOSE,
-        ),
+        numbers=re.compile(_NUMBERS, re.VERBOSE),
         uuid=re.compile(
             r"[0-9a-fA-F](?<![\w][0-9a-fA-F])[0-9a-fA-F]{7}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-"
             r"[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"
@@ -107,16 +115,7 @@ def _masks() -> _Masks:
         # A key is volatile as a whole word: `created_at`, `createdAt`, `durationMs`, `runId`;
         # never as a bare suffix or prefix (`items` ends in "ms", `format` in "at", `tsconfig`
         # starts with "ts": their values are data, and dropping them hid real changes).
-        volatile_key=re.compile(
-            r"""(?x)
-            ^(?i:duration|elapsed|took|latency|time|timestamp|ts|date|datetime|created|updated
-               |started|finished|modified|expires|pid|execution_count|nonce)(?:$|_|(?=[A-Z]))
-            | (?:^|_)(?i:ms|seconds|secs|at|time|timestamp|duration)$
-            | (?<=[a-z0-9])(?:Ms|MS|Seconds|Secs|At|Time|Timestamp|Duration)$
-            | (?i:run|message|request|trace|event|correlation|delivery|span|execution|session)
-              (?:_?id|_?ID|Id)$
-            """
-        ),
+        volatile_key=re.compile(_VOLATILE_KEY),
     )
 
 
