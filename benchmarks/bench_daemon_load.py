@@ -29,7 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from tether.daemon import hook as wire  # noqa: E402
+from tether.daemon import hook as wire
 
 TETHER = Path(sys.executable).with_name("tether")
 
@@ -140,7 +140,7 @@ def main() -> int:
     lost = sum(answered[s] - recorded.get(s, 0) for s in answered)
     events = len(latencies)
     latencies.sort()
-    print(f"| clients | seconds | events | events/s | p50 ms | p99 ms | errors | lost updates |")
+    print("| clients | seconds | events | events/s | p50 ms | p99 ms | errors | lost updates |")
     print("|---|---|---|---|---|---|---|---|")
     print(
         f"| {args.clients} | {elapsed:.0f} | {events} | {events / elapsed:.0f} | "
