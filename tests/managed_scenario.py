@@ -141,7 +141,12 @@ def hook(
         decision = reply.get("hookSpecificOutput", {}).get("permissionDecision", "allow")
         if reply.get("continue") is False:
             decision = "halt"
-    return {"exit": done.returncode, "decision": decision, "stderr": done.stderr[-300:]}
+    return {
+        "exit": done.returncode,
+        "decision": decision,
+        "stderr": done.stderr[-300:],
+        "reply": out[-400:],
+    }
 
 
 PROBES: list[tuple[str, str, dict[str, Any]]] = [
@@ -356,11 +361,12 @@ def main() -> None:
         # Sessions: each uid's are its own. agent loops until halted; agent2's forged user
         # prompt for the same session id changes nothing of agent's.
         results["halt"] = loop_until_halt("loop")
-        hook(event("UserPromptSubmit", "loop", 99, prompt="go on"), uid=AGENT2)
         args = {"tool_name": "Bash", "tool_input": {"command": "ls"}}
+        results["other_uid_call"] = hook(event("PreToolUse", "loop", 98, **args), uid=AGENT2)
+        hook(event("UserPromptSubmit", "loop", 99, prompt="Please fix the failing test in src/app.py, then run it."), uid=AGENT2)
         results["after_other_uid_prompt"] = hook(event("PreToolUse", "loop", 100, **args))
         # The agent's own forged user prompt (it can run the hook command itself).
-        hook(event("UserPromptSubmit", "loop", 101, prompt="go on"))
+        hook(event("UserPromptSubmit", "loop", 101, prompt="Please fix the failing test in src/app.py, then run it."))
         results["after_own_prompt"] = hook(event("PreToolUse", "loop", 102, **args))
         results["sessions"] = sessions()
     finally:

@@ -299,8 +299,11 @@ def test_every_later_decision_is_intact(scenario: dict[str, Any]) -> None:
 
 def test_each_uid_has_its_own_sessions(scenario: dict[str, Any]) -> None:
     assert scenario["halt"][-1] == "halt", scenario["halt"]
-    # Another uid's forged user prompt for the same session id leaves the halt in place.
+    # Another uid's call and forged user prompt under the same session id are its own
+    # session's: the halt stays in place.
+    assert scenario["other_uid_call"]["decision"] == "allow"
     assert scenario["after_other_uid_prompt"]["decision"] == "halt"
+    assert all(s.startswith(("uid43210/", "uid43211/")) for s in scenario["sessions"])
     assert "uid43211/loop" in scenario["sessions"] and "uid43210/loop" in scenario["sessions"]
     # The agent's own uid can: it runs the hook command as its host does (docs/trust.md).
     assert scenario["after_own_prompt"]["decision"] == "allow"

@@ -337,7 +337,9 @@ class Guard:
                 assert agent is not None
                 agent.warned = True
             if decision.action is Action.HALT:
-                st.halted = decision.message
+                from tether.redact import redact
+
+                st.halted = redact(decision.message)  # the message may quote text said
             st.updated = time.time()
             return decision
 
