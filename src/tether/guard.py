@@ -159,7 +159,10 @@ class Guard:
         elif (wait := kinds.wait_seconds(command)) is not None:
             kind = kinds.POLL
         elif verdict is not None and verdict.classification is not None:
-            kind = kinds.READ if verdict.classification.read_only else kinds.EXEC
+            c = verdict.classification
+            # RW029 alone: proven read-only but for the working tree the review was not given
+            # (git reads): still a read for the loops, whatever the approval path decides.
+            kind = kinds.READ if c.read_only or set(c.codes) == {"RW029"} else kinds.EXEC
         else:
             kind = kinds.EXEC
         return _Prepared(sig, kind, text, wait, verdict, call.tool)

@@ -62,8 +62,11 @@ def gather(store: Any, top: int = 10) -> dict[str, Any]:
             }
         )
         sigs = state.get("sigs")
+        epoch = _int(state.get("epoch"))
         for rec in sigs.values() if isinstance(sigs, dict) else ():
-            if isinstance(rec, dict) and _int(rec.get("same")) >= 2:
+            # a record from before the last progress has its streak reset when next used
+            stale = isinstance(rec, dict) and _int(rec.get("epoch")) != epoch
+            if isinstance(rec, dict) and not stale and _int(rec.get("same")) >= 2:
                 repeats.append(
                     {
                         "session": info.session_id,
