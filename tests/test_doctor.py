@@ -65,7 +65,11 @@ def test_not_installed_is_reported_with_the_command_to_run(
 ) -> None:
     env, project = sandbox
     _, checks = doctor(env, project)
-    [info] = [c for c in by_area(checks, "claude-code") if c["status"] == "info"]
+    [info] = [
+        c
+        for c in by_area(checks, "claude-code")
+        if c["status"] == "info" and "Claude Code version" not in c["message"]
+    ]
     assert "not installed" in info["message"]
     assert info["fix"] == "run `tether install claude-code` to install it"
 
@@ -238,3 +242,31 @@ def test_the_daemon_is_reported_and_an_unusable_socket_folder_explained(
     assert daemon["status"] == "warn"
     assert "has mode 755; expected 700" in daemon["message"]
     assert "mode 700" in daemon["fix"]
+
+
+def test_without_claude_on_path_the_version_check_says_so(
+    sandbox: tuple[dict[str, str], Path],
+) -> None:
+    """It used to be skipped without a word; installed, an unknown version is a warning."""
+    env, project = sandbox
+    env["PATH"] = f"{TETHER.parent}:/usr/bin:/bin"
+    _, checks = doctor(env, project)
+    [about] = [c for c in by_area(checks, "claude-code") if "Claude Code version" in c["message"]]
+    assert about["status"] == "info", about  # not installed: for information only
+    assert "`claude` is not on PATH" in about["message"] and "2.1.295" in about["fix"]
+    assert tether("install", "claude-code", env=env, cwd=project).returncode == 0
+    _, checks = doctor(env, project)
+    [about] = [c for c in by_area(checks, "claude-code") if "Claude Code version" in c["message"]]
+    assert about["status"] == "warn", about
+
+
+def test_a_failing_sample_shows_the_whole_reason(sandbox: tuple[dict[str, str], Path]) -> None:
+    """The reply's reason, whole: not the JSON reply cut at 300 characters mid-string."""
+    env, project = sandbox
+    (project / ".tether.yaml").write_text("loops:\n  hardstop: true\n")
+    _, checks = doctor(env, project)
+    failed = [c for c in by_area(checks, "claude-code") if c["status"] == "fail"]
+    assert failed
+    for c in failed:
+        assert "hookSpecificOutput" not in c["message"], c  # the reason, not the JSON
+        assert c["message"].endswith("Run `tether doctor` to find what to fix."), c

@@ -217,7 +217,7 @@ def _check_host(host: str, cwd: Path, session: str, checks: list[Check]) -> None
             if handler["command"] not in commands:
                 commands.append(str(handler["command"]))
     if host == "claude-code":
-        _claude_version(checks)
+        _claude_version(checks, bool(commands))
     if host == "codex":
         _codex_toml(cwd, checks)
         if commands:
@@ -329,28 +329,55 @@ def _codex_toml(cwd: Path, checks: list[Check]) -> None:
 CLAUDE_HONOURS = (2, 1, 295)
 
 
-def _claude_version(checks: list[Check]) -> None:
-    """Warn when the installed Claude Code lets a crashed hook's call run and ignores halts."""
+def _claude_version(checks: list[Check], installed: bool) -> None:
+    """Warn when the installed Claude Code lets a crashed hook's call run and ignores halts.
+
+    Never silent: when the version cannot be read, the report says so and why.
+    """
     import re
     import shutil
     import subprocess
 
+    need = ".".join(map(str, CLAUDE_HONOURS))
+    stakes = (
+        f"Claude Code before {need} lets a call run when the hook cannot start, and ignores "
+        "continue: false"
+    )
+    unknown = "warn" if installed else "info"
     claude = shutil.which("claude")
     if claude is None:
+        checks.append(
+            Check(
+                "claude-code",
+                unknown,
+                f"cannot check the Claude Code version: `claude` is not on PATH ({stakes})",
+                f"put `claude` on PATH and rerun `tether doctor`, or check that `claude "
+                f"--version` says {need} or newer",
+            )
+        )
         return
     try:
         out = subprocess.run(
             [claude, "--version"], capture_output=True, text=True, timeout=30
         ).stdout
-    except (OSError, subprocess.SubprocessError):
-        return
+    except (OSError, subprocess.SubprocessError) as exc:
+        out, why = "", f"`{claude} --version` failed ({type(exc).__name__}: {exc})"
+    else:
+        why = f"`{claude} --version` printed no version ({out.strip()[:80]!r})"
     found = re.search(r"(\d+)\.(\d+)\.(\d+)", out)
     if found is None:
+        checks.append(
+            Check(
+                "claude-code",
+                unknown,
+                f"cannot check the Claude Code version: {why} ({stakes})",
+                f"make sure `claude --version` works and says {need} or newer",
+            )
+        )
         return
     version = tuple(int(g) for g in found.groups())
     if version < CLAUDE_HONOURS:
         shown = ".".join(map(str, version))
-        need = ".".join(map(str, CLAUDE_HONOURS))
         checks.append(
             Check(
                 "claude-code",
