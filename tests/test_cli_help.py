@@ -29,7 +29,7 @@ def test_uninstall_help_is_its_own() -> None:
     assert "the host to add Tether's hooks to" in install.stdout
     for option in ("--http", "--url", "--command"):  # install's alone
         assert option in install.stdout and option not in uninstall.stdout
-    assert "forget the trust" in uninstall.stdout and "forget" not in install.stdout
+    assert "forget" in uninstall.stdout and "forget" not in install.stdout
 
 
 def test_daemon_help_explains_run() -> None:
