@@ -247,7 +247,7 @@ def _check_host(host: str, cwd: Path, session: str, checks: list[Check]) -> None
                         "fail",
                         f"{_failed_sample(sample.label, sample.expect, outcome.verdict)}: "
                         f"{outcome.detail}",
-                        _hook_fix(host, command, installed, checks),
+                        _hook_fix(host, command, installed, checks, outcome.verdict),
                     )
                 )
 
@@ -261,7 +261,9 @@ def _failed_sample(label: str, expect: str, verdict: str) -> str:
     return f"{label} should be denied but the hook answered {verdict}"
 
 
-def _hook_fix(host: str, command: str, installed: bool, checks: list[Check]) -> str:
+def _hook_fix(
+    host: str, command: str, installed: bool, checks: list[Check], verdict: str = ""
+) -> str:
     """Point at the real cause: a config or store failure already reported comes first."""
     for area in ("config", "store"):
         if any(c.area == area and c.status == "fail" for c in checks):
@@ -269,6 +271,14 @@ def _hook_fix(host: str, command: str, installed: bool, checks: list[Check]) -> 
                 f"the hook fails because of the {area} problem reported above: fix that first, "
                 "then run `tether doctor` again"
             )
+    if verdict == "deny (hook failing)":
+        # The hook runs and fails closed on every call: reinstalling changes nothing; the
+        # cause is in its reply (shown above), possibly in a daemon holding an old state.
+        return (
+            "the hook runs but fails on every call, for the cause shown above; if it names "
+            "something this report says is fine now, run `tether daemon stop` (the next call "
+            "starts a fresh daemon) and `tether doctor` again"
+        )
     if not installed:
         return f"run `{command}` by hand with a sample event on stdin to see the error"
     return f"run `{command}` by hand with a sample event; reinstall with `tether install {host}`"
