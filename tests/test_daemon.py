@@ -512,3 +512,27 @@ def test_the_daemon_reopens_a_store_file_replaced_under_it(box: Sandbox) -> None
     assert decision(box.run(payload("ls", 2, session="new"))) == "allow"
     listed = json.loads(_tether(box, "session", "list", "--json").stdout)
     assert [s["session_id"] for s in listed] == ["new"], listed  # written to the new file
+
+
+def test_a_daemon_start_points_entries_whose_hook_file_is_gone_back_here(box: Sandbox) -> None:
+    """`pip install .`, `tether install`, `pip install -e .`: the settings name a hook file that
+    is gone; the next daemon of this environment points them at its own (with a backup)."""
+    gone = box.tmp / "site-packages" / "tether" / "daemon" / "hook.py"
+    stale = f"{sys.executable} -I -S {gone} claude-code"
+    other = "echo someone-elses-hook"
+    settings = Path(box.env["HOME"]) / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps({"hooks": {"PreToolUse": [
+        {"matcher": "Bash", "hooks": [{"type": "command", "command": stale}]},
+        {"matcher": "*", "hooks": [{"type": "command", "command": other}]},
+    ]}}))  # fmt: skip
+    box.run(payload("ls"))  # starts this installation's daemon
+    box.wait_for_daemon()
+    deadline = time.monotonic() + 30
+    while stale in settings.read_text() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    groups = json.loads(settings.read_text())["hooks"]["PreToolUse"]
+    assert groups[0]["matcher"] == "Bash"  # refreshed in place, as `tether install` does
+    assert groups[0]["hooks"][0]["command"] == f"{sys.executable} -I -S {HOOK} claude-code"
+    assert groups[1]["hooks"][0]["command"] == other
+    assert list(settings.parent.glob("settings.json.tether-backup-*"))

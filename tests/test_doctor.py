@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 TETHER = Path(sys.executable).with_name("tether")
+TETHER_PACKAGE = Path(__import__("tether").__file__).parent
 
 
 @pytest.fixture
@@ -82,8 +83,10 @@ def test_a_broken_hook_command_fails_and_says_so(sandbox: tuple[dict[str, str], 
     code, checks = doctor(env, project)
     assert code == 1
     failures = [c for c in by_area(checks, "claude-code") if c["status"] == "fail"]
-    assert len(failures) == 3  # every sample: exit 127 fails open in Claude Code
-    assert all("fail-open" in c["message"] for c in failures)
+    gone, samples = failures[0], failures[1:]
+    assert "`/nonexistent/bin/tether` does not exist" in gone["message"], gone
+    assert len(samples) == 3  # every sample: exit 127 fails open in Claude Code
+    assert all("fail-open" in c["message"] for c in samples)
 
 
 def test_a_missing_on_failure_block_is_a_warning(sandbox: tuple[dict[str, str], Path]) -> None:
@@ -270,3 +273,51 @@ def test_a_failing_sample_shows_the_whole_reason(sandbox: tuple[dict[str, str], 
     for c in failed:
         assert "hookSpecificOutput" not in c["message"], c  # the reason, not the JSON
         assert c["message"].endswith("Run `tether doctor` to find what to fix."), c
+
+
+def _gone_install(env: dict[str, str], project: Path, host: str = "claude-code") -> str:
+    """Install hooks naming a hook file that is gone: what `pip install .`, `tether install`,
+    then `pip install -e .` leave behind (the site-packages copy removed)."""
+    gone = project.parent / "site-packages" / "tether" / "daemon" / "hook.py"
+    command = f"{sys.executable} -I -S {gone} {host}"
+    proc = tether("install", host, "--command", command, env=env, cwd=project)
+    assert proc.returncode == 0, proc.stderr
+    return command
+
+
+def test_a_hook_file_that_is_gone_fails_and_fix_points_the_entries_here(
+    sandbox: tuple[dict[str, str], Path],
+) -> None:
+    """Every call was blocked by Python's "can't open file" while the doctor called the
+    hardline probe's deny ok."""
+    env, project = sandbox
+    command = _gone_install(env, project)
+    code, checks = doctor(env, project)
+    assert code == 1
+    host = by_area(checks, "claude-code")
+    assert not [c for c in host if c["status"] == "ok" and "`rm -rf /` is denied" in c["message"]]
+    [gone] = [c for c in host if "cannot run" in c["message"]]
+    assert gone["status"] == "fail" and "hook.py does not exist" in gone["message"], gone
+    assert "tether install claude-code --user" in gone["fix"]
+    assert any("blocked, but not by Tether" in c["message"] for c in host), host
+    code, checks = doctor(env, project, "--fix")
+    assert code == 0, [c for c in checks if c["status"] == "fail"]
+    settings = json.loads((Path(env["HOME"]) / ".claude" / "settings.json").read_text())
+    assert command not in json.dumps(settings)
+    assert any("now run this installation's" in c["message"] for c in checks)
+
+
+def test_another_installation_is_a_warning(sandbox: tuple[dict[str, str], Path]) -> None:
+    env, project = sandbox
+    other = project.parent / "other" / "tether"
+    other.parent.mkdir()
+    import shutil
+
+    shutil.copytree(Path(TETHER_PACKAGE), other)
+    command = f"{sys.executable} -I -S {other / 'daemon' / 'hook.py'} claude-code"
+    installed = tether("install", "claude-code", "--command", command, env=env, cwd=project)
+    assert installed.returncode == 0
+    code, checks = doctor(env, project)
+    warned = [c for c in by_area(checks, "claude-code") if "another installation" in c["message"]]
+    assert len(warned) == 1 and warned[0]["status"] == "warn", warned
+    assert code == 0  # it runs and judges: a warning, not a failure

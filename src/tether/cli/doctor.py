@@ -34,7 +34,12 @@ class Check:
 
 def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
     """Add --fix, --json and --host."""
-    parser.add_argument("--fix", action="store_true", help="move a corrupt SQLite state file aside")
+    parser.add_argument(
+        "--fix",
+        action="store_true",
+        help="move a corrupt SQLite state file aside; point hook entries whose files are gone "
+        "at this installation",
+    )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument(
         "--host", action="append", choices=list(HOSTS), help="check only this host (repeatable)"
@@ -53,7 +58,7 @@ def run(args: argparse.Namespace, name: str) -> int:
     _check_daemon(checks)
     session = f"tether-doctor-{uuid.uuid4().hex[:12]}"
     for host in args.host or list(HOSTS):
-        _check_host(host, cwd, session, checks)
+        _check_host(host, cwd, session, checks, bool(args.fix))
     _forget(config, session)
     failed = [c for c in checks if c.status == "fail"]
     if args.json:
@@ -168,7 +173,9 @@ def _probe(config: Config) -> None:
         store.close()
 
 
-def _check_host(host: str, cwd: Path, session: str, checks: list[Check]) -> None:
+def _check_host(
+    host: str, cwd: Path, session: str, checks: list[Check], fix_it: bool = False
+) -> None:
     from tether.errors import InputError
     from tether.hosts import probe, settings
 
@@ -190,9 +197,10 @@ def _check_host(host: str, cwd: Path, session: str, checks: list[Check]) -> None
             continue
         if host == "claude-code":
             commands.extend(_http(data, path, checks))
-        found = settings.installed_commands(data, host)
-        if not found:
+        if not settings.installed_commands(data, host):
             continue
+        data = _check_targets(host, scope, path, data, fix_it, checks)
+        found = settings.installed_commands(data, host)
         expected = settings.install_events(host)
         missing = [e for e in expected if e not in found]
         status = "warn" if missing else "ok"
@@ -252,10 +260,80 @@ def _check_host(host: str, cwd: Path, session: str, checks: list[Check]) -> None
                 )
 
 
+def _check_targets(
+    host: str, scope: str, path: Path, data: Any, fix_it: bool, checks: list[Check]
+) -> Any:
+    """Fail on hook entries naming files that are gone; warn on another installation's.
+
+    Return the settings as they are now (``--fix`` points gone entries at this installation).
+    """
+    from tether.hosts import installed, settings
+
+    broken = installed.broken_entries(data, host)
+    if broken and fix_it:
+        refreshed = _refresh(host, scope, path, data)
+        if refreshed is not None:
+            was, why = broken[0]
+            done = f"{path}: hooks that ran {was} ({why}) now run this installation's ({refreshed})"
+            checks.append(Check(host, "ok", done))
+            return settings.read_settings(path)
+    for command, why in broken:
+        checks.append(
+            Check(
+                host,
+                "fail",
+                f"{path}: the hook command `{command}` cannot run: {why}; the host blocks or "
+                "lets through every call without Tether judging it (Tether was reinstalled or "
+                "moved)",
+                f"run `tether install {host} --{scope}` (or `tether doctor --fix`): it points "
+                "the entries at this installation",
+            )
+        )
+    if broken:
+        return data
+    others = {
+        str(h["command"])
+        for handlers in settings.installed_commands(data, host).values()
+        for h in handlers
+        if not installed.same_installation(str(h["command"]))
+    }
+    for command in sorted(others):
+        checks.append(
+            Check(
+                host,
+                "warn",
+                f"{path}: the hook runs another installation of Tether (`{command}`), not this "
+                f"one ({installed.this_hook_file()}); its version and config are what the host "
+                "gets",
+                f"run `tether install {host} --{scope}` to use this installation, or run that "
+                "installation's `tether doctor`",
+            )
+        )
+    return data
+
+
+def _refresh(host: str, scope: str, path: Path, data: Any) -> str | None:
+    """Point Tether's entries in ``path`` at this installation (``tether install``'s refresh)."""
+    from tether.hosts import settings
+
+    command = settings.default_command(host)
+    change = settings.merge(data, host, command, path)
+    if not change.changed:
+        return None
+    settings.write_settings(change)
+    if host == "codex":
+        from tether.hosts.codex_trust import activate
+
+        activate(None, Path.cwd())  # the new command needs Codex's trust; the trust check says
+    return command
+
+
 def _failed_sample(label: str, expect: str, verdict: str) -> str:
     """Say what a sample should have got and what it got, in words."""
     if verdict == "deny (hook failing)":
         return f"{label} is denied, but only because the hook fails on every call"
+    if verdict == "deny (not Tether's answer)":
+        return f"{label} is blocked, but not by Tether: the command fails before Tether runs"
     if expect != "deny":
         return f"{label} should run but was {'denied' if verdict == 'deny' else verdict}"
     return f"{label} should be denied but the hook answered {verdict}"

@@ -136,4 +136,8 @@ def run_sample(
     if seen == "deny" and FAILED_CLOSED in text and not sample.fails_closed:
         # Denied, but only because the hook itself is failing: every call would be denied.
         return Outcome(sample, "deny (hook failing)", False, detail)
+    if seen == "deny" and "Tether" not in text:
+        # Blocked by something that is not Tether answering (Python's "can't open file" for a
+        # hook file that is gone: exit 2): every call is blocked, and none is judged.
+        return Outcome(sample, "deny (not Tether's answer)", False, detail)
     return Outcome(sample, seen, seen == "deny", detail)
