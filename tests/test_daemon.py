@@ -79,6 +79,17 @@ class Sandbox:
         raise AssertionError(f"no daemon answered on {self.socket(hook)}")
 
     def stop_all(self) -> None:
+        """Kill every daemon this sandbox started: those seen, and any serving a socket here."""
+        mark = str(self.tmp).encode()
+        for proc in Path("/proc").iterdir():
+            if not proc.name.isdigit():
+                continue
+            try:
+                argv = (proc / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if b"-c" in argv and any(a.startswith(mark) and a.endswith(b".sock") for a in argv):
+                self.pids.add(int(proc.name))
         for pid in self.pids:
             try:
                 os.kill(pid, signal.SIGKILL)

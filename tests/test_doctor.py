@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,9 +17,14 @@ TETHER_PACKAGE = Path(__import__("tether").__file__).parent
 
 
 @pytest.fixture
-def sandbox(tmp_path: Path) -> tuple[dict[str, str], Path]:
-    """Return an environment with private HOME and XDG dirs, and a project directory."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("TETHER_", "CODEX_HOME"))}
+def sandbox(tmp_path: Path) -> Iterator[tuple[dict[str, str], Path]]:
+    """Yield an environment with private HOME and XDG dirs, and a project directory; stop the
+    daemon the probes started (its socket is under the private XDG_STATE_HOME)."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("TETHER_", "CODEX_HOME", "XDG_RUNTIME_DIR"))
+    }
     for name in ("XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
         (tmp_path / name.lower()).mkdir()
         env[name] = str(tmp_path / name.lower())
@@ -26,7 +32,8 @@ def sandbox(tmp_path: Path) -> tuple[dict[str, str], Path]:
     (tmp_path / "home").mkdir()
     (tmp_path / "project").mkdir()
     env["TETHER_DAEMON_IDLE"] = "10"  # a daemon the probes start does not outlive the test long
-    return env, tmp_path / "project"
+    yield env, tmp_path / "project"
+    tether("daemon", "stop", env=env, cwd=tmp_path)
 
 
 def tether(*args: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:

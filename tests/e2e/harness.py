@@ -65,7 +65,7 @@ class Host:
             if not k.startswith(
                 ("TETHER_", "ANTHROPIC_", "OPENAI_", "GEMINI_", "GOOGLE_", "CODEX_")
             )
-            and k not in ("CLAUDECODE",)
+            and k not in ("CLAUDECODE", "XDG_RUNTIME_DIR")  # the daemon's socket: ours alone
         }
         self.env.update(
             {
@@ -171,6 +171,48 @@ class Host:
             extra = ["--dangerously-bypass-hook-trust"] if bypass_trust else []
             return [exe, "exec", "--skip-git-repo-check", *extra, "go"]
         return [exe, "-p", "go", "--skip-trust", "--yolo"]
+
+
+def daemons_under(root: Path) -> list[int]:
+    """Return the pids of Tether daemons whose socket lies under ``root`` (one test's dirs).
+
+    The daemon is started as ``PYTHON -I -c BOOT PACKAGE_ROOT SOCKET``: its socket path, under
+    the test's private XDG_STATE_HOME, is in its command line.
+    """
+    mark = str(root).encode()
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            argv = (proc / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"-c" in argv and any(a.startswith(mark) and a.endswith(b".sock") for a in argv):
+            found.append(int(proc.name))
+    return found
+
+
+def stop_daemons(root: Path, timeout: float = 10.0) -> list[int]:
+    """Stop every daemon serving a socket under ``root`` (by pid); return their pids."""
+    import signal
+    import time
+
+    pids = daemons_under(root)
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            continue
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and any(Path(f"/proc/{p}").exists() for p in pids):
+        time.sleep(0.1)
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            continue
+    return pids
 
 
 def describe(run: Run) -> str:
