@@ -57,6 +57,10 @@ def test_a_session_stored_before_typed_records_carries_on_the_same(store: Store)
     answers = maker.play(guard, FIXTURE["events"][FIXTURE["split"] :], FIXTURE["split"])
     assert json.loads(json.dumps(answers)) == FIXTURE["answers"]
     final = json.loads(json.dumps(store.load("s")))
+    # New since the fixture: the one result that came without its call is counted as run
+    # without a guard decision (a coverage receipt, tether.hosts.receipts), told once.
+    receipt = final.pop("unguarded")
+    assert receipt == {"n": 1, "tools": {"Bash": 1}, "first": "Bash ls", "told": True}
     assert _without_clock(final) == _without_clock(FIXTURE["final"])
 
 

@@ -290,6 +290,7 @@ class Guard:
         if pend is not None and pend.blocked:
             return ALLOW  # the call never ran; its refusal was already counted
         wait: float | None
+        receipt: dict[str, Any] | None = None
         if pend is None:  # no before_call seen (or it was evicted)
             if prep is None:
                 return UNPAIRED  # the state is left as it was: see after_call
@@ -297,6 +298,9 @@ class Guard:
             st.calls += 1
             sig, kind, tool = prep.sig, prep.kind, call.tool
             wait = prep.wait
+            # No decision was asked for this call before it ran: a hook that did not fire (a
+            # matcher gap, a disabled or untrusted hook). Counted, and told once per session.
+            receipt = st.note_unguarded(tool, prep.preview)
         else:
             sig, kind, tool = pend.sig, pend.kind, pend.tool
             wait = None
@@ -356,6 +360,9 @@ class Guard:
         if call.call_id:
             st.done.append(call.call_id)
         trim(st.data, s.window)
+        if receipt is not None:
+            evidence = {**decision.evidence, "unguarded": receipt}
+            decision = Decision(decision.action, decision.codes, decision.message, evidence)
         return decision
 
     # -- turns, messages, sub-agents ---------------------------------------------------------

@@ -55,6 +55,7 @@ def run(args: argparse.Namespace, name: str) -> int:
     checks: list[Check] = []
     config = _check_config(cwd, checks, tuple(args.config_overrides or ()))
     _check_store(config, bool(args.fix), checks)
+    _check_receipts(config, checks)
     _check_daemon(checks)
     session = f"tether-doctor-{uuid.uuid4().hex[:12]}"
     for host in args.host or list(HOSTS):
@@ -131,6 +132,53 @@ def _check_store(config: Config, fix: bool, checks: list[Check]) -> None:
         checks.append(Check("store", "fail", f"{backend} store {where}: {cause}", hint))
         return
     checks.append(Check("store", "ok", f"{backend} store opens: {where}"))
+
+
+RECEIPT_DAYS = 7  # sessions this recent count for the report of unguarded calls
+
+
+def _check_receipts(config: Config, checks: list[Check]) -> None:
+    """Warn when recorded sessions have results whose calls never got a guard decision."""
+    import time
+
+    from tether.hosts.receipts import sentence, summary
+    from tether.store.open import open_store
+
+    try:
+        store = open_store(config)
+        try:
+            since = time.time() - RECEIPT_DAYS * 86400
+            tallies = []
+            for info in store.sessions():
+                if info.updated < since or info.session_id.startswith("tether-doctor-"):
+                    continue
+                state = store.load(info.session_id)
+                tally = state.get("unguarded") if isinstance(state, dict) else None
+                if isinstance(tally, dict):
+                    tallies.append(tally)
+        finally:
+            store.close()
+    except Exception:  # the store check above reports a store that cannot be read
+        return
+    total = summary(tallies)
+    if total["calls"]:
+        checks.append(
+            Check(
+                "receipts",
+                "warn",
+                f"{sentence(total)} (sessions of the last {RECEIPT_DAYS} days)",
+                "the host checks below say which hook does not run; `tether stats` lists the "
+                "tools, `tether session show ID` the sessions",
+            )
+        )
+    else:
+        checks.append(
+            Check(
+                "receipts",
+                "ok",
+                f"no call ran without a guard decision (sessions of the last {RECEIPT_DAYS} days)",
+            )
+        )
 
 
 def _check_daemon(checks: list[Check]) -> None:
