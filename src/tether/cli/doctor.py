@@ -225,9 +225,11 @@ def _check_host(
     host: str, cwd: Path, session: str, checks: list[Check], fix_it: bool = False
 ) -> None:
     from tether.errors import InputError
-    from tether.hosts import probe, settings
+    from tether.hosts import probe, settings, switches
 
     commands: list[str] = []
+    names: set[str] = set()  # Tether's handlers' names and commands (Gemini disables by either)
+    in_project = False
     seen: set[Path] = set()
     places = [
         (scope, settings.settings_path(host, scope, cwd=cwd)) for scope in ("user", "project")
@@ -269,9 +271,18 @@ def _check_host(
                     "when a hook crashes unless it is set",
                 )
             )
+        for gap in switches.matcher_gaps(host, data, path):
+            checks.append(Check(host, gap.status, gap.message, gap.fix))
+        for handlers in found.values():
+            names.update(str(h.get(k)) for h in handlers for k in ("name", "command") if h.get(k))
+        if scope == "project":
+            in_project = True
         for handler in found.get(pre, []):
             if handler["command"] not in commands:
                 commands.append(str(handler["command"]))
+    if commands:  # installed: is a setting keeping the host from running the hooks?
+        for found_switch in _switches(host, cwd, names, in_project):
+            checks.append(Check(host, found_switch.status, found_switch.message, found_switch.fix))
     if host == "claude-code":
         _claude_version(checks, bool(commands))
     if host == "codex":
@@ -374,6 +385,22 @@ def _refresh(host: str, scope: str, path: Path, data: Any) -> str | None:
 
         activate(None, Path.cwd())  # the new command needs Codex's trust; the trust check says
     return command
+
+
+def _switches(host: str, cwd: Path, names: set[str], in_project: bool) -> list[Any]:
+    """Return the settings that keep ``host`` from running Tether's hooks (hosts.switches)."""
+    from tether.hosts import settings, switches
+
+    env = os.environ
+    if host == "claude-code":
+        managed = any(
+            settings.installed_commands(switches._json(path), host)
+            for path in switches.claude_managed_files()
+        )
+        return switches.claude_code(cwd, env, tether_in_managed=managed)
+    if host == "codex":
+        return switches.codex(cwd, env, project_hooks=in_project)
+    return switches.gemini(cwd, env, tether_names=sorted(names) or ["tether"])
 
 
 def _failed_sample(label: str, expect: str, verdict: str) -> str:
