@@ -90,7 +90,7 @@ def test_claude_managed_settings(
     drop_in: dict[str, Any] | None,
     expect: str | None,
 ) -> None:
-    home, project, env = dirs
+    _, project, env = dirs
     root = tmp_path / "etc-claude-code"
     put(root / "managed-settings.json", managed)
     if drop_in is not None:
@@ -116,7 +116,7 @@ def test_claude_hooks_in_managed_settings_survive_what_turns_user_hooks_off(
 def test_claude_environment_switches(
     dirs: tuple[Path, Path, dict[str, str]], tmp_path: Path
 ) -> None:
-    home, project, env = dirs
+    _, project, env = dirs
     env = {**env, "CLAUDE_CODE_SIMPLE": "1", "CLAUDE_CODE_SAFE_MODE": "true"}
     found = switches.claude_code(project, env, managed=tmp_path / "none")
     assert [f.status for f in found] == ["warn", "warn"]
