@@ -139,3 +139,44 @@ def test_gemini_folder_trust_without_skip_trust(make_host: Any) -> None:
     guarded = h.run_interactive([PROBE])
     assert not (h.project / PROBE_RAN).exists(), guarded.proc.stdout[-2000:]
     assert "DG401" in guarded.after(0)
+
+
+def test_codex_install_with_a_wrapper_is_trusted_and_runs(make_host: Any) -> None:
+    """`--command` with a wrapper: the hooks Codex trusts are the ones written, and they run.
+
+    Before, any wrapper made install report "Codex does not list Tether's hooks" (it did; they
+    were not recognised as Tether's), and Codex skipped them.
+    """
+    h: Host = make_host("codex", PINS["codex"][0])
+    from tether.hosts.settings import default_command
+
+    wrapped = f"nice -n 1 {default_command('codex')}"
+    installed = h.tether("install", "codex", "--command", wrapped, "--json")
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    assert json.loads(installed.stdout)["codex"]["active"] is True
+    run = h.run([PROBE], install=None)
+    assert not (h.project / PROBE_RAN).exists(), describe(run)
+    assert "DG401" in run.after(0)
+    refused = h.tether("install", "codex", "--command", "/opt/my-wrapper.sh")
+    assert refused.returncode == 2 and "cannot be managed by Tether" in refused.stderr
+
+
+def test_codex_project_hooks_in_an_untrusted_project(make_host: Any) -> None:
+    """`--project` where Codex does not trust the project: the exact setting, then it works."""
+    h: Host = make_host("codex", PINS["codex"][0])
+    h.configure("http://127.0.0.1:9")  # a config.toml without the project's trust
+    installed = h.tether("install", "codex", "--project")
+    assert installed.returncode == 1, installed.stdout
+    entry = f'[projects."{h.project.resolve()}"] trust_level = "trusted"'
+    assert entry in installed.stdout, installed.stdout
+    assert any(entry in m for m in failures(h, "codex"))
+    run = h.run([PROBE], install=None)
+    assert_unguarded(h, run)  # Codex did not read the project's hooks
+    (h.project / PROBE_RAN).unlink()
+    # The user trusts the project (what Codex's own prompt writes), and installs again.
+    h.codex_extra = f'\n[projects."{h.project.resolve()}"]\ntrust_level = "trusted"\n'
+    h.configure("http://127.0.0.1:9")
+    again = h.tether("install", "codex", "--project")
+    assert again.returncode == 0, again.stdout
+    guarded = h.run([PROBE], install=None)
+    assert not (h.project / PROBE_RAN).exists(), describe(guarded)

@@ -120,6 +120,19 @@ def run(args: argparse.Namespace, name: str) -> int:
         raise InputError("--http and --url apply to `tether install claude-code` only")
     if name == "install":
         command = args.command or settings.default_command(args.host)
+        if not settings.is_tether_command(command, args.host):
+            from tether.errors import InputError
+
+            hook = settings.default_command(args.host)
+            wrappers = ", ".join(sorted(settings.WRAPPERS))
+            raise InputError(
+                f"--command {command!r} does not run Tether's hook for {args.host} in a form "
+                "Tether recognises, so install, uninstall, the doctor and Codex's trust could "
+                f"not tell the entry is Tether's. Give the hook itself (`{hook}` or `tether "
+                f"hook {args.host}`), optionally after VAR=value, env, or one of {wrappers}; "
+                "anything else (a wrapper script) cannot be managed by Tether: add it to the "
+                "settings by hand (for Codex, trust it in /hooks)"
+            )
         change = settings.merge(current, args.host, command, path)
     else:
         command = None

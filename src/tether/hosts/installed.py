@@ -48,6 +48,13 @@ def target(command: str) -> Target | None:
         if script and Path(script[0]).parts[-3:] == ("tether", "daemon", "hook.py"):
             return Target(program, script[0])
         return Target(program, None)  # python -m tether hook HOST
+    if name in settings.WRAPPERS:  # nice, timeout …: the hook is among the arguments
+        for j, word in enumerate(rest):
+            base = os.path.basename(word)
+            if base == "tether" or base.startswith("python"):
+                inner = target(shlex.join(rest[j:]))
+                if inner is not None:
+                    return inner
     return Target(program, None)
 
 
