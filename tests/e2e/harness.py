@@ -109,6 +109,12 @@ class Host:
                 for key, v in state.items()
                 if "trusted_hash" in v
             )
+            # And the plugins `codex plugin marketplace add` / `add` recorded.
+            for table in ("marketplaces", "plugins"):
+                for key, entry in old.get(table, {}).items():
+                    trust += f"\n[{table}.{json.dumps(key)}]\n" + "".join(
+                        f"{k} = {json.dumps(v)}\n" for k, v in entry.items()
+                    )
             path.write_text(
                 'model = "gpt-fake"\nmodel_provider = "fake"\napproval_policy = "never"\n'
                 'sandbox_mode = "danger-full-access"\n\n[model_providers.fake]\nname = "fake"\n'

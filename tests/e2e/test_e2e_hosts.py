@@ -58,9 +58,20 @@ def delivered(run: Run, text: str) -> int:
 @pytest.mark.parametrize(("host", "version"), CASES, ids=IDS)
 def test_a_session_probe_read_loop_halt(host: str, version: str, make_host: Any) -> None:
     h: Host = make_host(host, version)
+    run = session(h)
+    assert_session(h, run)
+
+
+def session(h: Host, install: Any = ()) -> Run:
+    """Run the session script (probe, read, loop to the halt) on ``h``."""
     (h.project / "hello.txt").write_text("hello-e2e\n")
     (h.project / "same.txt").write_text("[]\n")
-    run = h.run(SCRIPT, env=HARD)
+    return h.run(SCRIPT, env=HARD, install=install)
+
+
+def assert_session(h: Host, run: Run) -> None:
+    """Deny, read, warn, block and halt as this host version honours them."""
+    host, version = h.host, h.version
     story = describe(run)
     honours = HONOURS[f"{host} {version}"]
     assert run.proc.returncode == 0, story

@@ -27,6 +27,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "hook": ("tether.cli.hook", "answer a host's hook event (Claude Code, Codex, Gemini CLI)"),
     "install": ("tether.cli.install", "add Tether's hooks to a host's settings"),
     "uninstall": ("tether.cli.install", "remove exactly the hooks Tether added"),
+    "plugin": (
+        "tether.cli.plugin",
+        "build Tether as a Claude Code/Codex plugin or Gemini extension",
+    ),
     "doctor": ("tether.cli.doctor", "check the installed hooks, config and state store"),
     "session": ("tether.cli.session", "list, show and reset recorded sessions"),
     "stats": ("tether.cli.stats", "interventions per code, busiest sessions, top repeated calls"),

@@ -236,6 +236,10 @@ def _check_host(
     ]
     if host == "claude-code":  # entries a user added by hand to the local project file count too
         places.append(("project", cwd / ".claude" / "settings.local.json"))
+    from tether.hosts import plugins
+
+    packages = plugins.installed(host)
+    places.extend(("plugin", path) for path in packages)
     for scope, path in places:
         if path.resolve() in seen:
             continue  # run from the home directory: user and project files are the same
@@ -254,11 +258,12 @@ def _check_host(
         expected = settings.install_events(host)
         missing = [e for e in expected if e not in found]
         status = "warn" if missing else "ok"
-        message = f"installed in {path} ({len(found)} events)"
+        kind = " (plugin)" if scope == "plugin" else ""
+        message = f"installed in {path}{kind} ({len(found)} events)"
         fix = ""
         if missing:
             message += f"; missing: {', '.join(missing)}"
-            fix = f"run `tether install {host} --{scope}` to add them"
+            fix = f"run `{_reinstall(host, scope)}` to add them"
         checks.append(Check(host, status, message, fix))
         pre = probe.PRE_EVENT[host]
         if host == "claude-code" and any(h.get("onFailure") != "block" for h in found.get(pre, [])):
@@ -267,7 +272,7 @@ def _check_host(
                     host,
                     "warn",
                     f"{path}: PreToolUse entry lacks onFailure: block",
-                    f"run `tether install {host} --{scope}`; Claude Code lets calls through "
+                    f"run `{_reinstall(host, scope)}`; Claude Code lets calls through "
                     "when a hook crashes unless it is set",
                 )
             )
@@ -280,8 +285,25 @@ def _check_host(
         for handler in found.get(pre, []):
             if handler["command"] not in commands:
                 commands.append(str(handler["command"]))
+    for problem in plugins.disabled(host, packages):
+        checks.append(Check(host, "fail", problem, "enable it again in the host"))
+    in_settings = [
+        c for c in checks if c.area == host and c.message.startswith("installed in")
+        and "(plugin)" not in c.message
+    ]  # fmt: skip
+    if packages and in_settings:
+        checks.append(
+            Check(
+                host,
+                "warn",
+                "Tether is installed both as a package and in settings files: both run on every "
+                "event (Tether answers a repeated event the same way, but each costs a call)",
+                f"keep one: `tether uninstall {host}` for the settings entries, or the host's "
+                "own command to remove the package",
+            )
+        )
     if commands:  # installed: is a setting keeping the host from running the hooks?
-        for found_switch in _switches(host, cwd, names, in_project):
+        for found_switch in _switches(host, cwd, names, in_project, bool(packages)):
             checks.append(Check(host, found_switch.status, found_switch.message, found_switch.fix))
     if host == "claude-code":
         _claude_version(checks, bool(commands))
@@ -344,7 +366,7 @@ def _check_targets(
                 f"{path}: the hook command `{command}` cannot run: {why}; the host blocks or "
                 "lets through every call without Tether judging it (Tether was reinstalled or "
                 "moved)",
-                f"run `tether install {host} --{scope}` (or `tether doctor --fix`): it points "
+                f"run `{_reinstall(host, scope)}` (or `tether doctor --fix`): it points "
                 "the entries at this installation",
             )
         )
@@ -364,16 +386,26 @@ def _check_targets(
                 f"{path}: the hook runs another installation of Tether (`{command}`), not this "
                 f"one ({installed.this_hook_file()}); its version and config are what the host "
                 "gets",
-                f"run `tether install {host} --{scope}` to use this installation, or run that "
+                f"run `{_reinstall(host, scope)}` to use this installation, or run that "
                 "installation's `tether doctor`",
             )
         )
     return data
 
 
+def _reinstall(host: str, scope: str) -> str:
+    """Return the command that writes Tether's hooks for ``host`` in ``scope`` again."""
+    if scope == "plugin":
+        return f"tether plugin {host} --install"
+    return f"tether install {host} --{scope}"
+
+
 def _refresh(host: str, scope: str, path: Path, data: Any) -> str | None:
     """Point Tether's entries in ``path`` at this installation (``tether install``'s refresh)."""
     from tether.hosts import settings
+
+    if scope == "plugin":
+        return None  # the host's copy of a package: rebuilt and reinstalled, not edited
 
     command = settings.default_command(host)
     change = settings.merge(data, host, command, path)
@@ -387,7 +419,9 @@ def _refresh(host: str, scope: str, path: Path, data: Any) -> str | None:
     return command
 
 
-def _switches(host: str, cwd: Path, names: set[str], in_project: bool) -> list[Any]:
+def _switches(
+    host: str, cwd: Path, names: set[str], in_project: bool, package: bool = False
+) -> list[Any]:
     """Return the settings that keep ``host`` from running Tether's hooks (hosts.switches)."""
     from tether.hosts import settings, switches
 
@@ -400,7 +434,7 @@ def _switches(host: str, cwd: Path, names: set[str], in_project: bool) -> list[A
         return switches.claude_code(cwd, env, tether_in_managed=managed)
     if host == "codex":
         return switches.codex(cwd, env, project_hooks=in_project)
-    return switches.gemini(cwd, env, tether_names=sorted(names) or ["tether"])
+    return switches.gemini(cwd, env, tether_names=sorted(names) or ["tether"], extension=package)
 
 
 def _failed_sample(label: str, expect: str, verdict: str) -> str:
