@@ -61,9 +61,9 @@ def _codes_in(tree: ast.AST) -> set[str]:
 
 def emitted_codes() -> set[str]:
     """Return every code the code base can put on a decision."""
-    from tether.loops.detectors import CODES
+    from tether.loops.detectors import ALL
 
-    found = {c.code for c in CODES.values()}
+    found = {d.code for d in ALL}
     for path in sorted(SRC.rglob("*.py")):
         found |= _codes_in(ast.parse(path.read_text(encoding="utf-8"), str(path)))
     return found
@@ -110,11 +110,12 @@ def test_approval_entries_are_the_policy_codes() -> None:
 
 
 def test_loop_entries_print_the_detectors_advice() -> None:
-    from tether.loops.detectors import CODES
+    from tether.loops.detectors import ALL
 
-    for c in CODES.values():
-        entry = explain(c.code)
-        assert entry is not None and entry.name == c.name and entry.instead == c.instead
+    for d in ALL:
+        entry = explain(d.code)
+        assert entry is not None and entry.name == d.name and entry.instead == d.instead
+        assert entry.summary == d.summary and entry.match == d.examples
 
 
 # The approval codes' command examples, run through the policy with the setting they name.

@@ -1,4 +1,4 @@
-"""Detectors are pure functions: a slice of state and thresholds in, a finding (or None) out."""
+"""Detectors are pure functions: ``check(window, event, settings)`` in, a finding (or None) out."""
 
 from __future__ import annotations
 
@@ -7,16 +7,40 @@ from typing import Any
 import pytest
 
 from tether.errors import ConfigError
-from tether.loops import detectors as d
 from tether.loops import progress
-from tether.loops.records import AgentRounds, SigRecord, ToolStreak
+from tether.loops.detectors import (
+    BY_KEY,
+    Event,
+    Window,
+    cycle,
+    exact_failure,
+    flip_flop,
+    idempotent_no_progress,
+    monologue,
+    mutating_no_progress,
+    no_convergence,
+    poll_budget,
+    repeated_block,
+    reread,
+    same_result,
+    same_tool_failure,
+    turn_calls,
+)
+from tether.loops.records import AgentRounds, Echo, FileState, Session, SigRecord, ToolStreak
 from tether.loops.settings import DEFAULT_SETTINGS, LoopSettings, from_config
-from tether.loops.state import new_record
-from tether.model import Action
+from tether.loops.state import new_record, new_state
+from tether.model import Action, Finding
 
 WARN_ONLY = DEFAULT_SETTINGS
 HARD = DEFAULT_SETTINGS.with_(hard_stop=True)
 A, W, B, H = Action.ALLOW, Action.WARN, Action.BLOCK, Action.HALT
+NO_WINDOW = Window(())
+
+
+def session(**values: Any) -> Session:
+    state = new_state()
+    state.update(values)
+    return Session(state)
 
 
 def rec(kind: str, **values: Any) -> SigRecord:
@@ -25,7 +49,12 @@ def rec(kind: str, **values: Any) -> SigRecord:
     return SigRecord(r)
 
 
-def act(f: Any) -> Action:
+def ev(before: bool = False, **fields: Any) -> Event:
+    fields.setdefault("session", session())
+    return Event(before, **fields)
+
+
+def act(f: Finding | None) -> Action:
     return A if f is None else f.action
 
 
@@ -46,6 +75,7 @@ NO_PROGRESS = [
     ("exec", 6, True, True, B),
     ("write", 6, True, True, B),
     ("poll", 40, True, True, A),  # polls have their own budget
+    ("pause", 40, True, True, A),  # a bare `sleep N` is never a loop of its own
 ]
 
 
@@ -54,11 +84,22 @@ def test_no_progress_ladder(
     kind: str, same: int, before: bool, hard: bool, expected: Action
 ) -> None:
     s = HARD if hard else WARN_ONLY
-    f = d.no_progress(rec(kind, same=same), s, before=before)
-    assert act(f) == expected
-    if f is not None:
+    e = ev(before, rec=rec(kind, same=same))
+    found = [
+        idempotent_no_progress.check(NO_WINDOW, e, s),
+        mutating_no_progress.check(NO_WINDOW, e, s),
+    ]
+    live = [f for f in found if f is not None]
+    assert max((f.action for f in live), default=A) == expected
+    for f in live:
         assert f.code == ("TL201" if kind in ("read", "tool") else "TL202")
         assert f.count == same
+
+
+@pytest.mark.parametrize(("same", "expected"), [(10, A), (11, W), (12, B)])
+def test_a_rerun_count_the_user_asked_for_is_honoured(same: int, expected: Action) -> None:
+    e = ev(True, rec=rec("exec", same=same), session=session(reruns=10))
+    assert act(mutating_no_progress.check(NO_WINDOW, e, HARD)) == expected
 
 
 EXACT = [(1, True, A), (2, False, W), (4, True, W), (5, True, B), (5, False, W)]
@@ -66,13 +107,14 @@ EXACT = [(1, True, A), (2, False, W), (4, True, W), (5, True, B), (5, False, W)]
 
 @pytest.mark.parametrize(("fails", "before", "expected"), EXACT)
 def test_exact_failure_ladder(fails: int, before: bool, expected: Action) -> None:
-    assert act(d.exact_failure(rec("exec", fails=fails), HARD, before=before)) == expected
+    e = ev(before, rec=rec("exec", fails=fails), failed=not before)
+    assert act(exact_failure.check(NO_WINDOW, e, HARD)) == expected
 
 
 def test_an_unchanged_failure_across_edits_warns_but_never_blocks() -> None:
     r = rec("exec", fails=1, stubborn=6)
-    assert act(d.exact_failure(r, HARD, before=False)) == W
-    assert act(d.exact_failure(r, HARD, before=True)) == A
+    assert act(exact_failure.check(NO_WINDOW, ev(False, rec=r, failed=True), HARD)) == W
+    assert act(exact_failure.check(NO_WINDOW, ev(True, rec=r), HARD)) == A
 
 
 # tool, count, hard, expected
@@ -80,7 +122,6 @@ SAME_TOOL = [
     ("send_message", 2, True, A),
     ("send_message", 3, True, W),
     ("send_message", 8, True, H),
-    ("send_message", 8, False, W),
     ("Bash", 8, True, W),  # failure-tolerant: never halted
     ("Bash", 30, True, W),
 ]
@@ -88,8 +129,8 @@ SAME_TOOL = [
 
 @pytest.mark.parametrize(("tool", "count", "hard", "expected"), SAME_TOOL)
 def test_same_tool_failure(tool: str, count: int, hard: bool, expected: Action) -> None:
-    s = HARD if hard else WARN_ONLY
-    assert act(d.same_tool_failure(tool, ToolStreak([count, "c1"]), s)) == expected
+    e = ev(False, tool=tool, failed=True, streak=ToolStreak([count, "c1"]))
+    assert act(same_tool_failure.check(NO_WINDOW, e, HARD if hard else WARN_ONLY)) == expected
 
 
 def w(*legs: str, kind: str = "read", status: str = "ok") -> list[list[Any]]:
@@ -101,31 +142,50 @@ CYCLES = [
     (w("a", "b", "a", "b"), (2, 2)),
     (w("a", "b", "a", "b", "a", "b", "a", "b"), (2, 4)),
     (w("x", "a", "b", "c", "a", "b", "c"), (3, 2)),
-    (w("a", "b", "c", "d", "e", "f", "a", "b", "c", "d", "e", "f"), (6, 2)),
+    (w(*"abcdef" * 2), (6, 2)),
+    (w(*"abcdefghijklmnop" * 2), (16, 2)),  # period 16
+    (w(*"abcdefghijklmnopq" * 2), (0, 0)),  # 17 is past the longest period looked for
     (w("a", "b", "a", "c"), (0, 0)),
     (w("a", "a", "a", "a"), (0, 0)),  # period 1 belongs to the streak detectors
     (w("a", "b", "a", "b", kind="poll"), (0, 0)),  # a round of polls is a wait
     (w("a", "b", "a", "b", kind="act"), (0, 0)),  # an action lands on every lap
+    (w("a", "b", "a", "b", kind="pause"), (0, 0)),  # `sleep N` between checks
     (w("a", "b", "a", "b", status="blocked"), (0, 0)),
 ]
 
 
 @pytest.mark.parametrize(("window", "expected"), CYCLES)
 def test_cycle_laps(window: list[list[Any]], expected: tuple[int, int]) -> None:
-    assert d.cycle_laps(window) == expected
+    assert cycle.laps(window) == expected
 
 
 def test_a_cycle_only_counts_with_identical_results() -> None:
     window = w("a", "b", "a", "b")
     window[-1][3] = "changed"
-    assert d.cycle_laps(window) == (0, 0)
+    assert cycle.laps(window) == (0, 0)
+
+
+def test_a_leg_whose_output_only_grew_still_repeats() -> None:
+    window = w(*"abcabc")
+    window[-1][3] = "longer log"
+    window[-1].append(1)  # grew: the new output extends the last one
+    assert cycle.laps(window) == (3, 2)
+    every = w(*"abab")
+    for entry in every:
+        entry.append(1)
+    assert cycle.laps(every) == (0, 0)  # every leg produced more: something is being made
 
 
 def test_cycle_blocks_only_the_call_that_continues_it() -> None:
     window = w(*"abababab")
-    assert act(d.cycle(window, HARD, next_sig="a")) == B
-    assert act(d.cycle(window, HARD, next_sig="z")) == A
-    assert act(d.cycle(window, HARD)) == W
+    assert act(cycle.check(Window(window, "a"), ev(True), HARD)) == B
+    assert act(cycle.check(Window(window, "z"), ev(True), HARD)) == A
+    assert act(cycle.check(Window(window), ev(False), HARD)) == W
+
+
+def test_a_long_cycle_warns_one_lap_later() -> None:
+    assert act(cycle.check(Window(w(*"abcdefgh" * 2)), ev(False), HARD)) == A
+    assert act(cycle.check(Window(w(*"abcdefgh" * 3)), ev(False), HARD)) == W
 
 
 # same, seconds waited, before, expected
@@ -141,8 +201,8 @@ POLLS = [
 
 @pytest.mark.parametrize(("same", "waited", "before", "expected"), POLLS)
 def test_poll_budget(same: int, waited: float, before: bool, expected: Action) -> None:
-    r = rec("poll", same=same, poll_s=waited)
-    assert act(d.poll_budget(r, HARD, before=before)) == expected
+    e = ev(before, rec=rec("poll", same=same, poll_s=waited))
+    assert act(poll_budget.check(NO_WINDOW, e, HARD)) == expected
 
 
 TURN = [(59, A), (60, W), (61, A), (80, W), (120, W), (121, H)]
@@ -150,31 +210,84 @@ TURN = [(59, A), (60, W), (61, A), (80, W), (120, W), (121, H)]
 
 @pytest.mark.parametrize(("count", "expected"), TURN)
 def test_turn_calls(count: int, expected: Action) -> None:
-    assert act(d.turn_calls(count, HARD, before=True)) == expected
+    assert (
+        act(turn_calls.check(NO_WINDOW, ev(True, session=session(turn_calls=count)), HARD))
+        == expected
+    )
 
 
 @pytest.mark.parametrize(("identical", "in_a_row", "expected"), [(2, 2, A), (3, 3, W), (1, 3, W)])
 def test_monologue(identical: int, in_a_row: int, expected: Action) -> None:
-    assert act(d.monologue(identical, in_a_row, HARD)) == expected
+    e = ev(False, session=session(talk=["x", identical, in_a_row]))
+    assert act(monologue.check(NO_WINDOW, e, HARD)) == expected
+
+
+def test_a_third_refusal_of_the_same_call_halts() -> None:
+    block = idempotent_no_progress.check(NO_WINDOW, ev(True, rec=rec("read", same=5)), HARD)
+    assert block is not None and block.action is B
+    for refused, expected in ((1, A), (2, H)):
+        e = ev(True, rec=rec("read", same=5, blocked=refused), findings=(block,))
+        assert act(repeated_block.check(NO_WINDOW, e, HARD)) == expected
+
+
+@pytest.mark.parametrize(
+    ("returns", "before", "would", "expected"),
+    [
+        (1, False, False, A),
+        (2, False, False, W),
+        (3, True, True, B),
+        (3, True, False, A),
+    ],
+)
+def test_flip_flop(returns: int, before: bool, would: bool, expected: Action) -> None:
+    f = FileState({"returns": returns}, "src/a.py")
+    f.would_return = would or not before
+    assert act(flip_flop.check(NO_WINDOW, ev(before, file=f), HARD)) == expected
+
+
+@pytest.mark.parametrize(
+    ("passes", "before", "expected"), [(1, False, A), (2, False, W), (4, True, B)]
+)
+def test_reread_passes(passes: int, before: bool, expected: Action) -> None:
+    e = ev(before, rec=rec("read", passes=passes))
+    assert act(reread.check(NO_WINDOW, e, HARD)) == expected
+
+
+@pytest.mark.parametrize(("count", "expected"), [(2, A), (3, W), (30, W)])
+def test_same_result_across_arguments_only_warns(count: int, expected: Action) -> None:
+    e = ev(False, tool="WebSearch", echo=Echo(["r", count, "c1", "s"]))
+    assert act(same_result.check(NO_WINDOW, e, HARD)) == expected
 
 
 def test_warnings_off_silences_warnings_but_not_blocks() -> None:
     quiet = HARD.with_(warnings=False)
-    assert d.no_progress(rec("read", same=3), quiet, before=False) is None
-    assert act(d.no_progress(rec("read", same=5), quiet, before=True)) == B
+    assert (
+        idempotent_no_progress.check(NO_WINDOW, ev(False, rec=rec("read", same=3)), quiet) is None
+    )
+    e = ev(True, rec=rec("read", same=5))
+    assert act(idempotent_no_progress.check(NO_WINDOW, e, quiet)) == B
 
 
-def test_progress_warns_once_at_15_and_halts_at_25() -> None:
+def test_no_convergence_warns_once_at_15_and_halts_at_25() -> None:
     s = DEFAULT_SETTINGS.with_(progress_enabled=True)
-    row: list[Any] = [0, False]
-    agent = AgentRounds(row)
-    actions = [act(progress.record_round(agent, False, s)) for _ in range(25)]
-    assert actions[:14] == [A] * 14
-    assert actions[14] == W
-    assert actions[15:24] == [A] * 9
-    assert actions[24] == H
-    assert progress.record_round(agent, True, s) is None
-    assert row == [0, False]
+    assert act(no_convergence.check(NO_WINDOW, ev(agent=AgentRounds([14, False])), s)) == A
+    assert act(no_convergence.check(NO_WINDOW, ev(agent=AgentRounds([15, False])), s)) == W
+    assert act(no_convergence.check(NO_WINDOW, ev(agent=AgentRounds([16, True])), s)) == A
+    assert act(no_convergence.check(NO_WINDOW, ev(agent=AgentRounds([25, True])), s)) == H
+    # progress that stands: the files reached their state at round 20
+    moved = AgentRounds([25, True, 0, {"0": 0, "t1": 20}], tree="t1")
+    assert act(no_convergence.check(NO_WINDOW, ev(agent=moved), s)) == A
+    # ... and a revert back to round 0's tree takes it back
+    reverted = AgentRounds([25, True, 0, {"0": 0, "t1": 20}], tree="0")
+    assert act(no_convergence.check(NO_WINDOW, ev(agent=reverted), s)) == H
+
+
+def test_new_text_is_progress_filler_is_not() -> None:
+    agent = AgentRounds([0, False])
+    report = "The parser drops the trailing byte when the frame length is a multiple of eight."
+    assert progress.absorb(agent, progress.words(report))
+    assert not progress.absorb(agent, progress.words(report))  # said before
+    assert not progress.absorb(agent, progress.words("Let me keep looking at the next file."))
 
 
 @pytest.mark.parametrize(
@@ -185,6 +298,12 @@ def test_progress_scope(agent_id: str | None, scope: str, expected: str | None) 
     s = DEFAULT_SETTINGS.with_(progress_enabled=True, progress_scope=scope)
     assert progress.watched(agent_id, s) == expected
     assert progress.watched(agent_id, DEFAULT_SETTINGS) is None  # off by default
+
+
+def test_every_detector_is_pure_and_answers_none_when_nothing_happened() -> None:
+    for d in BY_KEY.values():
+        for before in (True, False):
+            assert d.check(NO_WINDOW, ev(before), HARD) is None, d.key
 
 
 BAD = [

@@ -88,9 +88,9 @@ def _loops_table() -> list[tuple[str, str, str]]:
 
 
 def test_the_detector_table_quotes_the_schema_thresholds() -> None:
-    from tether.loops.detectors import CODES
+    from tether.loops.detectors import ALL
 
-    detector = {c.code: name for name, c in CODES.items()}
+    detector = {d.code: d.key for d in ALL}
     rows = _loops_table()
     assert len(rows) >= 7
     checked = 0

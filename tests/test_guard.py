@@ -185,11 +185,19 @@ def test_a_subagent_that_only_reads_is_warned_then_halted() -> None:
     assert "TL210" in codes
 
 
-def test_visible_text_or_a_write_is_progress_for_a_subagent() -> None:
+FINDINGS = [
+    "The parser drops the trailing byte when the frame length is a multiple of eight.",
+    "Config loading happens twice: settings.py caches nothing between worker restarts.",
+    "Retries ignore the backoff jitter because the scheduler rounds delays to seconds.",
+    "Three endpoints share one mutable default dictionary, which leaks headers across requests.",
+]
+
+
+def test_new_text_or_a_write_is_progress_for_a_subagent() -> None:
     s = Session(Guard(PROGRESS))
     for n in range(40):
         if n % 10 == 9:
-            s.guard.assistant_message("s1", f"Found {n} things so far", agent_id="child")
+            s.guard.assistant_message("s1", FINDINGS[n // 10], agent_id="child")
         action = s.call("Read", {"file_path": f"f{n}"}, f"c{n}", agent="child")
         assert action < Action.WARN, n
     for n in range(14):
@@ -201,6 +209,41 @@ def test_visible_text_or_a_write_is_progress_for_a_subagent() -> None:
         == Action.ALLOW
     )
     assert s.call("Read", {"file_path": "h"}, "e", agent="child") == Action.ALLOW
+
+
+def test_filler_or_repeated_text_is_not_progress_for_a_subagent() -> None:
+    s = Session(Guard(PROGRESS))
+    fillers = ["Let me keep looking.", "Now checking the next file.", "Found 3 things so far."]
+    actions = []  # one per round: a call or a message
+    for n in range(20):
+        if n % 3 == 2:
+            text = fillers[(n // 3) % 3]
+            actions.append(s.guard.assistant_message("s1", text, agent_id="child").action)
+        actions.append(s.call("Read", {"file_path": f"f{n}"}, f"c{n}", agent="child"))
+    assert actions.index(Action.WARN) == 14  # the 15th round: the fillers said nothing new
+
+
+def _edit_then_maybe_revert(revert: bool) -> list[Action]:
+    # approvals off: `git checkout -- f` discards work, which would otherwise ask a human first.
+    s = Session(Guard(PROGRESS.with_values({"approvals.mode": "off"})))
+    edit = {"file_path": "src/a.py", "old_string": "x = 1", "new_string": "x = 2"}
+    actions = []
+    for n in range(24):
+        if n == 10:
+            done = "The file src/a.py has been updated."
+            actions.append(s.call("Edit", edit, done, agent="child"))
+        elif n == 12 and revert:
+            cmd = {"command": "git checkout -- src/a.py"}
+            actions.append(s.call("Bash", cmd, "Updated 1 path from the index", 0, agent="child"))
+        else:
+            actions.append(s.call("Read", {"file_path": f"f{n}"}, f"c{n}", agent="child"))
+    return actions
+
+
+def test_a_write_a_later_git_checkout_reverts_is_no_progress_for_a_subagent() -> None:
+    reverted = _edit_then_maybe_revert(True)
+    assert Action.WARN in reverted and reverted.index(Action.WARN) == 14  # as if never written
+    assert Action.WARN not in _edit_then_maybe_revert(False)  # the kept edit restarted the count
 
 
 def test_progress_is_off_by_default_and_scoped_to_subagents() -> None:

@@ -246,7 +246,7 @@ def test_the_286_call_loop_is_blocked_by_its_7th_call() -> None:
     assert all(s.action < Action.BLOCK for s in before)
 
 
-# The productive sessions that get a warning, and why each is fair: at most 4 of the 33.
+# The productive sessions that get a warning, and why each is fair: at most 3 of the 33.
 WARNED_PRODUCTIVE = {
     "claudecode_openagents_20251222_235400-call-issue-ready-now-to.jsonl": "TL201: the same "
     "10 lines of main.rs read twice back to back",
@@ -257,7 +257,7 @@ WARNED_PRODUCTIVE = {
 }
 
 
-def test_at_most_4_productive_sessions_are_warned_and_each_is_listed() -> None:
+def test_at_most_3_productive_sessions_are_warned_and_each_is_listed() -> None:
     warned = {
         name
         for name in PROTECTED
@@ -266,7 +266,17 @@ def test_at_most_4_productive_sessions_are_warned_and_each_is_listed() -> None:
         )
     }
     assert warned == set(WARNED_PRODUCTIVE)
-    assert len(warned) <= 4
+    assert len(warned) <= 3
+
+
+def test_the_74_other_sessions_draw_at_most_9_warnings() -> None:
+    """Issue 27: 9 warnings over the non-loop sessions before it; new detectors add none."""
+    warnings = {
+        path.name: sum(1 for s in replay(load(path), Guard(HARD)).steps if s.action == Action.WARN)
+        for path in ALL_SESSIONS
+        if path.name != LOOP_FILE
+    }
+    assert sum(warnings.values()) <= 9, {k: v for k, v in warnings.items() if v}
 
 
 @pytest.mark.parametrize("name", PROTECTED)

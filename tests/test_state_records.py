@@ -37,9 +37,20 @@ def _maker() -> ModuleType:
     return module
 
 
+# Fields added after the fixture was written (issue 27: reread passes, growing outputs, file
+# contents): optional, so a stored state without them reads as before; dropped to compare.
+NEW_KEYS = ("reads", "rereads", "tree", "files", "echo", "paused", "reruns", "epoch")
+NEW_RECORD_KEYS = ("size", "reads_at", "rereads_at", "passes", "raw", "epoch", "res")
+
+
 def _without_clock(state: Any) -> Any:
     state = copy.deepcopy(state)
     state.pop("updated", None)
+    for key in NEW_KEYS:
+        state.pop(key, None)
+    for rec in state.get("sigs", {}).values():
+        for key in NEW_RECORD_KEYS:
+            rec.pop(key, None)
     return state
 
 
@@ -51,17 +62,43 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Store:
 
 
 def test_a_session_stored_before_typed_records_carries_on_the_same(store: Store) -> None:
+    """The stored v1 state continues exactly as today's guard continues its own state.
+
+    (The fixture's recorded answers are what the Tether of its time said; issue 27 changed
+    some on purpose: a long gap is a wait only between back-to-back repeats. What must not
+    change is that an old state and a fresh one lead to the same answers.)
+    """
     maker = _maker()
+    config = DEFAULT_CONFIG.with_values(FIXTURE["config"])
+    split, events = FIXTURE["split"], FIXTURE["events"]
+    fresh = Guard(config, MemoryStore())
+    maker.play(fresh, events[:split], 0)
+    expected = maker.play(fresh, events[split:], split)
+    store.update("s", lambda _: copy.deepcopy(FIXTURE["stored"]))
+    answers = maker.play(Guard(config, store), events[split:], split)
+    assert json.loads(json.dumps(answers)) == json.loads(json.dumps(expected))
+    final = json.loads(json.dumps(store.load("s")))
+    for key in ("calls", "warnings", "blocks", "turn", "seq", "halted"):
+        assert final[key] == fresh.store.load("s")[key], key  # type: ignore[index]
+
+
+def test_the_recorded_answers_differ_only_where_issue_27_meant_them_to() -> None:
+    maker = _maker()
+    store = MemoryStore()
     store.update("s", lambda _: copy.deepcopy(FIXTURE["stored"]))
     guard = Guard(DEFAULT_CONFIG.with_values(FIXTURE["config"]), store)
     answers = maker.play(guard, FIXTURE["events"][FIXTURE["split"] :], FIXTURE["split"])
-    assert json.loads(json.dumps(answers)) == FIXTURE["answers"]
-    final = json.loads(json.dumps(store.load("s")))
-    # New since the fixture: the one result that came without its call is counted as run
-    # without a guard decision (a coverage receipt, tether.hosts.receipts), told once.
-    receipt = final.pop("unguarded")
-    assert receipt == {"n": 1, "tools": {"Bash": 1}, "first": "Bash ls", "told": True}
-    assert _without_clock(final) == _without_clock(FIXTURE["final"])
+    old = FIXTURE["answers"]
+    grep_refused = [a for a in old if a[1][0] >= 3 and "Grep" in a[1][2]]
+    assert [a[1][1] for a in grep_refused] == [["TL201"]]
+    # The child's Grep re-run after other work is a re-check now, no longer a 33 s "wait" whose
+    # third repeat was refused; everything else says what it said.
+    assert not [a for a in answers if a[1][0] >= 3 and "Grep" in a[1][2]]
+
+    def codes(said: list[Any]) -> list[list[str]]:
+        return [a[1][1] for a in said if a[1][1] and "Grep" not in a[1][2]]
+
+    assert codes(json.loads(json.dumps(answers))) == codes(old)
 
 
 def test_the_fixture_exercises_every_part_of_the_state() -> None:

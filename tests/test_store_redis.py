@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import socket
+import threading
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -42,9 +44,13 @@ def test_keys_live_under_the_prefix_and_expire_after_ttl(
 ) -> None:
     store.update("s1", bump)
     keys = sorted(k.decode() for k in client.scan_iter(match=f"{redis_prefix}*"))
-    assert keys == [f"{redis_prefix}session:s1", f"{redis_prefix}sessions"]
+    lock = [f"{redis_prefix}lock:s1:d", f"{redis_prefix}lock:s1:t"]  # the session's ticket lock
+    assert keys == [*lock, f"{redis_prefix}session:s1", f"{redis_prefix}sessions"]
     for key in keys:
-        assert 7 * DAY - 60 < client.ttl(key) <= 7 * DAY
+        if key in lock:
+            assert 0 < client.pttl(key) <= 60_000  # gone a minute after the last writer
+        else:
+            assert 7 * DAY - 60 < client.ttl(key) <= 7 * DAY
 
 
 def test_every_update_renews_the_expiry(
@@ -102,39 +108,96 @@ def test_sessions_drop_index_entries_older_than_ttl(
     store.close()
 
 
-def test_a_conflicting_write_makes_update_retry_with_the_new_state(
+def test_writers_of_one_session_take_turns_and_each_runs_once(
     redis_server: str, redis_prefix: str
 ) -> None:
+    """A writer arriving while another holds the turn waits for it, then reads its write."""
     ours = RedisStore(redis_server, key_prefix=redis_prefix)
     theirs = RedisStore(redis_server, key_prefix=redis_prefix)
     ours.update("s1", bump)
-    seen: list[int] = []
+    seen: list[tuple[str, int]] = []
+    holding = threading.Event()
 
     def slow_bump(state: State | None) -> State:
         assert state is not None
-        seen.append(state["calls"])
-        if len(seen) == 1:
-            theirs.update("s1", bump)  # another process writes between our read and EXEC
+        seen.append(("ours", state["calls"]))
+        holding.set()
+        time.sleep(0.3)  # "theirs" arrives meanwhile and must wait, not interleave
         return bump(state)
 
-    result = ours.update("s1", slow_bump)
-    assert seen == [1, 2]  # the first attempt saw 1, lost the race, and was re-run on 2
-    assert result == {"calls": 3}
+    def their_bump(state: State | None) -> State:
+        assert state is not None
+        seen.append(("theirs", state["calls"]))
+        return bump(state)
+
+    other = threading.Thread(target=lambda: (holding.wait(5), theirs.update("s1", their_bump)))
+    other.start()
+    assert ours.update("s1", slow_bump) == {"calls": 2}
+    other.join(10)
+    assert seen == [("ours", 1), ("theirs", 2)]  # each ran once, in turn: no lost update
     assert ours.load("s1") == {"calls": 3}
     ours.close()
     theirs.close()
 
 
-def test_endless_conflicts_give_up_with_a_store_error(redis_server: str, redis_prefix: str) -> None:
-    ours = RedisStore(redis_server, key_prefix=redis_prefix, max_wait=0.2)
-    theirs = RedisStore(redis_server, key_prefix=redis_prefix)
+def _take_turn(store: RedisStore, session: str, lease_ms: int) -> int:
+    """Hold a session's turn the way a writer does before it dies (never writes, never passes)."""
+    from tether.store import redis_store
 
-    def always_interrupted(state: State | None) -> State:
-        theirs.update("s1", bump)
-        return bump(state)
+    base = f"{store.key_prefix}lock:{session}:"
+    keys = [base + "t", base + "d", base + "l", store._key(session), store._halt_key(session)]
+    me, mine, _, _ = store._scripts[0](keys=keys, args=[lease_ms, redis_store.LOCK_TTL_MS])
+    assert int(mine) == 1
+    return int(me)
 
-    with pytest.raises(StoreError, match="changed under every one of"):
-        ours.update("s1", always_interrupted)
+
+def test_a_writer_that_died_holding_the_turn_is_skipped_after_its_lease(
+    redis_server: str, redis_prefix: str
+) -> None:
+    store = RedisStore(redis_server, key_prefix=redis_prefix, max_wait=5)
+    _take_turn(store, "s1", lease_ms=300)
+    started = time.monotonic()
+    assert store.update("s1", bump) == {"calls": 1}
+    assert 0.25 < time.monotonic() - started < 3
+    store.close()
+
+
+def test_a_queue_that_never_moves_gives_up_with_a_store_error(
+    redis_server: str, redis_prefix: str
+) -> None:
+    holder = RedisStore(redis_server, key_prefix=redis_prefix)
+    _take_turn(holder, "s1", lease_ms=10_000)
+    waiter = RedisStore(redis_server, key_prefix=redis_prefix, max_wait=0.4)
+    with pytest.raises(StoreError, match="stayed busy"):
+        waiter.update("s1", bump)
+    holder.close()
+    waiter.close()
+
+
+def test_a_writer_whose_turn_was_taken_writes_nothing_and_queues_again(
+    redis_server: str, redis_prefix: str
+) -> None:
+    """Fencing: a writer slower than its lease, skipped as dead, must not overwrite."""
+    from tether.store import redis_store
+
+    ours = RedisStore(redis_server, key_prefix=redis_prefix, max_wait=5)
+    theirs = RedisStore(redis_server, key_prefix=redis_prefix, max_wait=5)
+    runs: list[int] = []
+    lease = redis_store.LEASE_MS
+    redis_store.LEASE_MS = 200
+    try:
+
+        def stalled(state: State | None) -> State:
+            runs.append((state or {}).get("calls", 0))
+            if len(runs) == 1:
+                theirs.update("s1", bump)  # waits out our lease, skips us, writes
+            return bump(state)
+
+        assert ours.update("s1", stalled) == {"calls": 2}
+    finally:
+        redis_store.LEASE_MS = lease
+    assert runs == [0, 1]  # our first result was refused; the retry saw their write
+    assert ours.load("s1") == {"calls": 2}
     ours.close()
     theirs.close()
 

@@ -68,7 +68,7 @@ def test_opening_is_lazy_and_runs_in_wal_mode(tmp_path: Path) -> None:
     store.close()
     with sqlite3.connect(path) as conn:
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == 1
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 2
 
 
 def test_a_parent_that_is_a_file_gives_a_clear_error(tmp_path: Path) -> None:
@@ -172,14 +172,54 @@ def test_a_damaged_row_raises_store_error_naming_the_session(
     path = tmp_path / "state.db"
     store = SQLiteStore(path)
     store.update("bad", bump)
-    with sqlite3.connect(path) as conn:
-        conn.execute("UPDATE sessions SET state = ? WHERE id = 'bad'", (stored,))
+    store.close()
+    with sqlite3.connect(path) as conn:  # the session's head part (schema 2 stores parts)
+        conn.execute("INSERT OR REPLACE INTO parts VALUES ('bad', 'h', ?)", (stored,))
     for operation in (lambda: store.load("bad"), lambda: store.update("bad", bump)):
         with pytest.raises(StoreError, match=expected) as caught:
             operation()
         assert "tether session reset bad" in str(caught.value)
     assert store.delete("bad") is True  # reset is the way out
     store.close()
+
+
+@pytest.mark.parametrize(
+    ("stored", "expected"),
+    [("{not json", "unreadable state"), ("[1, 2]", "holds a list, expected a JSON object")],
+)
+def test_a_damaged_schema_1_row_raises_store_error_naming_the_session(
+    stored: str, expected: str, tmp_path: Path
+) -> None:
+    path = tmp_path / "state.db"
+    store = SQLiteStore(path)
+    store.load("warm")  # creates the file
+    store.close()
+    with sqlite3.connect(path) as conn:  # a row as Tether before parts wrote it
+        conn.execute("INSERT INTO sessions VALUES ('bad', ?, 0)", (stored,))
+    with pytest.raises(StoreError, match=expected):
+        store.load("bad")
+    store.close()
+
+
+def test_a_schema_1_file_reads_on_and_is_written_in_parts(tmp_path: Path) -> None:
+    path = tmp_path / "state.db"
+    with sqlite3.connect(path) as conn:
+        conn.executescript(
+            "CREATE TABLE sessions (id TEXT PRIMARY KEY, state TEXT NOT NULL, updated REAL "
+            "NOT NULL); CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL); "
+            "PRAGMA user_version = 1;"
+        )
+        conn.execute("INSERT INTO sessions VALUES ('old', ?, 1)", ('{"calls": 41}',))
+    store = SQLiteStore(path)
+    assert store.load("old") == {"calls": 41}
+    assert store.update("old", bump)["calls"] == 42
+    store.close()
+    reopened = SQLiteStore(path)
+    assert reopened.load("old") == {"calls": 42}
+    reopened.close()
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 2
+        assert conn.execute("SELECT count(*) FROM parts WHERE sid = 'old'").fetchone()[0] >= 1
 
 
 def test_a_file_from_a_newer_schema_is_refused(tmp_path: Path) -> None:

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from tether.config.core import Config
 
 _FILE_LAYERS = ("user:", "project:", "TETHER_CONFIG:", "file:")
-DETECTORS = tuple(k.rsplit(".", 1)[1] for k in KEYS if k.startswith("loops.warn_after."))
+DETECTORS = tuple(k.rsplit(".", 1)[1] for k in KEYS if k.startswith("loops.hard_stop_after."))
 
 # (lower key, higher key, strict): the higher key's value must be >= (or >, when strict) the
 # lower key's.

@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from tether.loops.settings import SHELL_TOOLS, STOP_DEFAULTS, WARN_DEFAULTS
+from tether.loops.detectors import THRESHOLDS
+from tether.loops.settings import SHELL_TOOLS
 
 Kind = Literal["bool", "int", "float", "str", "enum", "list", "map"]
 
@@ -117,22 +118,10 @@ def _num(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else str(value)
 
 
-# Per-detector thresholds share one shape; the loop guard reads them by detector name and owns
-# their built-in values (tether.loops.settings), so the two can never disagree.
-_DETECTORS: tuple[tuple[str, int, int, str], ...] = tuple(
-    (name, WARN_DEFAULTS[name], STOP_DEFAULTS[name], what)
-    for name, what in (
-        ("exact_failure", "the same call (tool and arguments) failing again"),
-        ("same_tool_failure", "calls to one tool failing in a row, whatever the arguments"),
-        ("idempotent_no_progress", "a read-only call repeated with an identical result"),
-        (
-            "mutating_no_progress",
-            "a writing call repeated with identical arguments and result (looser: it may be "
-            "polling)",
-        ),
-        ("cycle", "the same short sequence of calls repeating (A B A B ...)"),
-        ("turn_calls", "tool calls within one user turn"),
-    )
+# Per-detector thresholds share one shape; each detector declares its key, defaults and phrase
+# once (tether.loops.detectors), and the schema reads that declaration.
+_DETECTORS: tuple[tuple[str, int, int | None, str], ...] = tuple(
+    (d.key, int(d.warn_after or 0), d.hard_stop_after, d.what) for d in THRESHOLDS
 )
 
 # The built-in read/write/poll lists live with the loop guard (tether.loops.settings), which
@@ -181,6 +170,8 @@ def _keys() -> tuple[Key, ...]:
             )
         )
     for name, _, stop, what in _DETECTORS:
+        if stop is None:
+            continue  # a detector that only warns has no hard stop
         keys.append(
             Key(
                 f"loops.hard_stop_after.{name}",

@@ -30,6 +30,10 @@ MAX_JSON_CONTAINERS = 512  # objects and arrays stripped of volatile keys per re
 
 
 class _Masks(NamedTuple):
+    tqdm: re.Pattern[str]
+    rate: re.Pattern[str]
+    bars: re.Pattern[str]
+    pgid: re.Pattern[str]
     numbers: re.Pattern[str]
     uuid: re.Pattern[str]
     ids: re.Pattern[str]
@@ -42,16 +46,15 @@ class _Masks(NamedTuple):
     volatile_key: re.Pattern[str]
 
 
-# Several cheap passes instead of one clever one: each pattern starts with a character class
-# or a literal, so the regex engine skips non-candidate positions in C instead of trying every
-# branch at every position (10-50x faster on real output).
-@functools.cache
-def _masks() -> _Masks:
-    # Compiled on first use: only results are masked, and compiling these at import cost ~2 ms
-    # in every hook process, PreToolUse included.
-    return _Masks(
-        numbers=re.compile(
-            r"""
+_VOLATILE_KEY = r"""(?x)
+            ^(?i:duration|elapsed|took|latency|time|timestamp|ts|date|datetime|created|updated
+               |started|finished|modified|expires|pid|execution_count|nonce)(?:$|_|(?=[A-Z]))
+            | (?:^|_)(?i:ms|seconds|secs|at|time|timestamp|duration)$
+            | (?<=[a-z0-9])(?:Ms|MS|Seconds|Secs|At|Time|Timestamp|Duration)$
+            | (?i:run|message|request|trace|event|correlation|delivery|span|execution|session)
+              (?:_?id|_?ID|Id)$
+            """
+_NUMBERS = r"""
             \d(?<![\w.]\d)\d*+        # a whole number; starts with a class so the engine skips in C
             (?:
               (?<=\b\d{4})-\d\d-\d\d[T\ ]\d\d:\d\d(?::\d\d(?:[.,]\d+)?)?(?:Z|[+-]\d\d:?\d\d)?\b
@@ -61,10 +64,33 @@ def _masks() -> _Masks:
             | (?:(?<=\b1[4-9]\d{8})|(?<=\b1[4-9]\d{11}))(?:\.\d+)?(?![\w.])    # epoch s / ms
             | (?:h\ ?\d++)?(?:m\ ?\d++)?(?:\.\d++)?\ ?                         # durations: 0.18s,
               (?:ms|µs|us|ns|s|secs?|seconds?|mins?|minutes?)\b                # 1m 2s, 0m1.2s
+            | [dhm](?:\d++[hms])*+(?![\w.])                                    # ages: 15m, 2h3m, 5d
             )
-            """,
-            re.VERBOSE,
+            """
+
+
+# Several cheap passes instead of one clever one: each pattern starts with a character class
+# or a literal, so the regex engine skips non-candidate positions in C instead of trying every
+# branch at every position (10-50x faster on real output).
+@functools.cache
+def _masks() -> _Masks:
+    # Compiled on first use: only results are masked, and compiling these at import cost ~2 ms
+    # in every hook process, PreToolUse included.
+    return _Masks(
+        # tqdm's timing bracket: [00:12<00:03, 4.01it/s], [01:02:03<?, ?it/s]
+        tqdm=re.compile(
+            r"\[\d+:\d\d(?::\d\d)?<(?:\d+:\d\d(?::\d\d)?|\?)"
+            r"(?:,\s*(?:(?:\d+(?:\.\d+)?|\?)\s?[a-zA-Z]*/s|\d+(?:\.\d+)?s/[a-zA-Z]+))?\]"
         ),
+        # rates: 4.01it/s, 3.2 MB/s, 812 kB/s, 1.5s/it
+        rate=re.compile(
+            r"\d+(?:\.\d+)?\s?(?:it|[kKMGT]?i?B|bytes|items|files|steps|lines)/s\b"
+            r"|\d+(?:\.\d+)?\s?s/it\b"
+        ),
+        # a progress bar's body between | | or [ ]: the counts and percentages next to it stay
+        bars=re.compile("[|\\[][\u2580-\u259f\u2500-\u257f\u25a0\u25a1#=>. -]{4,}[|\\]]"),
+        pgid=re.compile(r"\b(?:PGID|[Pp]rocess [Gg]roup(?: ID)?):?\s*\d+"),
+        numbers=re.compile(_NUMBERS, re.VERBOSE),
         uuid=re.compile(
             r"[0-9a-fA-F](?<![\w][0-9a-fA-F])[0-9a-fA-F]{7}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-"
             r"[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"
@@ -89,16 +115,7 @@ def _masks() -> _Masks:
         # A key is volatile as a whole word: `created_at`, `createdAt`, `durationMs`, `runId`;
         # never as a bare suffix or prefix (`items` ends in "ms", `format` in "at", `tsconfig`
         # starts with "ts": their values are data, and dropping them hid real changes).
-        volatile_key=re.compile(
-            r"""(?x)
-            ^(?i:duration|elapsed|took|latency|time|timestamp|ts|date|datetime|created|updated
-               |started|finished|modified|expires|pid|execution_count|nonce)(?:$|_|(?=[A-Z]))
-            | (?:^|_)(?i:ms|seconds|secs|at|time|timestamp|duration)$
-            | (?<=[a-z0-9])(?:Ms|MS|Seconds|Secs|At|Time|Timestamp|Duration)$
-            | (?i:run|message|request|trace|event|correlation|delivery|span|execution|session)
-              (?:_?id|_?ID|Id)$
-            """
-        ),
+        volatile_key=re.compile(_VOLATILE_KEY),
     )
 
 
@@ -131,7 +148,15 @@ def mask_volatile(text: str) -> str:
     if "\r" in text:
         text = m.cr_frames.sub("", text)
     # Each pass runs only when a cheap test says it could match.
+    if "|" in text or "[" in text:
+        text = m.bars.sub("|" + _MASK + "|", text)
     if m.digit.search(text):  # timings, times, UUIDs, PIDs and ids all hold a digit
+        if "<" in text:
+            text = m.tqdm.sub(_MASK, text)
+        if "/s" in text:
+            text = m.rate.sub(_MASK, text)
+        if "GID" in text or "roup" in text:
+            text = m.pgid.sub(_MASK, text)
         if text.count("-") >= 4:
             text = m.uuid.sub(_MASK, text)
         text = m.numbers.sub(_MASK, text)
@@ -262,6 +287,43 @@ def canonical_result(output: Any) -> str:
     return mask_volatile(head) + "\x00" + _digest(middle) + "\x00" + mask_volatile(tail)
 
 
+try:  # a built-in module (no OpenSSL): as fast as hashlib's SHA-256, without its import
+    _blake2b: Callable[..., Any] | None = importlib.import_module("_blake2").blake2b
+except ImportError:
+    _blake2b = None
+
+
+def raw_fingerprint(text: str) -> str:
+    """Return a fast hash of a result's raw text: equal raw texts are equal results.
+
+    Only when a call's raw result differs from its last one does the guard mask volatile tokens
+    (``result_fingerprint``) to ask whether they differ in more than timings and ids.
+    """
+    data = text.encode("utf-8", "surrogatepass")
+    if _blake2b is not None:
+        return "r" + str(_blake2b(data, digest_size=8).hexdigest())
+    return "r" + _digest(text)
+
+
+def raw_text(output: Any) -> str:
+    """Return a result as the text its raw fingerprint hashes."""
+    if isinstance(output, str):
+        return output
+    if output is None:
+        return "\x00none"
+    if isinstance(output, (bytes, bytearray)):
+        return bytes(output).decode("utf-8", "replace")
+    try:
+        return json.dumps(output, sort_keys=True, ensure_ascii=False, default=str)
+    except (ValueError, RecursionError, TypeError):
+        return repr(output)
+
+
+def text_fingerprint(text: str) -> str:
+    """Return the short hash of an already canonical text."""
+    return _digest(text)
+
+
 def result_fingerprint(output: Any, exit_code: int | None = None, error: bool = False) -> str:
     """Return a short hash of the canonical result, its exit code and error flag."""
     suffix = f"\x00{exit_code}\x00{int(bool(error))}"
@@ -330,6 +392,18 @@ def signature_and_preview(
 
     A shell command of at most ``canonical_chars`` is read through the option model.
     """
+    sig, text = signature_and_text(tool, args, shell_key, canonical_chars=canonical_chars)
+    return sig, shorten(tool, text, limit)
+
+
+def signature_and_text(
+    tool: str,
+    args: Mapping[str, Any],
+    shell_key: str | None = None,
+    *,
+    canonical_chars: int = CANONICAL_CHARS,
+) -> tuple[str, str]:
+    """Return the call's signature and the text its preview is cut from (``shorten`` it)."""
     command = args.get(shell_key) if shell_key is not None else None
     if shell_key is not None and isinstance(command, str):
         normalised = dict(args)
@@ -339,7 +413,7 @@ def signature_and_preview(
     else:
         canon = canonical_args(args)
         text = canon
-    return _digest(tool + "\x00" + canon), _shorten(tool, text, limit)
+    return _digest(tool + "\x00" + canon), text
 
 
 def preview(
@@ -347,6 +421,11 @@ def preview(
 ) -> str:
     """Return a short human-readable form of a call for messages."""
     return signature_and_preview(tool, args, shell_key, limit)[1]
+
+
+def shorten(tool: str, text: str, limit: int = 80) -> str:
+    """Return the stored preview of a call: ``tool`` and ``text`` cut, credentials masked."""
+    return _shorten(tool, text, limit)
 
 
 def _shorten(tool: str, text: str, limit: int) -> str:

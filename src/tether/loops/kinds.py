@@ -17,14 +17,35 @@ from typing import Any
 from tether.loops.settings import ACTION_TOOLS, EDITOR_READ_COMMANDS, NOTE_TOOLS, ToolKinds
 
 READ, WRITE, ACT, POLL, EXEC, TOOL, NOTE = "read", "write", "act", "poll", "exec", "tool", "note"
+PAUSE = "pause"  # a bare `sleep N`: a pause between checks, never a loop of its own
 
 # `sleep 30 && gh run view …`, `sleep 5; curl …`, `watch -n 5 …`, `gh run watch`, `--watch`,
 # `until …; do sleep 10; done`: the command itself waits, so stable output is expected.
 _SLEEP = re.compile(r"(?:^|[;&|(]\s*|\bdo\s+)sleep\s+(\d+(?:\.\d+)?)([smhd]?)\b")
 _WATCH = re.compile(
     r"(?:^|[;&|]\s*)watch\s|\s--watch\b|\bgh\s+run\s+watch\b|\bgh\s+pr\s+checks\b.*--watch"
+    r"|\bkubectl\s+(?:rollout\s+status|wait)\b|\boc\s+rollout\s+status\b"
 )
 _UNIT = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
+_PAUSE = re.compile(r"\s*sleep\s+(\d+(?:\.\d+)?)([smhd]?)\s*;?\s*")
+# How hosts and shells say a command ran out of time: `timeout`'s 124, SIGTERM/SIGKILL exits,
+# Claude Code's "Command timed out after 2m 0.0s", Codex's "command timed out".
+_TIMEOUT_CODES = frozenset({124, 137, 143})
+_TIMED_OUT = re.compile(r"(?i)\btimed out\b|\btimeout(?:expired)?\b|deadline exceeded")
+# A harness's automatic nudge when the agent stops, not a person: no new user turn.
+_CONTINUE = frozenset(
+    {
+        "continue", "please continue", "go on", "keep going", "proceed", "go ahead", "resume",
+        "continue from where you left off", "please continue from where you left off",
+        "continue where you left off", "continue with the task", "keep working", "carry on",
+        "continue working", "you may continue",
+    }
+)  # fmt: skip
+_RERUNS = re.compile(
+    r"(?i)\b(?:run|re-?run|repeat|execute|try)\b[^.!?\n]{0,40}?\b(\d{1,4}|ten|twenty|five|"
+    r"fifty|hundred)\s*(?:x\b|times\b)"
+)
+_WORDS = {"five": 5, "ten": 10, "twenty": 20, "fifty": 50, "hundred": 100}
 
 
 def shell_command(tool: str, args: Mapping[str, Any], tools: ToolKinds) -> str | None:
@@ -69,6 +90,8 @@ def _shell_script(argv: list[str]) -> str | None:
 
 def wait_seconds(command: str) -> float | None:
     """Return how long a waiting command sleeps (0.0 for `watch`-style waits), or None."""
+    if not any(word in command for word in ("sleep", "watch", "rollout", "wait")):
+        return None  # none of the patterns can match: skip the regexes
     total = 0.0
     found = False
     for m in _SLEEP.finditer(command):
@@ -79,6 +102,37 @@ def wait_seconds(command: str) -> float | None:
     if _WATCH.search(command):
         return 0.0
     return None
+
+
+def pause_seconds(command: str) -> float | None:
+    """Return N for a command that is only `sleep N` (a pause between checks), else None."""
+    if "sleep" not in command[:16]:
+        return None
+    m = _PAUSE.fullmatch(command)
+    return float(m.group(1)) * _UNIT[m.group(2)] if m else None
+
+
+def timed_out(output: Any, exit_code: int | None) -> bool:
+    """Return True when a failed result says the command ran out of time."""
+    if exit_code in _TIMEOUT_CODES:
+        return True
+    text = output if isinstance(output, str) else str(output)[:4096]
+    return bool(_TIMED_OUT.search(text[:300]) or _TIMED_OUT.search(text[-300:]))
+
+
+def is_continue(text: str) -> bool:
+    """Return True for a harness's automatic "continue" (not a person's new instruction)."""
+    words = " ".join(text.lower().replace("’", "'").split()).strip(" .!")
+    return words in _CONTINUE
+
+
+def asked_reruns(text: str) -> int:
+    """Return the rerun count a user's message asks for ("run it 10 times"), or 0."""
+    m = _RERUNS.search(text)
+    if m is None:
+        return 0
+    n = m.group(1).lower()
+    return min(_WORDS.get(n) or int(n), 1000)
 
 
 def static_kind(tool: str, args: Mapping[str, Any], tools: ToolKinds) -> str:

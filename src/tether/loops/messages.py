@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tether.loops.detectors import CODES
+from tether.loops.detectors import BY_CODE
 from tether.model import ALLOW, Action, Decision, Finding
 
 _HEADLINE = {
@@ -18,7 +18,7 @@ _HEADLINE = {
     Action.BLOCK: "Tether blocked this call",
     Action.HALT: "Tether stopped the agent",
 }
-_INSTEAD = {c.code: c.instead for c in CODES.values()}
+_INSTEAD = {code: det.instead for code, det in BY_CODE.items()}
 # An approval message's lead that the headline repeats ("Tether needs approval: Needs approval").
 _LEAD = {Action.ASK: "needs approval:"}
 

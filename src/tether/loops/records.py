@@ -94,8 +94,9 @@ class _At(Generic[T]):
         if obj is None:
             return self
         row = obj.row
-        value: T = row[self.index] if self.index < len(row) else self.default
-        return value
+        value: Any = row[self.index] if self.index < len(row) else None
+        found: T = self.default if value is None else value
+        return found
 
     def __set__(self, obj: _Row, value: T) -> None:
         row = obj.row
@@ -125,7 +126,9 @@ class SigRecord(_Record):
     tool: _Key[str] = _Key()
     kind: _Key[str] = _Key()
     preview: _Key[str] = _Key()
-    res: _Key[str] = _Key("")  # fingerprint of the last result
+    res: _Key[str] = _Key("")  # canonical fingerprint of the last result ("" until needed)
+    raw: _Key[str] = _Key("")  # raw fingerprint of the last result
+    epoch: _Key[int] = _Key(0)  # the session's progress epoch its streaks belong to
     same: _Key[int] = _Key(0)  # identical successful results in a row
     since: _Key[str] = _Key("")  # call id where that streak began
     fails: _Key[int] = _Key(0)  # failures since progress
@@ -137,6 +140,10 @@ class SigRecord(_Record):
     wait: _Key[float | None] = _Key(None)  # seconds the call sleeps by itself
     last: _Key[int] = _Key(0)  # seq of the last use, for eviction
     t: _Key[float | None] = _Key(None)  # time of the last result
+    size: _Key[int] = _Key(0)  # length of the last result's canonical text (did it grow?)
+    reads_at: _Key[int] = _Key(0)  # the session's read count at this read's last result
+    rereads_at: _Key[int] = _Key(0)  # the session's unchanged re-read count then
+    passes: _Key[int] = _Key(0)  # unchanged re-reads in passes of unchanged re-reads
 
 
 class Pending(_Row):
@@ -178,11 +185,66 @@ class Talk(_Row):
 
 
 class AgentRounds(_Row):
-    """A watched agent's progress: [rounds without progress, warned this stretch]."""
+    """A watched agent's progress, judged by effect.
 
-    __slots__ = ()
+    [rounds, warned this stretch, round of the last progress, {tree: first round there},
+    hashes of the content words it has said]. Rounds without progress are counted from the
+    later of the last progress (new text, a fail→pass) and the round the files first reached
+    the state they are in now: a write a later revert undoes gives its progress back.
+    """
+
+    __slots__ = ("tree",)
     rounds: _At[int] = _At(0, 0)
     warned: _At[bool] = _At(1, False)
+    moved: _At[int] = _At(2, 0)
+    trees: _At[dict[str, int]] = _At(3, None)
+    words: _At[list[str]] = _At(4, None)
+
+    def __init__(self, row: list[Any], tree: str = "0") -> None:
+        super().__init__(row)
+        self.tree = tree
+
+    def stalled(self) -> int:
+        """Return the rounds since the agent last made progress that still stands."""
+        trees = self.trees or {"0": 0}
+        reached = trees.get(self.tree, int(self.rounds))
+        return int(self.rounds) - max(int(self.moved), reached)
+
+
+class FileState(_Record):
+    """A file's content as the write and edit tools left it (``files[path]`` in the state).
+
+    ``token`` names the content: ``""`` for the content the session found (never seen), the
+    hash of a written content, or the hash of that base with the lines edits removed and added
+    (a multiset of line hashes in ``delta``, so an edit quoting different context still lands on
+    the same token). ``seen`` lists the tokens it had, oldest first.
+    """
+
+    __slots__ = ("path", "would_return")
+    token: _Key[str] = _Key("")
+    base: _Key[str] = _Key("")  # the token edits count from (a write sets it)
+    delta: _Key[dict[str, int]] = _Key({})  # line hash -> lines added minus removed
+    seen: _Key[list[str]] = _Key([])
+    returns: _Key[int] = _Key(0)  # times it went back to an earlier token
+    last: _Key[int] = _Key(0)  # seq of the last change, for eviction
+
+    def __init__(self, data: dict[str, Any], path: str = "") -> None:
+        super().__init__(data)
+        self.path = path
+        self.would_return = False  # before a write: it would go back to an earlier token
+
+
+class Echo(_Row):
+    """One tool's calls in a row with different arguments and the same result.
+
+    [result fingerprint, distinct signatures, call id of the first, last signature]
+    """
+
+    __slots__ = ()
+    res: _At[str] = _At(0, "")
+    count: _At[int] = _At(1, 0)
+    since: _At[str] = _At(2, "")
+    sig: _At[str] = _At(3, "")
 
 
 class Session(_Record):
@@ -200,6 +262,11 @@ class Session(_Record):
     window: _Key[list[list[Any]]] = _Key()
     done: _Key[list[str]] = _Key()
     halted: _Key[str] = _Key()
+    reruns: _Key[int] = _Key(0)  # a rerun count the user asked for in this turn
+    paused: _Key[float] = _Key(0.0)  # seconds the last call slept (`sleep N` alone), or 0
+    reads: _Key[int] = _Key(0)  # read results recorded
+    rereads: _Key[int] = _Key(0)  # of them, unchanged re-reads
+    tree: _Key[str] = _Key("0")  # hash of the files' net changes (0: none)
 
     @classmethod
     def load(cls, state: State | None) -> Session:
@@ -218,22 +285,39 @@ class Session(_Record):
         return Talk(self.data["talk"])
 
     def record(self, sig: str) -> SigRecord | None:
-        """Return the record of signature ``sig``, or None."""
+        """Return the record of signature ``sig``, or None.
+
+        A record whose streaks predate progress made elsewhere (a later epoch) gets them back
+        at zero here, when it is next used, rather than every record at the time.
+        """
         found = self.data["sigs"].get(sig)
-        return SigRecord(found) if found is not None else None
+        if found is None:
+            return None
+        epoch = self.data.get("epoch", 0)
+        if found.get("epoch", 0) != epoch:
+            for key in _PROGRESS_FIELDS:
+                found.pop(key, None)
+            if epoch:
+                found["epoch"] = epoch
+            else:
+                found.pop("epoch", None)
+        return SigRecord(found)
 
     def add_record(self, sig: str, tool: str, kind: str, preview: str) -> SigRecord:
         """Start the record of signature ``sig``."""
         rec = self.data["sigs"][sig] = {"tool": tool, "kind": kind, "preview": preview}
+        epoch = self.data.get("epoch", 0)
+        if epoch:
+            rec["epoch"] = epoch
         return SigRecord(rec)  # packed: every other field at its default (see new_record)
 
     def progress_besides(self, rec: SigRecord) -> None:
-        """Restart every other signature's streaks: something changed since they ran."""
-        mine = rec.data
-        for other in self.data["sigs"].values():
-            if other is not mine:
-                for key in _PROGRESS_FIELDS:
-                    other.pop(key, None)  # back to 0, which a packed record leaves out
+        """Restart every other signature's streaks: something changed since they ran.
+
+        O(1): the session's epoch moves on and ``record`` resets an older record when used.
+        """
+        epoch = self.data["epoch"] = int(self.data.get("epoch", 0)) + 1
+        rec.epoch = epoch
 
     def sigs(self) -> dict[str, Any]:
         """Return the raw signature table (for the cycle detector's previews)."""
@@ -278,9 +362,14 @@ class Session(_Record):
                 best, best_seq = cid, row[P_SEQ]
         return best
 
-    def finished(self, seq: int, call_id: str, sig: str, res: str, kind: str, status: str) -> None:
-        """Append a finished (or refused) call to the window."""
-        self.data["window"].append([seq, call_id, sig, res, kind, status])
+    def finished(
+        self, seq: int, call_id: str, sig: str, res: str, kind: str, status: str, grew: bool = False
+    ) -> None:
+        """Append a finished (or refused) call to the window (``grew``: its output extended)."""
+        entry: list[Any] = [seq, call_id, sig, res, kind, status]
+        if grew:
+            entry.append(1)
+        self.data["window"].append(entry)
 
     def tool_streak(self, tool: str) -> ToolStreak | None:
         """Return the failure streak of ``tool``, or None."""
@@ -304,11 +393,42 @@ class Session(_Record):
 
     def agent(self, key: str) -> AgentRounds:
         """Return the progress counters of agent ``key``, starting them if new."""
-        return AgentRounds(self.data["agents"].setdefault(key, [0, False]))
+        return AgentRounds(self.data["agents"].setdefault(key, [0, False]), self.tree)
 
     def start_agent(self, key: str) -> None:
         """Start tracking agent ``key`` from zero."""
         self.data["agents"][key] = [0, False]
+
+    def preview_of(self, sig: str) -> str:
+        """Return the preview of signature ``sig`` (the signature itself if evicted)."""
+        rec = self.data["sigs"].get(sig)
+        return str(rec["preview"]) if rec is not None else sig
+
+    def file(self, path: str) -> FileState:
+        """Return the content record of ``path``, starting it if new."""
+        files: dict[str, Any] = self.data.setdefault("files", {})
+        found = files.get(path)
+        if found is None:
+            found = files[path] = {}
+        return FileState(found, path)
+
+    def files(self) -> dict[str, Any]:
+        """Return the raw file table (path -> record)."""
+        table: dict[str, Any] = self.data.setdefault("files", {})
+        return table
+
+    def echo(self, tool: str) -> Echo | None:
+        """Return the same-result streak of ``tool``, or None."""
+        row = self.data.setdefault("echo", {}).get(tool)
+        return Echo(row) if row is not None else None
+
+    def start_echo(self, tool: str, res: str, call_id: str, sig: str) -> Echo:
+        """Start ``tool``'s same-result streak at one call."""
+        echoes: dict[str, Any] = self.data.setdefault("echo", {})
+        if len(echoes) >= 32 and tool not in echoes:
+            del echoes[next(iter(echoes))]
+        row = echoes[tool] = [res, 1, call_id, sig]
+        return Echo(row)
 
     def stop_agent(self, key: str) -> None:
         """Stop tracking agent ``key``."""

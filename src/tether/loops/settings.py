@@ -11,31 +11,14 @@ from tether.errors import ConfigError
 if TYPE_CHECKING:
     from tether.config.core import Config
 
-DETECTORS: tuple[str, ...] = (
-    "exact_failure",
-    "same_tool_failure",
-    "idempotent_no_progress",
-    "mutating_no_progress",
-    "cycle",
-    "turn_calls",
-)
+from tether.loops.detectors import THRESHOLDS
 
-# The built-in thresholds: the config schema declares these as its defaults (one source).
-WARN_DEFAULTS = {
-    "exact_failure": 2,
-    "same_tool_failure": 3,
-    "idempotent_no_progress": 2,
-    "mutating_no_progress": 4,
-    "cycle": 2,
-    "turn_calls": 60,
-}
-STOP_DEFAULTS = {
-    "exact_failure": 5,
-    "same_tool_failure": 8,
-    "idempotent_no_progress": 5,
-    "mutating_no_progress": 6,
-    "cycle": 4,
-    "turn_calls": 120,
+# The detectors with thresholds and their built-in values, read from each detector's one
+# declaration (tether.loops.detectors); the config schema declares these as its defaults.
+DETECTORS: tuple[str, ...] = tuple(d.key for d in THRESHOLDS)
+WARN_DEFAULTS: dict[str, int] = {d.key: int(d.warn_after or 0) for d in THRESHOLDS}
+STOP_DEFAULTS: dict[str, int] = {
+    d.key: d.hard_stop_after for d in THRESHOLDS if d.hard_stop_after is not None
 }
 
 # Built-in tool semantics for the common hosts. Config lists add to these (never remove), so an
@@ -162,6 +145,8 @@ def validate(s: LoopSettings) -> LoopSettings:
     _int("loops.poll.max_seconds", s.poll_max_seconds)
     for name in DETECTORS:
         warn = _int(f"loops.warn_after.{name}", s.warn_after.get(name))
+        if name not in STOP_DEFAULTS:
+            continue  # a detector that only warns
         stop = _int(f"loops.hard_stop_after.{name}", s.hard_stop_after.get(name))
         if stop < warn:
             raise ConfigError(
@@ -220,7 +205,7 @@ def from_config(cfg: Config | None) -> LoopSettings:
         hard_stop=bool(get("loops.hard_stop")),
         window=get("loops.window"),
         warn_after={n: get(f"loops.warn_after.{n}") for n in DETECTORS},
-        hard_stop_after={n: get(f"loops.hard_stop_after.{n}") for n in DETECTORS},
+        hard_stop_after={n: get(f"loops.hard_stop_after.{n}") for n in STOP_DEFAULTS},
         poll_max_count=get("loops.poll.max_count"),
         poll_max_seconds=get("loops.poll.max_seconds"),
         progress_enabled=bool(get("progress.enabled")),

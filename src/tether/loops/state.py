@@ -12,7 +12,8 @@ Layout (every key always present, so stores and ``tether session show`` can rely
     turn        int    user turns seen
     turn_calls  int    calls in the current user turn
     window      list   the last ``loops.window`` finished calls, oldest first:
-                       [seq, call_id, sig, res, kind, status]   status: ok | fail | blocked
+                       [seq, call_id, sig, res, kind, status, grew]   status: ok | fail |
+                       blocked | turn; grew: 1 when the result extends this call's last one
     sigs        dict   signature -> record (see ``new_record``), at most ``loops.window`` of them
     tools       dict   tool name -> [consecutive failures, call id of the first]
     pending     dict   call id -> [seq, sig, kind, tool, time, blocked, warned, answer]  begun,
@@ -21,6 +22,14 @@ Layout (every key always present, so stores and ``tether session show`` can rely
     halted      str    the halt message while the session is halted (until the user speaks)
     agents      dict   agent id -> [rounds without progress, warned]   (sub-agent progress)
     talk        list   [hash of the last assistant text, identical in a row, texts in a row]
+  optional (absent while at their default):
+    files       dict   path -> content record (see ``records.FileState``), at most 64
+    echo        dict   tool -> [result, distinct calls in a row with it, first call id, last sig]
+    reruns      int    a rerun count the user asked for in this turn ("run it 10 times")
+    paused      float  seconds the last call slept when it was a bare `sleep N`
+    reads, rereads int read results, and unchanged re-reads among them (reread passes)
+    tree        str    hash of the files' net changes, for sub-agent progress ("0": none)
+    codes       dict   code -> interventions, for `tether stats`
 
 Everything is lists, dicts, strings and numbers, so SQLite and Redis persist it as JSON between
 hook processes; sizes are capped by the window, so a 10,000-call session stays small.
@@ -41,7 +50,7 @@ MAX_AGENTS = 64
 W_SEQ, W_ID, W_SIG, W_RES, W_KIND, W_STATUS = range(6)
 # Pending entry fields.
 P_SEQ, P_SIG, P_KIND, P_TOOL, P_TIME, P_BLOCKED, P_WARNED, P_ANSWER = range(8)
-MAX_DONE = 32
+MAX_DONE = 16
 
 
 def new_state() -> State:
@@ -92,6 +101,8 @@ def repair(state: State | None) -> State:
             for key in ("calls", "warnings", "blocks"):
                 if isinstance(state.get(key), int):
                     fresh[key] = state[key]
+            if isinstance(state.get("halted"), str):  # and a halt, above all (fail closed)
+                fresh["halted"] = state["halted"]
         return fresh
     template = new_state()
     for key, value in template.items():
@@ -156,7 +167,8 @@ _SPARSE = tuple(
 )
 _RECORD_FIELDS = len(new_record("", "", ""))
 # The streak fields a new turn (or progress elsewhere) resets.
-_TURN_FIELDS = ("same", "fails", "stubborn", "blocked", "poll_t0", "poll_s")
+_TURN_FIELDS = ("same", "fails", "stubborn", "blocked", "poll_t0", "poll_s", "passes")
+MAX_FILES = 64
 
 
 def trim(state: State, window: int) -> None:
@@ -167,17 +179,23 @@ def trim(state: State, window: int) -> None:
     sigs: dict[str, Any] = state["sigs"]
     # Evict in batches (down to the window once a quarter over it): one sort per window/4 calls.
     if len(sigs) > window + max(1, window // 4):
-        by_age = sorted(sigs, key=lambda s: sigs[s].get("last", 0))  # packed: 0 is left out
+        # dict.get: reading every record's age must not mark each as changed (store.parts)
+        by_age = sorted(sigs, key=lambda s: dict.get(sigs, s, {}).get("last", 0))
         for sig in by_age[: len(sigs) - window]:
             del sigs[sig]
     pending: dict[str, Any] = state["pending"]
     if len(pending) > MAX_PENDING:
-        by_age = sorted(pending, key=lambda c: pending[c][P_SEQ])
+        by_age = sorted(pending, key=lambda c: dict.get(pending, c, [0])[P_SEQ])
         for cid in by_age[: len(pending) - MAX_PENDING]:
             del pending[cid]
     done: list[Any] = state["done"]
     if len(done) > MAX_DONE:
         del done[: len(done) - MAX_DONE]
+    files: dict[str, Any] | None = state.get("files")
+    if files is not None and len(files) > MAX_FILES + MAX_FILES // 4:
+        by_age = sorted(files, key=lambda p: dict.get(files, p, {}).get("last", 0))
+        for path in by_age[: len(files) - MAX_FILES]:
+            del files[path]
     agents: dict[str, Any] = state["agents"]
     if len(agents) > MAX_AGENTS:
         for aid in list(agents)[: len(agents) - MAX_AGENTS]:
@@ -192,6 +210,10 @@ def reset_turn(state: State) -> None:
     state["streaks"] = {}
     state["talk"] = ["", 0, 0]
     state["halted"] = ""
+    state.pop("reruns", None)
+    state.pop("echo", None)
+    for rec in state.get("files", {}).values():
+        rec.pop("returns", None)
     for rec in state["sigs"].values():
         for key in _TURN_FIELDS:
             rec.pop(key, None)  # back to the default, which a packed record leaves out

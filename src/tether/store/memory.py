@@ -14,7 +14,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 
-from tether.store import SessionInfo, State, Updater
+from tether.store import SessionInfo, State, Updater, halt_of, with_halt
 
 DEFAULT_MAX_SESSIONS = 4096
 
@@ -35,20 +35,29 @@ class MemoryStore:
         self.max_sessions = max_sessions
         self._clock = clock
         self._data: OrderedDict[str, tuple[float, State]] = OrderedDict()
+        # Halts outlive the TTL and the LRU cap (a clock jump or a flood of sessions must not
+        # lift one); a real user turn or delete() does.
+        self._halts: dict[str, str] = {}
         self._lock = threading.Lock()
 
     def load(self, session_id: str) -> State | None:
         """Return a copy of the session's state, or None (also once it has expired)."""
         with self._lock:
             entry = self._live(session_id, self._clock())
-            return copy.deepcopy(entry[1]) if entry else None
+            state = copy.deepcopy(entry[1]) if entry else None
+            return with_halt(state, self._halts.get(session_id, ""))
 
     def update(self, session_id: str, fn: Updater) -> State:
         """Apply ``fn`` under the lock and keep its result as the most recent session."""
         with self._lock:
             now = self._clock()
             entry = self._live(session_id, now)
-            new = fn(entry[1] if entry else None)
+            new = fn(with_halt(entry[1] if entry else None, self._halts.get(session_id, "")))
+            halt = halt_of(new)
+            if halt:
+                self._halts[session_id] = halt
+            else:
+                self._halts.pop(session_id, None)
             self._data[session_id] = (now, new)
             self._data.move_to_end(session_id)
             self._evict(now)
@@ -57,7 +66,8 @@ class MemoryStore:
     def delete(self, session_id: str) -> bool:
         """Forget a session."""
         with self._lock:
-            return self._data.pop(session_id, None) is not None
+            halted = self._halts.pop(session_id, None) is not None
+            return self._data.pop(session_id, None) is not None or halted
 
     def sessions(self) -> list[SessionInfo]:
         """Return the live sessions, most recently updated first."""

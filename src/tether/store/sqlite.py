@@ -17,16 +17,39 @@ from __future__ import annotations
 
 import _thread
 import contextlib
+import json
 import os
 import sqlite3
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from tether.errors import StoreError
-from tether.store import SessionInfo, State, Updater, codec
+from tether.store import SessionInfo, State, Updater, codec, halt_of, parts, with_halt
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+# Every this many updates a session's log of deltas is folded into its parts.
+COMPACT_EVERY = 64
+CACHED_SESSIONS = 128
+TOUCH_EVERY = 1.0  # seconds: `sessions.updated` (listing, TTL sweep) is kept to the second
+
+
+class _Cached:
+    """A session's decoded state as this process last wrote it, and what changed since a fold."""
+
+    __slots__ = ("changed", "halt", "since", "state", "touched", "version")
+
+    def __init__(self, version: int, state: State, halt: str, touched: float) -> None:
+        self.version, self.state, self.halt, self.touched = version, state, halt, touched
+        self.changed: set[str] = set()
+        self.since = 0  # the version of the last fold this copy saw (0: unknown)
+
+    def complete(self, upto: int) -> bool:
+        """Return True when ``changed`` covers every update since the last fold."""
+        return self.since > 0 and upto - self.since == COMPACT_EVERY
+
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
@@ -39,11 +62,37 @@ CREATE TABLE IF NOT EXISTS meta (
     key   TEXT PRIMARY KEY,
     value TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS parts (
+    sid TEXT NOT NULL,
+    k   TEXT NOT NULL,
+    v   TEXT NOT NULL,
+    PRIMARY KEY (sid, k)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS log (
+    sid   TEXT NOT NULL,
+    n     INTEGER NOT NULL,
+    delta TEXT NOT NULL,
+    PRIMARY KEY (sid, n)
+) WITHOUT ROWID;
 """
+# Halts, apart from the states: never swept by age (the TTL sweep skips halted sessions too), so
+# neither a clock jump nor a long pause lifts one. Created when missing by any Tether that knows
+# it; an older one ignores the table.
+_HALTS = "CREATE TABLE IF NOT EXISTS halts (id TEXT PRIMARY KEY, message TEXT NOT NULL)"
 
 _UPSERT = (
     "INSERT INTO sessions (id, state, updated) VALUES (?, ?, ?) "
     "ON CONFLICT (id) DO UPDATE SET state = excluded.state, updated = excluded.updated"
+)
+_TOUCH = (
+    "INSERT INTO sessions (id, state, updated) VALUES (?, '', ?) "
+    "ON CONFLICT (id) DO UPDATE SET updated = excluded.updated"
+)
+_PUT = "INSERT OR REPLACE INTO parts (sid, k, v) VALUES (?, ?, ?)"
+
+_HALT_UPSERT = (
+    "INSERT INTO halts (id, message) VALUES (?, ?) "
+    "ON CONFLICT (id) DO UPDATE SET message = excluded.message"
 )
 
 _DOCTOR_HINT = "run 'tether doctor --fix' to move it aside (sessions' loop history is lost)"
@@ -73,6 +122,7 @@ class SQLiteStore:
         self._clock = clock
         self._conn: sqlite3.Connection | None = None
         self._identity: tuple[int, int] | None = None  # (device, inode) of the open file
+        self._cache: OrderedDict[str, _Cached] = OrderedDict()
         # One connection per store; threads of one process (a library user's thread pool)
         # take turns on it, since a connection holds one transaction at a time.
         self._lock = _thread.RLock()
@@ -89,6 +139,7 @@ class SQLiteStore:
             with contextlib.suppress(sqlite3.Error):
                 self._conn.close()
             self._conn = None
+            self._cache.clear()  # states decoded from the old file
         if not self.path.exists():
             self._create_file()
         try:
@@ -113,6 +164,7 @@ class SQLiteStore:
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             if version != SCHEMA_VERSION:
                 self._migrate(conn, version)
+            conn.execute(_HALTS)
         except sqlite3.Error as exc:
             conn.close()
             raise self._error("cannot be read", exc) from exc
@@ -158,6 +210,8 @@ class SQLiteStore:
                 f"{self.path}: state written by a newer Tether (schema {version}, this one "
                 f"reads {SCHEMA_VERSION}); upgrade Tether or set store.path to another file"
             )
+        # Schema 1 (one JSON state per session) reads on: its rows stay until a session is next
+        # updated, when that session is written in parts (see update).
         conn.execute("BEGIN IMMEDIATE")
         try:
             for statement in _SCHEMA.split(";"):
@@ -195,19 +249,68 @@ class SQLiteStore:
     # -- Store protocol ---------------------------------------------------------------------
 
     def load(self, session_id: str) -> State | None:
-        """Return the session's state, or None when nothing is recorded."""
+        """Return the session's state (plain JSON values), or None when nothing is recorded."""
         with self._lock:
             conn = self._connect()
-            try:
-                row = conn.execute(
+            state = self._read(conn, session_id)
+            held = self._halt(conn, session_id)
+        plain = None if state is None else json.loads(self._encode(session_id, state))
+        return with_halt(plain, held)
+
+    def _halt(self, conn: sqlite3.Connection, session_id: str) -> str:
+        try:
+            row = conn.execute("SELECT message FROM halts WHERE id = ?", (session_id,)).fetchone()
+        except sqlite3.Error as exc:
+            raise self._error("cannot be read", exc) from exc
+        return str(row[0]) if row is not None else ""
+
+    def _read(self, conn: sqlite3.Connection, session_id: str) -> State | None:
+        """Return a session's state: its parts with the logged deltas applied, or a v1 row."""
+        try:
+            rows = conn.execute("SELECT k, v FROM parts WHERE sid = ?", (session_id,)).fetchall()
+            deltas = conn.execute(
+                "SELECT delta FROM log WHERE sid = ? ORDER BY n", (session_id,)
+            ).fetchall()
+            legacy = None
+            if not rows and not deltas:
+                legacy = conn.execute(
                     "SELECT state FROM sessions WHERE id = ?", (session_id,)
                 ).fetchone()
-            except sqlite3.Error as exc:
-                raise self._error("cannot be read", exc) from exc
-        return None if row is None else self._decode(session_id, row[0])
+        except sqlite3.Error as exc:
+            raise self._error("cannot be read", exc) from exc
+        if legacy is not None and legacy[0]:
+            return self._decode(session_id, legacy[0])  # schema 1: one JSON state
+        found = {k: self._value(session_id, v) for k, v in rows}
+        for (delta,) in deltas:
+            parts.apply(found, self._value(session_id, delta))
+        if not found:
+            return None
+        head = found.get(parts.HEAD, {})
+        if not isinstance(head, dict) or (not any(k.startswith("h/") for k in found) and not head):
+            kind = type(head).__name__
+            raise StoreError(
+                f"{self.path}: session {session_id!r} holds a {kind}, expected a JSON object; "
+                f"reset it with 'tether session reset {session_id}' or {_DOCTOR_HINT}"
+            )
+        return parts.assemble(found.items())
+
+    def _value(self, session_id: str, text: str) -> Any:
+        try:
+            return json.loads(text)
+        except ValueError as exc:
+            raise StoreError(
+                f"{self.path}: session {session_id!r} holds unreadable state ({exc}); reset it "
+                f"with 'tether session reset {session_id}' or {_DOCTOR_HINT}"
+            ) from exc
 
     def update(self, session_id: str, fn: Updater) -> State:
-        """Run ``fn`` on the current state inside ``BEGIN IMMEDIATE`` and store its result."""
+        """Run ``fn`` on the current state inside ``BEGIN IMMEDIATE``; store what changed.
+
+        The state is kept in parts; a call writes one row holding the parts it changed (a
+        delta) to the session's log, which is folded into the parts every ``COMPACT_EVERY``
+        updates. The decoded state of recent sessions is kept in this process and reused
+        while the session's log says nobody else wrote it since.
+        """
         with self._lock:
             conn = self._connect()
             try:
@@ -215,15 +318,10 @@ class SQLiteStore:
             except sqlite3.Error as exc:
                 raise self._error("cannot be written", exc) from exc
             try:
-                row = conn.execute(
-                    "SELECT state FROM sessions WHERE id = ?", (session_id,)
-                ).fetchone()
-                current = None if row is None else self._decode(session_id, row[0])
-                new = fn(current)
-                text = self._encode(session_id, new)
-                conn.execute(_UPSERT, (session_id, text, self._clock()))
+                new = self._update(conn, session_id, fn)
                 conn.execute("COMMIT")
             except BaseException as exc:
+                self._cache.pop(session_id, None)  # fn may have changed it half way
                 # The caller's exception (or ours) wins; the rollback only releases the lock.
                 with contextlib.suppress(sqlite3.Error):
                     conn.execute("ROLLBACK")
@@ -236,15 +334,145 @@ class SQLiteStore:
                     self._maybe_gc()
         return new
 
+    def _update(self, conn: sqlite3.Connection, session_id: str, fn: Updater) -> State:
+        row = conn.execute("SELECT max(n) FROM log WHERE sid = ?", (session_id,)).fetchone()
+        version = int(row[0] or 0)
+        cached = self._cache.get(session_id)
+        if cached is not None and cached.version == version and version:
+            current: State | None = cached.state
+            held = cached.halt
+            self._cache.move_to_end(session_id)
+        else:
+            cached = None
+            current = self._read(conn, session_id)
+            held = self._halt(conn, session_id)
+        given = with_halt(current, held)
+        new = fn(given)
+        delta = new.delta() if new is given and isinstance(new, parts.Tracked) else None
+        version += 1
+        if delta is None:  # a new or replaced state, or one read from schema 1: all of it
+            self._rewrite(conn, session_id, new, version)
+            cached = None
+        else:
+            conn.execute(
+                "INSERT INTO log (sid, n, delta) VALUES (?, ?, ?)",
+                (session_id, version, self._encode(session_id, delta)),
+            )
+        now = self._clock()
+        if cached is None or now - cached.touched >= TOUCH_EVERY:
+            conn.execute(_TOUCH, (session_id, now))
+            touched = now
+        else:
+            touched = cached.touched
+        halt = halt_of(new)
+        if halt != held:
+            if halt:
+                conn.execute(_HALT_UPSERT, (session_id, halt))
+            else:
+                conn.execute("DELETE FROM halts WHERE id = ?", (session_id,))
+        entry = self._remember(session_id, version, new, halt, touched, cached, delta)
+        if version % COMPACT_EVERY == 0:
+            self._compact(conn, session_id, version, entry)
+        return new
+
+    def _rewrite(self, conn: sqlite3.Connection, session_id: str, new: State, version: int) -> None:
+        """Store the whole state in parts (a new session, a replaced or a schema 1 state)."""
+        every = [(session_id, k, self._encode(session_id, v)) for k, v in parts.split(new).items()]
+        conn.execute("DELETE FROM parts WHERE sid = ?", (session_id,))
+        conn.execute("DELETE FROM log WHERE sid = ?", (session_id,))
+        conn.executemany(_PUT, every)
+        conn.execute(
+            "INSERT INTO log (sid, n, delta) VALUES (?, ?, ?)",
+            (session_id, version, '{"put":{},"del":[]}'),
+        )
+        conn.execute("UPDATE sessions SET state = '' WHERE id = ?", (session_id,))
+
+    def _remember(
+        self,
+        session_id: str,
+        version: int,
+        state: State,
+        halt: str,
+        touched: float,
+        cached: _Cached | None,
+        delta: dict[str, Any] | None,
+    ) -> _Cached:
+        """Keep a session's decoded state for the next update in this process."""
+        if not isinstance(state, parts.Tracked):
+            state = parts.assemble(parts.split(state).items()) or parts.Tracked()
+        state.settle()
+        entry = _Cached(version, state, halt, touched)
+        if cached is not None and delta is not None:  # parts changed since the last fold
+            entry.changed, entry.since = cached.changed, cached.since
+            entry.changed.update(delta["put"])
+            entry.changed.update(delta["del"])
+        self._cache[session_id] = entry
+        self._cache.move_to_end(session_id)
+        while len(self._cache) > CACHED_SESSIONS:
+            self._cache.popitem(last=False)
+        return entry
+
+    def _compact(
+        self, conn: sqlite3.Connection, session_id: str, upto: int, entry: _Cached
+    ) -> None:
+        """Fold the session's log into its parts (keeping the last delta as its version).
+
+        With this process's copy of the state current since the last fold, the parts it changed
+        are written from it; otherwise the logged deltas are read and folded.
+        """
+        if not entry.complete(upto):
+            self._fold(conn, session_id, upto)
+        else:
+            now = parts.split(entry.state)
+            conn.executemany(
+                "DELETE FROM parts WHERE sid = ? AND k = ?",
+                [(session_id, k) for k in entry.changed if k not in now],
+            )
+            changed = [k for k in entry.changed if k in now]
+            conn.executemany(
+                _PUT, [(session_id, k, self._encode(session_id, now[k])) for k in changed]
+            )
+        conn.execute("DELETE FROM log WHERE sid = ? AND n < ?", (session_id, upto))
+        entry.changed = set()
+        entry.since = upto
+
+    def _fold(self, conn: sqlite3.Connection, session_id: str, upto: int) -> None:
+        folded: dict[str, Any] = {}
+        gone: set[str] = set()
+        for (text,) in conn.execute(
+            "SELECT delta FROM log WHERE sid = ? AND n <= ? ORDER BY n", (session_id, upto)
+        ).fetchall():
+            delta = self._value(session_id, text)
+            for name in delta.get("del", ()):
+                folded.pop(name, None)
+                gone.add(name)
+            for name, value in delta.get("put", {}).items():
+                folded[name] = value
+                gone.discard(name)
+        conn.executemany(
+            "DELETE FROM parts WHERE sid = ? AND k = ?", [(session_id, k) for k in gone]
+        )
+        conn.executemany(
+            _PUT, [(session_id, k, self._encode(session_id, v)) for k, v in folded.items()]
+        )
+
     def delete(self, session_id: str) -> bool:
         """Forget a session; return whether it existed."""
         with self._lock:
             conn = self._connect()
+            self._cache.pop(session_id, None)
             try:
+                conn.execute("BEGIN IMMEDIATE")
+                halts = conn.execute("DELETE FROM halts WHERE id = ?", (session_id,)).rowcount
+                conn.execute("DELETE FROM parts WHERE sid = ?", (session_id,))
+                conn.execute("DELETE FROM log WHERE sid = ?", (session_id,))
                 cursor = conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+                conn.execute("COMMIT")
             except sqlite3.Error as exc:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")
                 raise self._error("cannot be written", exc) from exc
-        return cursor.rowcount > 0
+        return cursor.rowcount > 0 or halts > 0
 
     def sessions(self) -> list[SessionInfo]:
         """Return the sessions recorded, most recently updated first."""
@@ -252,7 +480,8 @@ class SQLiteStore:
             conn = self._connect()
             try:
                 rows = conn.execute(
-                    "SELECT id, updated, length(state) FROM sessions ORDER BY updated DESC, id"
+                    "SELECT id, updated, length(state) + coalesce((SELECT sum(length(v)) "
+                    "FROM parts WHERE sid = id), 0) FROM sessions ORDER BY updated DESC, id"
                 ).fetchall()
             except sqlite3.Error as exc:
                 raise self._error("cannot be read", exc) from exc
@@ -261,6 +490,7 @@ class SQLiteStore:
     def close(self) -> None:
         """Close the connection; the next call reopens it."""
         with self._lock:
+            self._cache.clear()
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None
@@ -281,8 +511,12 @@ class SQLiteStore:
             conn.execute("BEGIN IMMEDIATE")
             try:
                 cursor = conn.execute(
-                    "DELETE FROM sessions WHERE updated < ?", (now - self.ttl_days * 86400,)
+                    "DELETE FROM sessions WHERE updated < ? AND id NOT IN (SELECT id FROM halts)",
+                    (now - self.ttl_days * 86400,),
                 )
+                for table in ("parts", "log"):  # what the swept sessions kept in parts
+                    conn.execute(f"DELETE FROM {table} WHERE sid NOT IN (SELECT id FROM sessions)")
+                self._cache.clear()
                 conn.execute(
                     "INSERT INTO meta (key, value) VALUES ('last_gc', ?) "
                     "ON CONFLICT (key) DO UPDATE SET value = excluded.value",

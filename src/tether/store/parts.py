@@ -1,0 +1,274 @@
+"""A session state in parts, so a call writes only what it changed.
+
+The guard's state is one JSON-ready dict (``tether.loops.state``), but most of it does not change
+on a given call: of 70 signature records one is touched, of 64 window entries one is appended.
+A store that keeps the state in parts stores the head (every small top-level value) as one part,
+each entry of the large tables (``sigs``, ``files``, ``pending``) as a part of its own, and each
+window entry as a part keyed by its position in the session, then writes per call only the
+parts that call touched: a *delta* ``{"put": {part: value}, "del": [part, …]}``, which is
+absolute (applying it twice changes nothing) and small.
+
+``Tracked`` is the state dict handed to the update function: a plain ``dict`` whose tables are
+``PartDict`` (a dict that notes every entry read or written: what is read may be changed in
+place) and whose window is a ``PartList`` (notes appends and entries dropped from the front).
+Code that does not know about parts (the guard, a test's update function) uses them as the
+dicts and lists they are. An update function that returns another dict replaces the state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from tether.store import State
+
+TABLES = ("sigs", "files", "pending")  # top-level dicts stored one entry per part
+WINDOW = "window"  # the top-level list stored one entry per part
+HEAD = "h"
+_BASE = "_wi"  # in the head: the window position of window[0]
+_TABLES = "_t"  # in the head: the tables the state has (an empty one has no parts)
+
+
+def table_key(table: str, key: str) -> str:
+    """Return the part holding ``table[key]``."""
+    return f"{table}/{key}"
+
+
+def window_key(position: int) -> str:
+    """Return the part holding the window entry at ``position`` (sortable as text)."""
+    return f"w/{position:012d}"
+
+
+class PartDict(dict[str, Any]):
+    """A table that notes the entries read or written (``touched``) and removed (``gone``)."""
+
+    __slots__ = ("gone", "touched")
+
+    def __init__(self, items: Iterable[tuple[str, Any]] = ()) -> None:
+        super().__init__(items)
+        self.touched: set[str] = set()
+        self.gone: set[str] = set()
+
+    def __getitem__(self, key: str) -> Any:
+        value = dict.__getitem__(self, key)
+        self.touched.add(key)
+        return value
+
+    def get(self, key: str, default: Any = None) -> Any:
+        if dict.__contains__(self, key):
+            self.touched.add(key)
+            return dict.__getitem__(self, key)
+        return default
+
+    def setdefault(self, key: str, default: Any = None) -> Any:
+        self.touched.add(key)
+        self.gone.discard(key)
+        return dict.setdefault(self, key, default)
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.touched.add(key)
+        self.gone.discard(key)
+        dict.__setitem__(self, key, value)
+
+    def __delitem__(self, key: str) -> None:
+        dict.__delitem__(self, key)
+        self.touched.discard(key)
+        self.gone.add(key)
+
+    def pop(self, key: str, *default: Any) -> Any:
+        if dict.__contains__(self, key):
+            self.touched.discard(key)
+            self.gone.add(key)
+        return dict.pop(self, key, *default)
+
+    def values(self) -> Any:
+        self.touched.update(dict.keys(self))  # values handed out may be changed in place
+        return dict.values(self)
+
+    def items(self) -> Any:
+        self.touched.update(dict.keys(self))
+        return dict.items(self)
+
+
+class PartList(list[Any]):
+    """The window: notes what was appended and how many entries left from the front."""
+
+    __slots__ = ("base", "dropped", "grown")
+
+    def __init__(self, items: Iterable[Any] = (), base: int = 0) -> None:
+        super().__init__(items)
+        self.base = base  # the position of self[0] in the session
+        self.grown = 0  # entries appended since loaded
+        self.dropped = 0  # entries removed from the front since loaded
+
+    def append(self, item: Any) -> None:
+        list.append(self, item)
+        self.grown += 1
+
+    def __delitem__(self, index: Any) -> None:
+        if not isinstance(index, slice) or index.start not in (None, 0) or index.step:
+            raise TypeError("the window only drops entries from its front")
+        count = len(range(*index.indices(len(self))))
+        list.__delitem__(self, index)
+        self.dropped += count
+
+
+def _snap(value: Any) -> Any:
+    """Return a copy of a head value two levels deep (what the guard changes in place)."""
+    if type(value) is dict:
+        return {
+            k: list(v) if type(v) is list else dict(v) if type(v) is dict else v
+            for k, v in value.items()
+        }
+    if type(value) is list:
+        return [list(v) if type(v) is list else dict(v) if type(v) is dict else v for v in value]
+    return value
+
+
+class Tracked(dict[str, Any]):
+    """A state whose tables and window note what changed since it was loaded.
+
+    The head (every other top-level value) is compared with a copy taken when the state was
+    loaded or last stored, value by value, so only the values that changed are written.
+    """
+
+    __slots__ = ("_was",)
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self._was: dict[str, Any] | None = None
+
+    def delta(self) -> dict[str, Any] | None:
+        """Return the parts changed since loaded (or the last ``settle``); None: write it all.
+
+        None when a table or the window was replaced by a plain one (the parts it had are not
+        known then): the store rewrites the whole state.
+        """
+        put: dict[str, Any] = {}
+        gone: list[str] = []
+        head: dict[str, Any] = {_TABLES: []}
+        was = self._was
+        for name, value in list(dict.items(self)):
+            if name in TABLES and type(value) is dict:  # a table started by this call
+                value = PartDict(value.items())
+                value.touched.update(dict.keys(value))
+                dict.__setitem__(self, name, value)
+            if (name in TABLES and type(value) is not PartDict) or (
+                name == WINDOW and type(value) is not PartList
+            ):
+                return None
+            if name in TABLES:
+                head[_TABLES].append(name)
+                for key in value.touched:
+                    if dict.__contains__(value, key):
+                        put[table_key(name, key)] = dict.__getitem__(value, key)
+                gone += [table_key(name, key) for key in value.gone]
+            elif name == WINDOW:
+                assert isinstance(value, PartList)
+                start = value.base + value.dropped
+                gone += [window_key(p) for p in range(value.base, start)]
+                first = len(value) - value.grown
+                for n in range(max(0, first), len(value)):
+                    put[window_key(start + n)] = list.__getitem__(value, n)
+                head[_BASE] = start
+            else:
+                head[name] = value
+        if was is None:  # no copy to compare with: every head value (and no whole head)
+            put.update((_head_key(k), v) for k, v in head.items())
+            gone.append(HEAD)
+            return {"put": put, "del": gone}
+        changed = {k: v for k, v in head.items() if k not in was or was[k] != v}
+        gone += [_head_key(k) for k in was if k not in head]
+        for name, value in changed.items():
+            put[_head_key(name)] = value
+        return {"put": put, "del": gone}
+
+    def settle(self) -> None:
+        """Forget what changed: the state is stored as it is now."""
+        was: dict[str, Any] = {_TABLES: [n for n in dict.keys(self) if n in TABLES]}
+        for name, value in dict.items(self):
+            if type(value) is PartDict:
+                value.touched.clear()
+                value.gone.clear()
+            elif type(value) is PartList:
+                value.base += value.dropped
+                value.dropped = value.grown = 0
+                was[_BASE] = value.base
+            else:
+                was[name] = _snap(value)
+        self._was = was
+
+
+def _head_key(name: str) -> str:
+    return f"{HEAD}/{name}"
+
+
+def split(state: State) -> dict[str, Any]:
+    """Return every part of a plain state (a full delta's ``put``): head values one by one."""
+    put: dict[str, Any] = {}
+    head: dict[str, Any] = {_TABLES: []}
+    for name, value in state.items():
+        if name in TABLES and isinstance(value, dict):
+            head[_TABLES].append(name)
+            for key, entry in value.items():
+                put[table_key(name, str(key))] = entry
+        elif name == WINDOW and isinstance(value, list):
+            base = value.base + value.dropped if isinstance(value, PartList) else 0
+            for n, entry in enumerate(value):
+                put[window_key(base + n)] = entry
+            head[_BASE] = base
+        else:
+            head[name] = value
+    for name, value in head.items():
+        put[_head_key(name)] = value
+    return put
+
+
+def assemble(parts: Iterable[tuple[str, Any]]) -> Tracked | None:
+    """Return the tracked state made of ``parts`` (part name, value), or None without a head."""
+    head: dict[str, Any] | None = None
+    tables: dict[str, PartDict] = {}
+    window: list[tuple[str, Any]] = []
+    for name, value in parts:
+        if name == HEAD:  # a head stored whole
+            head = (
+                value
+                if not isinstance(head, dict) or not isinstance(value, dict)
+                else {**head, **value}
+            )
+        elif name.startswith(HEAD + "/"):
+            if head is None:
+                head = {}
+            if isinstance(head, dict):
+                head[name[len(HEAD) + 1 :]] = value
+        elif name.startswith("w/"):
+            window.append((name, value))
+        else:
+            table, _, key = name.partition("/")
+            tables.setdefault(table, PartDict())
+            dict.__setitem__(tables[table], key, value)
+    if not isinstance(head, dict):
+        return None
+    state = Tracked(head)
+    base = state.pop(_BASE, None)
+    if _TABLES not in state:
+        state[_TABLES] = [t for t in TABLES if t in tables]
+    for table in state.pop(_TABLES, ()):
+        dict.__setitem__(state, table, tables.get(table, PartDict()))
+    if base is not None:
+        window.sort()
+        first = int(window[0][0][2:]) if window else int(base)
+        dict.__setitem__(state, WINDOW, PartList((v for _, v in window), first))
+    return state
+
+
+def apply(parts: dict[str, Any], delta: dict[str, Any]) -> None:
+    """Apply a delta to a mapping of part name -> value, in place."""
+    for name in delta.get("del", ()):
+        parts.pop(name, None)
+    parts.update(delta.get("put", {}))
+
+
+def entries(parts: dict[str, Any]) -> Iterator[tuple[str, Any]]:
+    """Return the parts as (name, value) pairs, for ``assemble``."""
+    return iter(parts.items())
