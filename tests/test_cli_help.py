@@ -36,3 +36,9 @@ def test_daemon_help_explains_run() -> None:
     shown = tether("daemon", "--help").stdout
     assert "  run " in shown and "foreground" in shown
     assert "status, stop or run" in tether("--help").stdout
+
+
+def test_the_version_says_which_tether_it_is() -> None:
+    shown = tether("--version")
+    assert shown.returncode == 0 and shown.stdout.startswith("tether ")
+    assert "Tether guardrails" in shown.stdout and sys.executable in shown.stdout

@@ -328,3 +328,35 @@ def test_another_installation_is_a_warning(sandbox: tuple[dict[str, str], Path])
     warned = [c for c in by_area(checks, "claude-code") if "another installation" in c["message"]]
     assert len(warned) == 1 and warned[0]["status"] == "warn", warned
     assert code == 0  # it runs and judges: a warning, not a failure
+
+
+def test_another_tether_on_path_is_named(sandbox: tuple[dict[str, str], Path]) -> None:
+    """PyPI's tether-ai installs a `tether` command too: which one does `tether` run?"""
+    env, project = sandbox
+    foreign = project.parent / "foreign-bin"
+    foreign.mkdir()
+    (foreign / "tether").write_text("#!/bin/sh\necho 'tether-ai supervisor'\n")
+    (foreign / "tether").chmod(0o755)
+    env["PATH"] = f"{foreign}:{TETHER.parent}:/usr/bin:/bin"
+    _, checks = doctor(env, project)
+    [command] = [c for c in checks if c["area"] == "command"]
+    assert command["status"] == "warn" and str(foreign / "tether") in command["message"]
+    assert "tether-ai" in command["message"] and str(TETHER.parent) in command["fix"]
+    env["PATH"] = f"{TETHER.parent}:/usr/bin:/bin"
+    _, checks = doctor(env, project)
+    assert [c["status"] for c in checks if c["area"] == "command"] == ["ok"]
+
+
+def test_a_package_sharing_the_tether_module_fails(sandbox: tuple[dict[str, str], Path]) -> None:
+    """`pip install tether-ai` into Tether's environment overwrites files of `tether`."""
+    env, project = sandbox
+    site = project.parent / "site"
+    dist = site / "tether_ai-0.2.0.dist-info"
+    dist.mkdir(parents=True)
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: tether-ai\nVersion: 0.2.0\n")
+    (dist / "top_level.txt").write_text("tether\n")
+    env["PYTHONPATH"] = str(site)
+    code, checks = doctor(env, project)
+    [shared] = [c for c in checks if c["area"] == "command" and c["status"] == "fail"]
+    assert "also installed by tether-ai" in shared["message"] and code == 1
+    assert "pipx install tether-ai" in shared["fix"]

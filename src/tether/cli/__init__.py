@@ -78,7 +78,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args[0] in ("-V", "--version"):
         from importlib.metadata import version
 
-        sys.stdout.write(f"tether {version('tether')}\n")
+        # Says which Tether: another package (PyPI's tether-ai) has a `tether` command too.
+        sys.stdout.write(
+            f"tether {version('tether')} (Tether guardrails for agents' tool calls; "
+            f"{sys.executable})\n"
+        )
         return 0
     name = args[0]
     if name == "hook" and len(args) == 2:

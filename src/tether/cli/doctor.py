@@ -57,6 +57,7 @@ def run(args: argparse.Namespace, name: str) -> int:
     _check_store(config, bool(args.fix), checks)
     _check_receipts(config, checks)
     _check_daemon(checks)
+    _check_command(checks)
     session = f"tether-doctor-{uuid.uuid4().hex[:12]}"
     for host in args.host or list(HOSTS):
         _check_host(host, cwd, session, checks, bool(args.fix))
@@ -132,6 +133,77 @@ def _check_store(config: Config, fix: bool, checks: list[Check]) -> None:
         checks.append(Check("store", "fail", f"{backend} store {where}: {cause}", hint))
         return
     checks.append(Check("store", "ok", f"{backend} store opens: {where}"))
+
+
+def _check_command(checks: list[Check]) -> None:
+    """Say which program `tether` runs: another package ships one too (PyPI's tether-ai)."""
+    import shutil
+    import sys
+    from importlib.metadata import packages_distributions
+
+    sharing = sorted(set(packages_distributions().get("tether", [])) - {"tether"})
+    if sharing:
+        checks.append(
+            Check(
+                "command",
+                "fail",
+                f"the `tether` Python package in {sys.prefix} is also installed by "
+                f"{', '.join(sharing)}: one overwrote the other's files",
+                f"`pip uninstall {' '.join(sharing)}` here, reinstall Tether, and install "
+                f"{sharing[0]} in an environment of its own (`pipx install {sharing[0]}`)",
+            )
+        )
+    ours = Path(sys.executable).with_name("tether")
+    found = shutil.which("tether")
+    if found is None:
+        checks.append(
+            Check(
+                "command",
+                "info",
+                f"`tether` is not on PATH; this one is {ours} (the hooks name their files "
+                "directly, so they do not need PATH)",
+            )
+        )
+        return
+    if _same_file(found, ours):
+        checks.append(Check("command", "ok", f"`tether` on PATH is this one ({found})"))
+        return
+    if _runs_this_cli(found):
+        checks.append(
+            Check(
+                "command",
+                "info",
+                f"`tether` on PATH ({found}) is another installation of Tether; this one is {ours}",
+            )
+        )
+        return
+    checks.append(
+        Check(
+            "command",
+            "warn",
+            f"`tether` on PATH ({found}) is not Tether the guard (PyPI's tether-ai, a session "
+            "supervisor, installs a `tether` command too): what you type runs that program; "
+            "the hooks are not affected (they name this installation's files)",
+            f"put {ours.parent} first on PATH, or run this one as `{ours}`",
+        )
+    )
+
+
+def _same_file(a: str | Path, b: str | Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def _runs_this_cli(path: str) -> bool:
+    """Return whether the script at ``path`` is a console script of ``tether.cli:main``."""
+    try:
+        with open(os.path.realpath(path), "rb") as handle:
+            head = handle.read(4096)
+    except OSError:
+        return False
+    return b"from tether.cli import main" in head
 
 
 RECEIPT_DAYS = 7  # sessions this recent count for the report of unguarded calls
