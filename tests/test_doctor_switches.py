@@ -155,11 +155,12 @@ def test_codex_managed_config_and_requirements(
     system = tmp_path / "etc-codex"
     put(home / ".codex" / "config.toml", "[features]\nhooks = true\n")
     put(system / "managed_config.toml", "[features]\nhooks = false\n")  # managed wins
-    put(system / "requirements.toml", "allow_managed_hooks_only = true\n")
-    found = fails(switches.codex(project, env, system=system))
-    assert len(found) == 2
-    assert str(system / "managed_config.toml") in found[0]
-    assert "allow_managed_hooks_only = true" in found[1]
+    toml = (
+        'allow_managed_hooks_only = true\n\n[[hooks.PreToolUse]]\nmatcher = ".*"\n'
+        f'[[hooks.PreToolUse.hooks]]\ntype = "command"\ncommand = {json.dumps(command)}\n'
+    )
+    put(system / "requirements.toml", toml)
+    assert fails(switches.codex(project, env, system=system)) == []
 
 
 def test_codex_project_hooks_need_a_trusted_project(

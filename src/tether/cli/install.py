@@ -20,7 +20,7 @@ NOTES = {
     "'onFailure: block' needs Claude Code 2.1.295 or newer; Tether denies on its own "
     "errors anyway.",
     "codex": "Codex reads the hooks at start: restart running sessions. Project hooks load "
-    "only in projects Codex trusts ([projects.\"PATH\"] trust_level = \"trusted\"). Codex "
+    'only in projects Codex trusts ([projects."PATH"] trust_level = "trusted"). Codex '
     "older than 0.124 also needs '[features] hooks = true' in config.toml; '[features] hooks = "
     "false' turns them off (`tether doctor` names it).",
     "gemini": "Gemini CLI reads the hooks at start: restart running sessions. In a folder it "

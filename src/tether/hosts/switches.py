@@ -311,7 +311,9 @@ def codex(
             )
         )
     required = _toml(system / "requirements.toml")
-    if required.get("allow_managed_hooks_only") is True:
+    if required.get("allow_managed_hooks_only") is True and not _holds_tether(
+        required.get("hooks"), "codex"
+    ):
         out.append(
             Finding(
                 "fail",
@@ -333,6 +335,23 @@ def codex(
             )
         )
     return out
+
+
+def _holds_tether(tree: object, host: str) -> bool:
+    """Return whether any string in ``tree`` (a managed hooks table) runs Tether's hook."""
+    from tether.hosts.settings import is_tether_command
+
+    stack = [tree]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if is_tether_command(item, host):
+                return True
+        elif isinstance(item, Mapping):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
 
 
 # -- Gemini CLI --------------------------------------------------------------------------------
