@@ -155,6 +155,20 @@ def test_codex_managed_config_and_requirements(
     system = tmp_path / "etc-codex"
     put(home / ".codex" / "config.toml", "[features]\nhooks = true\n")
     put(system / "managed_config.toml", "[features]\nhooks = false\n")  # managed wins
+    put(system / "requirements.toml", "allow_managed_hooks_only = true\n")
+    found = fails(switches.codex(project, env, system=system))
+    assert len(found) == 2
+    assert str(system / "managed_config.toml") in found[0]
+    assert "allow_managed_hooks_only = true" in found[1]
+
+
+def test_codex_managed_hooks_are_not_a_kill_switch_for_a_managed_install(
+    dirs: tuple[Path, Path, dict[str, str]], tmp_path: Path
+) -> None:
+    """A managed install puts Tether's hooks in requirements.toml beside the requirement."""
+    _, project, env = dirs
+    system = tmp_path / "etc-codex"
+    command = f"{default_command('codex')} --managed /run/tether/tether.sock"
     toml = (
         'allow_managed_hooks_only = true\n\n[[hooks.PreToolUse]]\nmatcher = ".*"\n'
         f'[[hooks.PreToolUse.hooks]]\ntype = "command"\ncommand = {json.dumps(command)}\n'
