@@ -26,7 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 WORKER = r"""
 import json, os, sys, time
-url, prefix, session, calls, go = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
+url, prefix, session, calls, go = sys.argv[1:6]
+calls = int(calls)
 from tether.guard import Guard
 from tether.model import ToolCall, ToolResult
 from tether.store.redis_store import RedisStore
