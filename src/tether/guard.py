@@ -264,6 +264,9 @@ class Guard:
         if not isinstance(paired, _Paired):
             return paired
         cid, sig, kind, tool, wait, pend = paired
+        # No decision was asked for this call before it ran (pend is None: a hook that did not
+        # fire, a matcher gap, a disabled or untrusted hook): counted, told once per session.
+        receipt = st.note_unguarded(tool, prep.preview) if pend is None and prep else None
         seq = st.seq
         rec = st.record(sig)
         if rec is None:
@@ -283,6 +286,9 @@ class Guard:
         _settle(st, rec, findings, decision, s, counted=True)
         if call.call_id:
             st.done.append(call.call_id)
+        if receipt is not None:
+            evidence = {**decision.evidence, "unguarded": receipt}
+            decision = Decision(decision.action, decision.codes, decision.message, evidence)
         return decision
 
     # -- turns, messages, sub-agents ---------------------------------------------------------
