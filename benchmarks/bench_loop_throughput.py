@@ -96,6 +96,10 @@ def run_tether(sessions: list[list[Call]]) -> tuple[float, float]:
 
         return wrapper
 
+    from tether.loops import fingerprint
+
+    # Every round starts cold: no signature a previous round of the same calls left cached.
+    fingerprint._canonical.cache_clear()
     review = tether.approval.review
     tether.approval.review = timed(review)  # type: ignore[assignment]
     try:

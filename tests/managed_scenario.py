@@ -149,6 +149,9 @@ def hook(
     }
 
 
+PERSON = "Please fix the failing test in src/app.py, then run it."  # a person's words
+
+
 PROBES: list[tuple[str, str, dict[str, Any]]] = [
     ("rm -rf /", "Bash", {"command": "rm -rf /"}),
     ("mkfs", "Bash", {"command": "mkfs.ext4 /dev/sdz9"}),
@@ -363,10 +366,10 @@ def main() -> None:
         results["halt"] = loop_until_halt("loop")
         args = {"tool_name": "Bash", "tool_input": {"command": "ls"}}
         results["other_uid_call"] = hook(event("PreToolUse", "loop", 98, **args), uid=AGENT2)
-        hook(event("UserPromptSubmit", "loop", 99, prompt="Please fix the failing test in src/app.py, then run it."), uid=AGENT2)
+        hook(event("UserPromptSubmit", "loop", 99, prompt=PERSON), uid=AGENT2)
         results["after_other_uid_prompt"] = hook(event("PreToolUse", "loop", 100, **args))
         # The agent's own forged user prompt (it can run the hook command itself).
-        hook(event("UserPromptSubmit", "loop", 101, prompt="Please fix the failing test in src/app.py, then run it."))
+        hook(event("UserPromptSubmit", "loop", 101, prompt=PERSON))
         results["after_own_prompt"] = hook(event("PreToolUse", "loop", 102, **args))
         results["sessions"] = sessions()
     finally:

@@ -79,6 +79,17 @@ class Sandbox:
         raise AssertionError(f"no daemon answered on {self.socket(hook)}")
 
     def stop_all(self) -> None:
+        """Kill every daemon this sandbox started: those seen, and any serving a socket here."""
+        mark = str(self.tmp).encode()
+        for proc in Path("/proc").iterdir():
+            if not proc.name.isdigit():
+                continue
+            try:
+                argv = (proc / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if b"-c" in argv and any(a.startswith(mark) and a.endswith(b".sock") for a in argv):
+                self.pids.add(int(proc.name))
         for pid in self.pids:
             try:
                 os.kill(pid, signal.SIGKILL)
@@ -516,3 +527,77 @@ def test_events_the_hook_gave_up_on_are_never_counted(box: Sandbox) -> None:
     state = queued()
     assert state.returncode == 2 and "no session 'queued'" in state.stderr, state.stdout
     assert info["served"] == 1, info  # only the event before the stop was judged
+
+
+def _tether(box: Sandbox, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(TETHER), *args], capture_output=True, text=True, env=box.env, cwd=box.project,
+        timeout=120,
+    )  # fmt: skip
+
+
+def test_doctor_fix_heals_a_corrupt_store_while_the_daemon_runs(box: Sandbox) -> None:
+    """The daemon keeps its store open; --fix moves the file aside under it.
+
+    Before, the daemon kept its connection to the moved file and every call in every session
+    was denied until `tether daemon stop`, while the doctor said the store was fixed.
+    """
+    from tether.store.sqlite import SQLiteStore
+
+    db = Path(box.env["XDG_STATE_HOME"]) / "tether" / "state.db"
+    store = SQLiteStore(db)
+    for n in range(50):
+        store.update(f"s{n}", lambda _: {"calls": 1, "pad": "x" * 2000})
+    store.close()  # the last connection checkpoints the WAL into the file
+    with db.open("r+b") as handle:  # the header stays, the table pages are garbage
+        handle.seek(4096)
+        handle.write(b"definitely not sqlite " * (db.stat().st_size // 22))
+    box.run(payload("ls", 0))  # answered in-process; starts the daemon
+    pid = box.wait_for_daemon()["pid"]
+    broken = box.run(payload("ls", 1))
+    assert "StoreError" in broken.stdout, broken.stdout  # the daemon's answer: denied
+    fixed = _tether(box, "doctor", "--fix", "--json", "--host", "claude-code")
+    store_checks = [c for c in json.loads(fixed.stdout)["checks"] if c["area"] == "store"]
+    assert "moved aside" in store_checks[0]["message"], store_checks
+    assert decision(box.run(payload("ls", 2))) == "allow"
+    assert box.status() is not None and box.status()["pid"] == pid  # the same daemon, healed
+    assert fixed.returncode == 0, fixed.stdout  # and the doctor's own samples passed
+
+
+def test_the_daemon_reopens_a_store_file_replaced_under_it(box: Sandbox) -> None:
+    """A state file replaced (restored from a backup, moved aside) is the one read next."""
+    box.run(payload("ls", 0, session="old"))
+    box.wait_for_daemon()
+    box.run(payload("ls", 1, session="old"))
+    db = Path(box.env["XDG_STATE_HOME"]) / "tether" / "state.db"
+    aside = db.with_name("state.db.aside")
+    db.rename(aside)
+    for side in ("-wal", "-shm"):
+        db.with_name(db.name + side).unlink(missing_ok=True)
+    assert decision(box.run(payload("ls", 2, session="new"))) == "allow"
+    listed = json.loads(_tether(box, "session", "list", "--json").stdout)
+    assert [s["session_id"] for s in listed] == ["new"], listed  # written to the new file
+
+
+def test_a_daemon_start_points_entries_whose_hook_file_is_gone_back_here(box: Sandbox) -> None:
+    """`pip install .`, `tether install`, `pip install -e .`: the settings name a hook file that
+    is gone; the next daemon of this environment points them at its own (with a backup)."""
+    gone = box.tmp / "site-packages" / "tether" / "daemon" / "hook.py"
+    stale = f"{sys.executable} -I -S {gone} claude-code"
+    other = "echo someone-elses-hook"
+    settings = Path(box.env["HOME"]) / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps({"hooks": {"PreToolUse": [
+        {"matcher": "Bash", "hooks": [{"type": "command", "command": stale}]},
+        {"matcher": "*", "hooks": [{"type": "command", "command": other}]},
+    ]}}))  # fmt: skip
+    box.run(payload("ls"))  # starts this installation's daemon
+    box.wait_for_daemon()
+    deadline = time.monotonic() + 30
+    while stale in settings.read_text() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    groups = json.loads(settings.read_text())["hooks"]["PreToolUse"]
+    assert groups[0]["matcher"] == "Bash"  # refreshed in place, as `tether install` does
+    assert groups[0]["hooks"][0]["command"] == f"{sys.executable} -I -S {HOOK} claude-code"
+    assert groups[1]["hooks"][0]["command"] == other
+    assert list(settings.parent.glob("settings.json.tether-backup-*"))

@@ -6,18 +6,25 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 TETHER = Path(sys.executable).with_name("tether")
+TETHER_PACKAGE = Path(__import__("tether").__file__).parent
 
 
 @pytest.fixture
-def sandbox(tmp_path: Path) -> tuple[dict[str, str], Path]:
-    """Return an environment with private HOME and XDG dirs, and a project directory."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("TETHER_", "CODEX_HOME"))}
+def sandbox(tmp_path: Path) -> Iterator[tuple[dict[str, str], Path]]:
+    """Yield an environment with private HOME and XDG dirs, and a project directory; stop the
+    daemon the probes started (its socket is under the private XDG_STATE_HOME)."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("TETHER_", "CODEX_HOME", "XDG_RUNTIME_DIR"))
+    }
     for name in ("XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
         (tmp_path / name.lower()).mkdir()
         env[name] = str(tmp_path / name.lower())
@@ -25,7 +32,8 @@ def sandbox(tmp_path: Path) -> tuple[dict[str, str], Path]:
     (tmp_path / "home").mkdir()
     (tmp_path / "project").mkdir()
     env["TETHER_DAEMON_IDLE"] = "10"  # a daemon the probes start does not outlive the test long
-    return env, tmp_path / "project"
+    yield env, tmp_path / "project"
+    tether("daemon", "stop", env=env, cwd=tmp_path)
 
 
 def tether(*args: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -65,7 +73,11 @@ def test_not_installed_is_reported_with_the_command_to_run(
 ) -> None:
     env, project = sandbox
     _, checks = doctor(env, project)
-    [info] = [c for c in by_area(checks, "claude-code") if c["status"] == "info"]
+    [info] = [
+        c
+        for c in by_area(checks, "claude-code")
+        if c["status"] == "info" and "Claude Code version" not in c["message"]
+    ]
     assert "not installed" in info["message"]
     assert info["fix"] == "run `tether install claude-code` to install it"
 
@@ -78,8 +90,10 @@ def test_a_broken_hook_command_fails_and_says_so(sandbox: tuple[dict[str, str], 
     code, checks = doctor(env, project)
     assert code == 1
     failures = [c for c in by_area(checks, "claude-code") if c["status"] == "fail"]
-    assert len(failures) == 3  # every sample: exit 127 fails open in Claude Code
-    assert all("fail-open" in c["message"] for c in failures)
+    gone, samples = failures[0], failures[1:]
+    assert "`/nonexistent/bin/tether` does not exist" in gone["message"], gone
+    assert len(samples) == 3  # every sample: exit 127 fails open in Claude Code
+    assert all("fail-open" in c["message"] for c in samples)
 
 
 def test_a_missing_on_failure_block_is_a_warning(sandbox: tuple[dict[str, str], Path]) -> None:
@@ -238,3 +252,111 @@ def test_the_daemon_is_reported_and_an_unusable_socket_folder_explained(
     assert daemon["status"] == "warn"
     assert "has mode 755; expected 700" in daemon["message"]
     assert "mode 700" in daemon["fix"]
+
+
+def test_without_claude_on_path_the_version_check_says_so(
+    sandbox: tuple[dict[str, str], Path],
+) -> None:
+    """It used to be skipped without a word; installed, an unknown version is a warning."""
+    env, project = sandbox
+    env["PATH"] = f"{TETHER.parent}:/usr/bin:/bin"
+    _, checks = doctor(env, project)
+    [about] = [c for c in by_area(checks, "claude-code") if "Claude Code version" in c["message"]]
+    assert about["status"] == "info", about  # not installed: for information only
+    assert "`claude` is not on PATH" in about["message"] and "2.1.295" in about["fix"]
+    assert tether("install", "claude-code", env=env, cwd=project).returncode == 0
+    _, checks = doctor(env, project)
+    [about] = [c for c in by_area(checks, "claude-code") if "Claude Code version" in c["message"]]
+    assert about["status"] == "warn", about
+
+
+def test_a_failing_sample_shows_the_whole_reason(sandbox: tuple[dict[str, str], Path]) -> None:
+    """The reply's reason, whole: not the JSON reply cut at 300 characters mid-string."""
+    env, project = sandbox
+    (project / ".tether.yaml").write_text("loops:\n  hardstop: true\n")
+    _, checks = doctor(env, project)
+    failed = [c for c in by_area(checks, "claude-code") if c["status"] == "fail"]
+    assert failed
+    for c in failed:
+        assert "hookSpecificOutput" not in c["message"], c  # the reason, not the JSON
+        assert c["message"].endswith("Run `tether doctor` to find what to fix."), c
+
+
+def _gone_install(env: dict[str, str], project: Path, host: str = "claude-code") -> str:
+    """Install hooks naming a hook file that is gone: what `pip install .`, `tether install`,
+    then `pip install -e .` leave behind (the site-packages copy removed)."""
+    gone = project.parent / "site-packages" / "tether" / "daemon" / "hook.py"
+    command = f"{sys.executable} -I -S {gone} {host}"
+    proc = tether("install", host, "--command", command, env=env, cwd=project)
+    assert proc.returncode == 0, proc.stderr
+    return command
+
+
+def test_a_hook_file_that_is_gone_fails_and_fix_points_the_entries_here(
+    sandbox: tuple[dict[str, str], Path],
+) -> None:
+    """Every call was blocked by Python's "can't open file" while the doctor called the
+    hardline probe's deny ok."""
+    env, project = sandbox
+    command = _gone_install(env, project)
+    code, checks = doctor(env, project)
+    assert code == 1
+    host = by_area(checks, "claude-code")
+    assert not [c for c in host if c["status"] == "ok" and "`rm -rf /` is denied" in c["message"]]
+    [gone] = [c for c in host if "cannot run" in c["message"]]
+    assert gone["status"] == "fail" and "hook.py does not exist" in gone["message"], gone
+    assert "tether install claude-code --user" in gone["fix"]
+    assert any("blocked, but not by Tether" in c["message"] for c in host), host
+    code, checks = doctor(env, project, "--fix")
+    assert code == 0, [c for c in checks if c["status"] == "fail"]
+    settings = json.loads((Path(env["HOME"]) / ".claude" / "settings.json").read_text())
+    assert command not in json.dumps(settings)
+    assert any("now run this installation's" in c["message"] for c in checks)
+
+
+def test_another_installation_is_a_warning(sandbox: tuple[dict[str, str], Path]) -> None:
+    env, project = sandbox
+    other = project.parent / "other" / "tether"
+    other.parent.mkdir()
+    import shutil
+
+    shutil.copytree(Path(TETHER_PACKAGE), other)
+    command = f"{sys.executable} -I -S {other / 'daemon' / 'hook.py'} claude-code"
+    installed = tether("install", "claude-code", "--command", command, env=env, cwd=project)
+    assert installed.returncode == 0
+    code, checks = doctor(env, project)
+    warned = [c for c in by_area(checks, "claude-code") if "another installation" in c["message"]]
+    assert len(warned) == 1 and warned[0]["status"] == "warn", warned
+    assert code == 0  # it runs and judges: a warning, not a failure
+
+
+def test_another_tether_on_path_is_named(sandbox: tuple[dict[str, str], Path]) -> None:
+    """PyPI's tether-ai installs a `tether` command too: which one does `tether` run?"""
+    env, project = sandbox
+    foreign = project.parent / "foreign-bin"
+    foreign.mkdir()
+    (foreign / "tether").write_text("#!/bin/sh\necho 'tether-ai supervisor'\n")
+    (foreign / "tether").chmod(0o755)
+    env["PATH"] = f"{foreign}:{TETHER.parent}:/usr/bin:/bin"
+    _, checks = doctor(env, project)
+    [command] = [c for c in checks if c["area"] == "command"]
+    assert command["status"] == "warn" and str(foreign / "tether") in command["message"]
+    assert "tether-ai" in command["message"] and str(TETHER.parent) in command["fix"]
+    env["PATH"] = f"{TETHER.parent}:/usr/bin:/bin"
+    _, checks = doctor(env, project)
+    assert [c["status"] for c in checks if c["area"] == "command"] == ["ok"]
+
+
+def test_a_package_sharing_the_tether_module_fails(sandbox: tuple[dict[str, str], Path]) -> None:
+    """`pip install tether-ai` into Tether's environment overwrites files of `tether`."""
+    env, project = sandbox
+    site = project.parent / "site"
+    dist = site / "tether_ai-0.2.0.dist-info"
+    dist.mkdir(parents=True)
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: tether-ai\nVersion: 0.2.0\n")
+    (dist / "top_level.txt").write_text("tether\n")
+    env["PYTHONPATH"] = str(site)
+    code, checks = doctor(env, project)
+    [shared] = [c for c in checks if c["area"] == "command" and c["status"] == "fail"]
+    assert "also installed by tether-ai" in shared["message"] and code == 1
+    assert "pipx install tether-ai" in shared["fix"]

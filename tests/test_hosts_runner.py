@@ -116,6 +116,19 @@ def test_initial_deadline_comes_from_the_environment(value: str, expected: float
     assert initial_deadline({"TETHER_HOOKS__DEADLINE": value}) == expected
 
 
+@pytest.mark.parametrize("host", list(HOSTS))
+@pytest.mark.parametrize("value", ["25", "30", "500"])
+def test_a_deadline_past_the_cap_is_clamped_not_a_config_error(
+    host: str, value: str, environ: dict[str, str], tmp_path: Path
+) -> None:
+    """docs/hosts.md: a larger TETHER_HOOKS__DEADLINE is read as 25 s; it used to deny every
+    call as a config error."""
+    environ["TETHER_HOOKS__DEADLINE"] = value
+    _, reply, seen = answer(host, pre_payload(host, tmp_path), environ)
+    assert seen != "deny", reply
+    assert "could not check" not in reply.stdout + reply.stderr
+
+
 def test_the_watchdog_prints_the_only_reply(environ: dict[str, str]) -> None:
     read_end, write_end = os.pipe()
     fired: list[int] = []

@@ -96,6 +96,11 @@ COMMAND_CASES = [
     ("echo tether hook claude-code", "claude-code", False),
     ("other-guard --then tether hook claude-code", "claude-code", False),
     ("python3 -m other hook claude-code", "claude-code", False),
+    ("nice -n 5 /x/tether hook claude-code", "claude-code", True),
+    ("timeout 20 /v/bin/python3 -I -S /v/lib/tether/daemon/hook.py codex", "codex", True),
+    ("X=1 nohup /v/bin/python3 -m tether hook gemini", "gemini", True),
+    ("timeout 20 /x/tether hook codex", "gemini", False),
+    ("/tmp/wrap.sh /x/tether hook codex", "codex", False),  # a script may do more
     ("tether hook 'claude-code", "claude-code", False),
     ("/v/bin/python3 -I -S /v/lib/site/tether/daemon/hook.py codex", "codex", True),
     ("'/a b/python' -I -S '/a b/tether/daemon/hook.py' gemini", "gemini", True),
@@ -312,7 +317,10 @@ def test_http_options_are_refused_where_they_do_not_apply(
     project, home = dirs
     proc = cli(*args, "--project", cwd=project, home=home)
     assert proc.returncode == 2
-    assert "apply to `tether install claude-code` only" in proc.stderr
+    if args[0] == "install":
+        assert "apply to `tether install claude-code` only" in proc.stderr
+    else:  # uninstall never had a use for them: its --help no longer offers them
+        assert "unrecognized arguments: --url" in proc.stderr
     assert not (project / ".codex").exists() and not (project / ".claude").exists()
 
 
@@ -325,3 +333,13 @@ def test_codex_install_without_codex_says_the_hooks_are_not_active(dirs: tuple[P
     assert (home / FILES["codex"]).is_file()  # written, ready to be trusted
     report = json.loads(cli("install", "codex", "--json", cwd=project, home=home).stdout)
     assert report["codex"]["active"] is False and report["codex"]["codex"] is None
+
+
+def test_a_command_tether_cannot_recognise_is_refused(dirs: tuple[Path, Path]) -> None:
+    """Codex never trusted such an entry, and uninstall and the doctor could not find it."""
+    project, home = dirs
+    proc = cli("install", "codex", "--command", "/opt/wrap.sh", cwd=project, home=home)
+    assert proc.returncode == 2
+    assert "does not run Tether's hook for codex" in proc.stderr
+    assert "a wrapper script" in proc.stderr and "nice" in proc.stderr
+    assert not (home / FILES["codex"]).exists()

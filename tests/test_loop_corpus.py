@@ -272,9 +272,7 @@ def test_at_most_3_productive_sessions_are_warned_and_each_is_listed() -> None:
 def test_the_74_other_sessions_draw_at_most_9_warnings() -> None:
     """Issue 27: 9 warnings over the non-loop sessions before it; new detectors add none."""
     warnings = {
-        path.name: sum(
-            1 for s in replay(load(path), Guard(HARD)).steps if s.action == Action.WARN
-        )
+        path.name: sum(1 for s in replay(load(path), Guard(HARD)).steps if s.action == Action.WARN)
         for path in ALL_SESSIONS
         if path.name != LOOP_FILE
     }

@@ -26,6 +26,7 @@ import pytest
 from tether.hosts import HOSTS, adapter
 from tether.hosts.events import Reply
 from tether.serve import Options, Service, SidecarServer
+from tether.store.sqlite import SQLiteStore
 
 TETHER = Path(sys.executable).with_name("tether")
 DATA = Path(__file__).resolve().parent / "data" / "hosts"
@@ -324,10 +325,10 @@ def test_after_call_records_results_until_the_loop_is_flagged(sidecar: Sidecar) 
         actions.append((before["action"], after.json()["action"]))
     assert actions[0] == ("allow", "allow")
     assert any(a != "allow" for pair in actions for a in pair), actions
-    state = sqlite3.connect(sidecar.state_db).execute(
-        "SELECT state FROM sessions WHERE id = 'api-loop'"
-    )
-    assert json.loads(state.fetchone()[0])["calls"] == 6
+    stored = SQLiteStore(sidecar.state_db)
+    state = stored.load("api-loop")
+    stored.close()
+    assert state is not None and state["calls"] == 6
 
 
 def test_classify_answers_what_the_cli_prints(sidecar: Sidecar) -> None:
@@ -508,8 +509,10 @@ def test_concurrent_events_of_one_session_lose_no_update(tmp_path: Path, lock: s
         for t in threads:
             t.join()
         assert errors == []
-        row = sqlite3.connect(sc.state_db).execute("SELECT state FROM sessions WHERE id = 'busy'")
-        assert json.loads(row.fetchone()[0])["calls"] == 200
+        stored = SQLiteStore(sc.state_db)
+        state = stored.load("busy")
+        stored.close()
+        assert state is not None and state["calls"] == 200
     finally:
         sc.server.stop()
 

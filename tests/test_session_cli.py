@@ -195,8 +195,8 @@ def test_a_corrupt_store_exits_2_naming_the_file_and_the_fix(
 def test_list_shows_a_session_with_unreadable_state_instead_of_failing(
     db: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    with sqlite3.connect(db) as conn:
-        conn.execute("UPDATE sessions SET state = '{oops' WHERE id = 'quiet'")
+    with sqlite3.connect(db) as conn:  # a damaged head part (schema 2 stores a session in parts)
+        conn.execute("INSERT OR REPLACE INTO parts VALUES ('quiet', 'h', '{oops')")
     status, out, _ = run(capsys, "session", "list", "--set", f"store.path={db}")
     assert status == 0
     assert out.splitlines() == [

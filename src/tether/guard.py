@@ -168,7 +168,10 @@ class Guard:
         elif (wait := kinds.wait_seconds(command)) is not None:
             kind = kinds.POLL
         elif verdict is not None and verdict.classification is not None:
-            kind = kinds.READ if verdict.classification.read_only else kinds.EXEC
+            c = verdict.classification
+            # RW029 alone: proven read-only but for the working tree the review was not given
+            # (git reads): still a read for the loops, whatever the approval path decides.
+            kind = kinds.READ if c.read_only or set(c.codes) == {"RW029"} else kinds.EXEC
         else:
             kind = kinds.EXEC
         return _Prepared(sig, kind, text, wait, verdict, call.tool)
@@ -270,6 +273,9 @@ class Guard:
         if not isinstance(paired, _Paired):
             return paired
         cid, sig, kind, tool, wait, pend = paired
+        # No decision was asked for this call before it ran (pend is None: a hook that did not
+        # fire, a matcher gap, a disabled or untrusted hook): counted, told once per session.
+        receipt = st.note_unguarded(tool, prep.preview) if pend is None and prep else None
         seq = st.seq
         rec = st.record(sig)
         if rec is None:
@@ -289,6 +295,9 @@ class Guard:
         _settle(st, rec, findings, decision, s, counted=True)
         if call.call_id:
             st.done.append(call.call_id)
+        if receipt is not None:
+            evidence = {**decision.evidence, "unguarded": receipt}
+            decision = Decision(decision.action, decision.codes, decision.message, evidence)
         return decision
 
     # -- turns, messages, sub-agents ---------------------------------------------------------

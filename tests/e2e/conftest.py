@@ -7,10 +7,11 @@ without the binaries, leave the suite out explicitly with ``TETHER_E2E=0``.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from harness import CACHE, CACHE_ENV, PACKAGES, Host, binary
+from harness import CACHE, CACHE_ENV, PACKAGES, Host, binary, daemons_under, stop_daemons
 
 OPT_OUT = "TETHER_E2E"
 
@@ -27,8 +28,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 @pytest.fixture
-def make_host(tmp_path: Path):
-    """Return a factory of ``Host`` in private temporary homes; fail if the binary is missing."""
+def make_host(tmp_path: Path) -> Iterator[Callable[[str, str], Host]]:
+    """Yield a factory of ``Host`` in private temporary homes; fail if the binary is missing.
+
+    Every daemon the test's hooks started is stopped when it ends.
+    """
     count = [0]
 
     def make(host: str, version: str) -> Host:
@@ -44,4 +48,7 @@ def make_host(tmp_path: Path):
         count[0] += 1
         return Host(host, version, tmp_path / f"run{count[0]}")
 
-    return make
+    yield make
+    # The hook starts a daemon per private home; each would idle for 15 minutes after the test.
+    stop_daemons(tmp_path)
+    assert not daemons_under(tmp_path), "a daemon outlived its test"

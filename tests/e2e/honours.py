@@ -30,16 +30,18 @@ FEATURES = {
     "on_failure": "a hook that cannot start blocks the call",
     "fails_closed": "a broken state store denies calls (Tether fails closed)",
     "trust": "runs a new hook only once it is trusted (`tether install codex` trusts them)",
+    "receipt_shown": "a call that ran without a guard decision is shown to the user once "
+    "(`tether doctor` and `tether stats` count them on every host)",
 }
 HONOURS: dict[str, dict[str, bool]] = {
     "claude-code 2.1.197": {"deny": True, "warn": True, "stop": False, "on_failure": False,
-                            "fails_closed": True, "trust": False},
+                            "fails_closed": True, "trust": False, "receipt_shown": True},
     "claude-code 2.1.332": {"deny": True, "warn": True, "stop": True, "on_failure": True,
-                            "fails_closed": True, "trust": False},
+                            "fails_closed": True, "trust": False, "receipt_shown": True},
     "codex 0.171.0": {"deny": True, "warn": True, "stop": False, "on_failure": False,
-                      "fails_closed": True, "trust": True},
+                      "fails_closed": True, "trust": True, "receipt_shown": False},
     "gemini 0.61.0": {"deny": True, "warn": True, "stop": True, "on_failure": True,
-                      "fails_closed": True, "trust": False},
+                      "fails_closed": True, "trust": False, "receipt_shown": True},
 }  # fmt: skip
 
 

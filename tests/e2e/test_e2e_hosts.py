@@ -58,9 +58,20 @@ def delivered(run: Run, text: str) -> int:
 @pytest.mark.parametrize(("host", "version"), CASES, ids=IDS)
 def test_a_session_probe_read_loop_halt(host: str, version: str, make_host: Any) -> None:
     h: Host = make_host(host, version)
+    run = session(h)
+    assert_session(h, run)
+
+
+def session(h: Host, install: Any = ()) -> Run:
+    """Run the session script (probe, read, loop to the halt) on ``h``."""
     (h.project / "hello.txt").write_text("hello-e2e\n")
     (h.project / "same.txt").write_text("[]\n")
-    run = h.run(SCRIPT, env=HARD)
+    return h.run(SCRIPT, env=HARD, install=install)
+
+
+def assert_session(h: Host, run: Run) -> None:
+    """Deny, read, warn, block and halt as this host version honours them."""
+    host, version = h.host, h.version
     story = describe(run)
     honours = HONOURS[f"{host} {version}"]
     assert run.proc.returncode == 0, story
@@ -81,6 +92,43 @@ def test_a_session_probe_read_loop_halt(host: str, version: str, make_host: Any)
     else:
         assert "TL208" in run.after(HALT_AT), story
         assert "Stop now" in run.after(HALT_AT + 1), story
+    # What the headless run prints about the halt (docs/hosts.md, "A halted headless run").
+    if host == "gemini":
+        assert "Agent execution stopped by hook: " in run.proc.stderr, story
+        assert "TL208" in run.proc.stderr.split("Agent execution stopped by hook: ", 1)[1]
+    elif honours["stop"]:  # Claude Code 2.1.332: nothing at all, and exit 0
+        assert run.proc.stdout.strip() == "", story
+
+
+@pytest.mark.parametrize("version", ["2.1.197", "2.1.332"])
+def test_a_halted_claude_p_run_can_fail_ci(version: str, make_host: Any) -> None:
+    """`claude -p` exits 0 after a halt; its JSON output says so, and Tether says why.
+
+    The recipe in docs/hosts.md: fail the job on ``terminal_reason == "hook_stopped"`` (the
+    host honours the halt) or on a halted Tether session (it refused every later call), and
+    print ``tether session show ID``'s ``halted`` line.
+    """
+    h: Host = make_host("claude-code", version)
+    (h.project / "hello.txt").write_text("hello-e2e\n")
+    (h.project / "same.txt").write_text("[]\n")
+    h._argv = lambda *_: [  # type: ignore[method-assign]
+        str(h.exe),
+        "-p",
+        "go",
+        "--allowedTools",
+        "Bash",
+        "--output-format",
+        "json",
+    ]
+    run = h.run(SCRIPT, env=HARD)
+    result = json.loads(run.proc.stdout)
+    assert run.proc.returncode == 0 and result["is_error"] is False, describe(run)
+    stopped = result.get("terminal_reason") == "hook_stopped"
+    assert stopped is HONOURS[f"claude-code {version}"]["stop"], result
+    shown = h.tether("session", "show", result["session_id"])
+    assert shown.returncode == 0, shown.stderr
+    [halted] = [line for line in shown.stdout.splitlines() if line.startswith("halted ")]
+    assert "TL208" in halted, shown.stdout
 
 
 @pytest.mark.parametrize(("host", "version"), CASES, ids=IDS)

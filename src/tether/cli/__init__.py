@@ -27,11 +27,15 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "hook": ("tether.cli.hook", "answer a host's hook event (Claude Code, Codex, Gemini CLI)"),
     "install": ("tether.cli.install", "add Tether's hooks to a host's settings"),
     "uninstall": ("tether.cli.install", "remove exactly the hooks Tether added"),
+    "plugin": (
+        "tether.cli.plugin",
+        "build Tether as a Claude Code/Codex plugin or Gemini extension",
+    ),
     "doctor": ("tether.cli.doctor", "check the installed hooks, config and state store"),
     "session": ("tether.cli.session", "list, show and reset recorded sessions"),
     "stats": ("tether.cli.stats", "interventions per code, busiest sessions, top repeated calls"),
     "serve": ("tether.cli.serve", "run the local HTTP sidecar (hook events and the JSON API)"),
-    "daemon": ("tether.cli.daemon", "status or stop the per-user daemon that answers hooks warm"),
+    "daemon": ("tether.cli.daemon", "status, stop or run the per-user daemon that answers hooks"),
     "mcp-proxy": ("tether.cli.mcp_proxy", "guard an MCP server's tool calls (stdio proxy)"),
 }
 
@@ -63,13 +67,22 @@ def _top_help() -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; return the exit status."""
     args = list(sys.argv[1:] if argv is None else argv)
-    if not args or args[0] in ("-h", "--help", "help"):
+    if not args:
+        # A command is required: the help goes to stderr with status 2, as argparse, git and
+        # pip do, so a script that lost its arguments fails instead of passing silently.
+        sys.stderr.write(_top_help())
+        return 2
+    if args[0] in ("-h", "--help", "help"):
         sys.stdout.write(_top_help())
         return 0
     if args[0] in ("-V", "--version"):
         from importlib.metadata import version
 
-        sys.stdout.write(f"tether {version('tether')}\n")
+        # Says which Tether: another package (PyPI's tether-ai) has a `tether` command too.
+        sys.stdout.write(
+            f"tether {version('tether')} (Tether guardrails for agents' tool calls; "
+            f"{sys.executable})\n"
+        )
         return 0
     name = args[0]
     if name == "hook" and len(args) == 2:

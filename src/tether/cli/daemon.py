@@ -16,17 +16,26 @@ code on disk changes. All state is in the store: stopping or killing it loses no
 answers your uid only (other uids get a refusal, a block), and at most 64 connections at once
 (TETHER_DAEMON_MAX_CONNECTIONS); one more is answered by its own hook process.
 
+actions:
+  status    running? its pid, version and events served (exit 1 when it cannot run here)
+  stop      stop it; the next hook event answers in-process and starts a new one
+  run       run it in the foreground until it is stopped or idle (for debugging, or a
+            service manager); the hook starts it detached on its own otherwise
+
 examples:
-  tether daemon status          # running? pid, version, events served
+  tether daemon status
   tether daemon status --json
-  tether daemon stop            # the next hook event answers in-process and starts a new one
+  tether daemon stop
+  TETHER_DAEMON_IDLE=60 tether daemon run
 """
 
 
 def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
     """Add the action and --json."""
     parser.epilog = EPILOG
-    parser.add_argument("action", choices=("status", "stop", "run"), help="what to do")
+    parser.add_argument(
+        "action", choices=("status", "stop", "run"), help="status, stop or run (see below)"
+    )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
 
 

@@ -34,7 +34,12 @@ class Check:
 
 def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
     """Add --fix, --json and --host."""
-    parser.add_argument("--fix", action="store_true", help="move a corrupt SQLite state file aside")
+    parser.add_argument(
+        "--fix",
+        action="store_true",
+        help="move a corrupt SQLite state file aside; point hook entries whose files are gone "
+        "at this installation",
+    )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument(
         "--host", action="append", choices=list(HOSTS), help="check only this host (repeatable)"
@@ -53,10 +58,12 @@ def run(args: argparse.Namespace, name: str) -> int:
     checks.extend(Check(*row) for row in mode_checks())  # which install; what it protects from
     config = _check_config(cwd, checks, tuple(args.config_overrides or ()))
     _check_store(config, bool(args.fix), checks)
+    _check_receipts(config, checks)
     _check_daemon(checks)
+    _check_command(checks)
     session = f"tether-doctor-{uuid.uuid4().hex[:12]}"
     for host in args.host or list(HOSTS):
-        _check_host(host, cwd, session, checks)
+        _check_host(host, cwd, session, checks, bool(args.fix))
     _forget(config, session)
     failed = [c for c in checks if c.status == "fail"]
     if args.json:
@@ -131,6 +138,124 @@ def _check_store(config: Config, fix: bool, checks: list[Check]) -> None:
     checks.append(Check("store", "ok", f"{backend} store opens: {where}"))
 
 
+def _check_command(checks: list[Check]) -> None:
+    """Say which program `tether` runs: another package ships one too (PyPI's tether-ai)."""
+    import shutil
+    import sys
+    from importlib.metadata import packages_distributions
+
+    sharing = sorted(set(packages_distributions().get("tether", [])) - {"tether"})
+    if sharing:
+        checks.append(
+            Check(
+                "command",
+                "fail",
+                f"the `tether` Python package in {sys.prefix} is also installed by "
+                f"{', '.join(sharing)}: one overwrote the other's files",
+                f"`pip uninstall {' '.join(sharing)}` here, reinstall Tether, and install "
+                f"{sharing[0]} in an environment of its own (`pipx install {sharing[0]}`)",
+            )
+        )
+    ours = Path(sys.executable).with_name("tether")
+    found = shutil.which("tether")
+    if found is None:
+        checks.append(
+            Check(
+                "command",
+                "info",
+                f"`tether` is not on PATH; this one is {ours} (the hooks name their files "
+                "directly, so they do not need PATH)",
+            )
+        )
+        return
+    if _same_file(found, ours):
+        checks.append(Check("command", "ok", f"`tether` on PATH is this one ({found})"))
+        return
+    if _runs_this_cli(found):
+        checks.append(
+            Check(
+                "command",
+                "info",
+                f"`tether` on PATH ({found}) is another installation of Tether; this one is {ours}",
+            )
+        )
+        return
+    checks.append(
+        Check(
+            "command",
+            "warn",
+            f"`tether` on PATH ({found}) is not Tether the guard (PyPI's tether-ai, a session "
+            "supervisor, installs a `tether` command too): what you type runs that program; "
+            "the hooks are not affected (they name this installation's files)",
+            f"put {ours.parent} first on PATH, or run this one as `{ours}`",
+        )
+    )
+
+
+def _same_file(a: str | Path, b: str | Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def _runs_this_cli(path: str) -> bool:
+    """Return whether the script at ``path`` is a console script of ``tether.cli:main``."""
+    try:
+        with open(os.path.realpath(path), "rb") as handle:
+            head = handle.read(4096)
+    except OSError:
+        return False
+    return b"from tether.cli import main" in head
+
+
+RECEIPT_DAYS = 7  # sessions this recent count for the report of unguarded calls
+
+
+def _check_receipts(config: Config, checks: list[Check]) -> None:
+    """Warn when recorded sessions have results whose calls never got a guard decision."""
+    import time
+
+    from tether.hosts.receipts import sentence, summary
+    from tether.store.open import open_store
+
+    try:
+        store = open_store(config)
+        try:
+            since = time.time() - RECEIPT_DAYS * 86400
+            tallies = []
+            for info in store.sessions():
+                if info.updated < since or info.session_id.startswith("tether-doctor-"):
+                    continue
+                state = store.load(info.session_id)
+                tally = state.get("unguarded") if isinstance(state, dict) else None
+                if isinstance(tally, dict):
+                    tallies.append(tally)
+        finally:
+            store.close()
+    except Exception:  # the store check above reports a store that cannot be read
+        return
+    total = summary(tallies)
+    if total["calls"]:
+        checks.append(
+            Check(
+                "receipts",
+                "warn",
+                f"{sentence(total)} (sessions of the last {RECEIPT_DAYS} days)",
+                "the host checks below say which hook does not run; `tether stats` lists the "
+                "tools, `tether session show ID` the sessions",
+            )
+        )
+    else:
+        checks.append(
+            Check(
+                "receipts",
+                "ok",
+                f"no call ran without a guard decision (sessions of the last {RECEIPT_DAYS} days)",
+            )
+        )
+
+
 def _check_daemon(checks: list[Check]) -> None:
     from tether.daemon import probe
 
@@ -171,17 +296,25 @@ def _probe(config: Config) -> None:
         store.close()
 
 
-def _check_host(host: str, cwd: Path, session: str, checks: list[Check]) -> None:
+def _check_host(
+    host: str, cwd: Path, session: str, checks: list[Check], fix_it: bool = False
+) -> None:
     from tether.errors import InputError
-    from tether.hosts import probe, settings
+    from tether.hosts import probe, settings, switches
 
     commands: list[str] = []
+    names: set[str] = set()  # Tether's handlers' names and commands (Gemini disables by either)
+    in_project = False
     seen: set[Path] = set()
     places = [
         (scope, settings.settings_path(host, scope, cwd=cwd)) for scope in ("user", "project")
     ]
     if host == "claude-code":  # entries a user added by hand to the local project file count too
         places.append(("project", cwd / ".claude" / "settings.local.json"))
+    from tether.hosts import plugins
+
+    packages = plugins.installed(host)
+    places.extend(("plugin", path) for path in packages)
     for scope, path in places:
         if path.resolve() in seen:
             continue  # run from the home directory: user and project files are the same
@@ -193,17 +326,19 @@ def _check_host(host: str, cwd: Path, session: str, checks: list[Check]) -> None
             continue
         if host == "claude-code":
             commands.extend(_http(data, path, checks))
-        found = settings.installed_commands(data, host)
-        if not found:
+        if not settings.installed_commands(data, host):
             continue
+        data = _check_targets(host, scope, path, data, fix_it, checks)
+        found = settings.installed_commands(data, host)
         expected = settings.install_events(host)
         missing = [e for e in expected if e not in found]
         status = "warn" if missing else "ok"
-        message = f"installed in {path} ({len(found)} events)"
+        kind = " (plugin)" if scope == "plugin" else ""
+        message = f"installed in {path}{kind} ({len(found)} events)"
         fix = ""
         if missing:
             message += f"; missing: {', '.join(missing)}"
-            fix = f"run `tether install {host} --{scope}` to add them"
+            fix = f"run `{_reinstall(host, scope)}` to add them"
         checks.append(Check(host, status, message, fix))
         pre = probe.PRE_EVENT[host]
         if host == "claude-code" and any(h.get("onFailure") != "block" for h in found.get(pre, [])):
@@ -212,15 +347,41 @@ def _check_host(host: str, cwd: Path, session: str, checks: list[Check]) -> None
                     host,
                     "warn",
                     f"{path}: PreToolUse entry lacks onFailure: block",
-                    f"run `tether install {host} --{scope}`; Claude Code lets calls through "
+                    f"run `{_reinstall(host, scope)}`; Claude Code lets calls through "
                     "when a hook crashes unless it is set",
                 )
             )
+        for gap in switches.matcher_gaps(host, data, path):
+            checks.append(Check(host, gap.status, gap.message, gap.fix))
+        for handlers in found.values():
+            names.update(str(h.get(k)) for h in handlers for k in ("name", "command") if h.get(k))
+        if scope == "project":
+            in_project = True
         for handler in found.get(pre, []):
             if handler["command"] not in commands:
                 commands.append(str(handler["command"]))
+    for problem in plugins.disabled(host, packages):
+        checks.append(Check(host, "fail", problem, "enable it again in the host"))
+    in_settings = [
+        c for c in checks if c.area == host and c.message.startswith("installed in")
+        and "(plugin)" not in c.message
+    ]  # fmt: skip
+    if packages and in_settings:
+        checks.append(
+            Check(
+                host,
+                "warn",
+                "Tether is installed both as a package and in settings files: both run on every "
+                "event (Tether answers a repeated event the same way, but each costs a call)",
+                f"keep one: `tether uninstall {host}` for the settings entries, or the host's "
+                "own command to remove the package",
+            )
+        )
+    if commands:  # installed: is a setting keeping the host from running the hooks?
+        for found_switch in _switches(host, cwd, names, in_project, bool(packages)):
+            checks.append(Check(host, found_switch.status, found_switch.message, found_switch.fix))
     if host == "claude-code":
-        _claude_version(checks)
+        _claude_version(checks, bool(commands))
     if host == "codex":
         _codex_toml(cwd, checks)
         if commands:
@@ -250,21 +411,121 @@ def _check_host(host: str, cwd: Path, session: str, checks: list[Check]) -> None
                         "fail",
                         f"{_failed_sample(sample.label, sample.expect, outcome.verdict)}: "
                         f"{outcome.detail}",
-                        _hook_fix(host, command, installed, checks),
+                        _hook_fix(host, command, installed, checks, outcome.verdict),
                     )
                 )
+
+
+def _check_targets(
+    host: str, scope: str, path: Path, data: Any, fix_it: bool, checks: list[Check]
+) -> Any:
+    """Fail on hook entries naming files that are gone; warn on another installation's.
+
+    Return the settings as they are now (``--fix`` points gone entries at this installation).
+    """
+    from tether.hosts import installed, settings
+
+    broken = installed.broken_entries(data, host)
+    if broken and fix_it:
+        refreshed = _refresh(host, scope, path, data)
+        if refreshed is not None:
+            was, why = broken[0]
+            done = f"{path}: hooks that ran {was} ({why}) now run this installation's ({refreshed})"
+            checks.append(Check(host, "ok", done))
+            return settings.read_settings(path)
+    for command, why in broken:
+        checks.append(
+            Check(
+                host,
+                "fail",
+                f"{path}: the hook command `{command}` cannot run: {why}; the host blocks or "
+                "lets through every call without Tether judging it (Tether was reinstalled or "
+                "moved)",
+                f"run `{_reinstall(host, scope)}` (or `tether doctor --fix`): it points "
+                "the entries at this installation",
+            )
+        )
+    if broken:
+        return data
+    others = {
+        str(h["command"])
+        for handlers in settings.installed_commands(data, host).values()
+        for h in handlers
+        if not installed.same_installation(str(h["command"]))
+    }
+    for command in sorted(others):
+        checks.append(
+            Check(
+                host,
+                "warn",
+                f"{path}: the hook runs another installation of Tether (`{command}`), not this "
+                f"one ({installed.this_hook_file()}); its version and config are what the host "
+                "gets",
+                f"run `{_reinstall(host, scope)}` to use this installation, or run that "
+                "installation's `tether doctor`",
+            )
+        )
+    return data
+
+
+def _reinstall(host: str, scope: str) -> str:
+    """Return the command that writes Tether's hooks for ``host`` in ``scope`` again."""
+    if scope == "plugin":
+        return f"tether plugin {host} --install"
+    return f"tether install {host} --{scope}"
+
+
+def _refresh(host: str, scope: str, path: Path, data: Any) -> str | None:
+    """Point Tether's entries in ``path`` at this installation (``tether install``'s refresh)."""
+    from tether.hosts import settings
+
+    if scope == "plugin":
+        return None  # the host's copy of a package: rebuilt and reinstalled, not edited
+
+    command = settings.default_command(host)
+    change = settings.merge(data, host, command, path)
+    if not change.changed:
+        return None
+    settings.write_settings(change)
+    if host == "codex":
+        from tether.hosts.codex_trust import activate
+
+        activate(None, Path.cwd())  # the new command needs Codex's trust; the trust check says
+    return command
+
+
+def _switches(
+    host: str, cwd: Path, names: set[str], in_project: bool, package: bool = False
+) -> list[Any]:
+    """Return the settings that keep ``host`` from running Tether's hooks (hosts.switches)."""
+    from tether.hosts import settings, switches
+
+    env = os.environ
+    if host == "claude-code":
+        managed = any(
+            settings.installed_commands(switches._json(path), host)
+            for path in switches.claude_managed_files()
+        )
+        return switches.claude_code(cwd, env, tether_in_managed=managed)
+    if host == "codex":
+        return switches.codex(cwd, env, project_hooks=in_project)
+    return switches.gemini(cwd, env, tether_names=sorted(names) or ["tether"], extension=package)
 
 
 def _failed_sample(label: str, expect: str, verdict: str) -> str:
     """Say what a sample should have got and what it got, in words."""
     if verdict == "deny (hook failing)":
         return f"{label} is denied, but only because the hook fails on every call"
+    if verdict == "deny (not Tether's answer)":
+        return f"{label} is blocked, but not by Tether: the command fails before Tether runs"
     if expect != "deny":
         return f"{label} should run but was {'denied' if verdict == 'deny' else verdict}"
     return f"{label} should be denied but the hook answered {verdict}"
 
 
-def _hook_fix(host: str, command: str, installed: bool, checks: list[Check]) -> str:
+def _hook_fix(
+    host: str, command: str, installed: bool, checks: list[Check], verdict: str = ""
+) -> str:
     """Point at the real cause: a config or store failure already reported comes first."""
     for area in ("config", "store"):
         if any(c.area == area and c.status == "fail" for c in checks):
@@ -272,6 +533,14 @@ def _hook_fix(host: str, command: str, installed: bool, checks: list[Check]) -> 
                 f"the hook fails because of the {area} problem reported above: fix that first, "
                 "then run `tether doctor` again"
             )
+    if verdict == "deny (hook failing)":
+        # The hook runs and fails closed on every call: reinstalling changes nothing; the
+        # cause is in its reply (shown above), possibly in a daemon holding an old state.
+        return (
+            "the hook runs but fails on every call, for the cause shown above; if it names "
+            "something this report says is fine now, run `tether daemon stop` (the next call "
+            "starts a fresh daemon) and `tether doctor` again"
+        )
     if not installed:
         return f"run `{command}` by hand with a sample event on stdin to see the error"
     return f"run `{command}` by hand with a sample event; reinstall with `tether install {host}`"
@@ -332,28 +601,55 @@ def _codex_toml(cwd: Path, checks: list[Check]) -> None:
 CLAUDE_HONOURS = (2, 1, 295)
 
 
-def _claude_version(checks: list[Check]) -> None:
-    """Warn when the installed Claude Code lets a crashed hook's call run and ignores halts."""
+def _claude_version(checks: list[Check], installed: bool) -> None:
+    """Warn when the installed Claude Code lets a crashed hook's call run and ignores halts.
+
+    Never silent: when the version cannot be read, the report says so and why.
+    """
     import re
     import shutil
     import subprocess
 
+    need = ".".join(map(str, CLAUDE_HONOURS))
+    stakes = (
+        f"Claude Code before {need} lets a call run when the hook cannot start, and ignores "
+        "continue: false"
+    )
+    unknown = "warn" if installed else "info"
     claude = shutil.which("claude")
     if claude is None:
+        checks.append(
+            Check(
+                "claude-code",
+                unknown,
+                f"cannot check the Claude Code version: `claude` is not on PATH ({stakes})",
+                f"put `claude` on PATH and rerun `tether doctor`, or check that `claude "
+                f"--version` says {need} or newer",
+            )
+        )
         return
     try:
         out = subprocess.run(
             [claude, "--version"], capture_output=True, text=True, timeout=30
         ).stdout
-    except (OSError, subprocess.SubprocessError):
-        return
+    except (OSError, subprocess.SubprocessError) as exc:
+        out, why = "", f"`{claude} --version` failed ({type(exc).__name__}: {exc})"
+    else:
+        why = f"`{claude} --version` printed no version ({out.strip()[:80]!r})"
     found = re.search(r"(\d+)\.(\d+)\.(\d+)", out)
     if found is None:
+        checks.append(
+            Check(
+                "claude-code",
+                unknown,
+                f"cannot check the Claude Code version: {why} ({stakes})",
+                f"make sure `claude --version` works and says {need} or newer",
+            )
+        )
         return
     version = tuple(int(g) for g in found.groups())
     if version < CLAUDE_HONOURS:
         shown = ".".join(map(str, version))
-        need = ".".join(map(str, CLAUDE_HONOURS))
         checks.append(
             Check(
                 "claude-code",

@@ -20,20 +20,51 @@ NOTES = {
     "'onFailure: block' needs Claude Code 2.1.295 or newer; Tether denies on its own "
     "errors anyway.",
     "codex": "Codex reads the hooks at start: restart running sessions. Project hooks load "
-    "only in projects Codex trusts. Codex older than 0.124 also needs "
-    "'[features] hooks = true' in config.toml.",
-    "gemini": "Gemini CLI reads the hooks at start: restart running sessions. Some older "
-    "versions need hooks switched on in settings.json; `tether doctor` checks the installed hook.",
+    'only in projects Codex trusts ([projects."PATH"] trust_level = "trusted"). Codex '
+    "older than 0.124 also needs '[features] hooks = true' in config.toml; '[features] hooks = "
+    "false' turns them off (`tether doctor` names it).",
+    "gemini": "Gemini CLI reads the hooks at start: restart running sessions. In a folder it "
+    "does not trust, an interactive session runs no hooks from settings files (`tether plugin "
+    "gemini --install` installs them as an extension, which runs there); `tether doctor` "
+    "checks folder trust and hooksConfig.",
 }
 
 
+INSTALL_EPILOG = """\
+The settings file is merged, never overwritten (a timestamped backup is written first), and a
+second install changes nothing. Codex runs a hook only once it is trusted: `tether install
+codex` asks the installed `codex` to trust exactly Tether's hooks. Check the result end to end
+with `tether doctor`.
+
+examples:
+  tether install claude-code
+  tether install codex --project
+  tether install gemini --dry-run
+  tether install claude-code --command 'TETHER_LOOPS__HARD_STOP=true tether hook claude-code'
+"""
+
+UNINSTALL_EPILOG = """\
+Only the entries whose command runs Tether's hook for HOST are removed; other hooks and
+settings stay as they are (a timestamped backup is written first). For Codex, the trust
+entries Codex keeps for exactly those hooks are forgotten too, by the installed `codex`.
+
+examples:
+  tether uninstall claude-code
+  tether uninstall codex --project --dry-run
+"""
+
+
 def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
-    """Add the host, scope, --dry-run and --json options."""
+    """Add the host, scope, --dry-run and --json options (install and uninstall differ)."""
+    install = name == "install"
+    parser.epilog = INSTALL_EPILOG if install else UNINSTALL_EPILOG
     parser.add_argument(
         "host",
         nargs="?",
         choices=list(HOSTS),
-        help="the host whose settings to change (with --managed: all three when none is named)",
+        help="the host to add Tether's hooks to (with --managed: all three when none is named)"
+        if install
+        else "the host to remove Tether's hooks from (with --managed: all three by default)",
     )
     scope = parser.add_mutually_exclusive_group()
     scope.add_argument(
@@ -52,33 +83,35 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
         help="this project's settings: .claude/settings.json, .codex/hooks.json, "
         ".gemini/settings.json under the current directory",
     )
-    parser.set_defaults(scope="user")
+    parser.set_defaults(scope="user", http=False, url=None, command=None)
     parser.add_argument(
         "--dry-run", action="store_true", help="show what would change; write nothing"
     )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
-    parser.add_argument(
-        "--http",
-        action="store_true",
-        help="claude-code only, retired: installs the command hook (which relays to Tether's "
-        "daemon and fails closed) and says why; an HTTP hook to `tether serve` needed a "
-        "fallback Claude Code ran beside it on every event (docs/hosts.md#http-hooks)",
-    )
-    parser.add_argument("--url", help="with --http: ignored (the option is retired)")
-    if name == "install":
+    if install:
         parser.add_argument(
             "--command",
-            help="the hook command to register (default: this tether's 'tether hook HOST')",
+            help="the hook command to register (default: this installation's hook, "
+            "PYTHON -I -S …/tether/daemon/hook.py HOST)",
         )
+        parser.add_argument(
+            "--http",
+            action="store_true",
+            help="claude-code only, retired: installs the command hook (which relays to "
+            "Tether's daemon and fails closed) and says why (docs/hosts.md#http-hooks)",
+        )
+        parser.add_argument("--url", help="with --http: ignored (the option is retired)")
     from tether.managed.cli import add_arguments as add_managed
 
     add_managed(parser, name)
     parser.add_argument(
         "--codex",
         metavar="PATH",
-        help="codex only: the Codex executable asked to trust the hooks it must run, or on "
-        "uninstall to forget their trust (default: `codex` on PATH); without it install "
-        "writes the hooks inactive, and uninstall leaves their trust entries in config.toml",
+        help="codex only: the Codex executable asked to trust the hooks it must run "
+        "(default: `codex` on PATH); without one the hooks are written inactive"
+        if install
+        else "codex only: the Codex executable asked to forget the trust of Tether's hooks "
+        "(default: `codex` on PATH); without one their trust entries stay in config.toml",
     )
 
 
@@ -103,6 +136,19 @@ def run(args: argparse.Namespace, name: str) -> int:
         raise InputError("--http and --url apply to `tether install claude-code` only")
     if name == "install":
         command = args.command or settings.default_command(args.host)
+        if not settings.is_tether_command(command, args.host):
+            from tether.errors import InputError
+
+            hook = settings.default_command(args.host)
+            wrappers = ", ".join(sorted(settings.WRAPPERS))
+            raise InputError(
+                f"--command {command!r} does not run Tether's hook for {args.host} in a form "
+                "Tether recognises, so install, uninstall, the doctor and Codex's trust could "
+                f"not tell the entry is Tether's. Give the hook itself (`{hook}` or `tether "
+                f"hook {args.host}`), optionally after VAR=value, env, or one of {wrappers}; "
+                "anything else (a wrapper script) cannot be managed by Tether: add it to the "
+                "settings by hand (for Codex, trust it in /hooks)"
+            )
         change = settings.merge(current, args.host, command, path)
     else:
         command = None

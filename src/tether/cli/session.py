@@ -12,7 +12,7 @@ from tether.errors import InputError, StoreError
 from tether.store import SessionInfo, State, Store
 
 # Keys every guard state has; ``show`` prints them first, everything else compactly after.
-_KNOWN = ("calls", "warnings", "blocks", "streaks", "updated")
+_KNOWN = ("calls", "warnings", "blocks", "streaks", "updated", "halted")
 _WIDTH = 96
 
 
@@ -147,6 +147,10 @@ def _show(store: Store, session_id: str, *, as_json: bool) -> int:
     lines.append(f"warnings  {_int(state, 'warnings')}")
     lines.append(f"blocks    {_int(state, 'blocks')}")
     lines.append(f"streaks   {_streaks(state.get('streaks'))}")
+    halted = state.get("halted")
+    if isinstance(halted, str) and halted:
+        # Whole: a headless host may have shown nothing of it (Claude Code -p, 2.1.332).
+        lines.append(f"halted    {halted}")
     others = [key for key in state if key not in _KNOWN]
     if others:
         lines.append("other state:")

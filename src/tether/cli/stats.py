@@ -15,6 +15,7 @@ from collections import Counter
 from typing import Any
 
 from tether.cli._common import add_config_arguments, config_from_args
+from tether.hosts.receipts import sentence, summary
 
 EPILOG = """\
 examples:
@@ -42,6 +43,7 @@ def gather(store: Any, top: int = 10) -> dict[str, Any]:
     sessions: list[dict[str, Any]] = []
     repeats: list[dict[str, Any]] = []
     calls = 0
+    unguarded: list[dict[str, Any]] = []
     for info in store.sessions():
         state = store.load(info.session_id)
         if not isinstance(state, dict):
@@ -51,6 +53,9 @@ def gather(store: Any, top: int = 10) -> dict[str, Any]:
         tally = state.get("codes")
         if isinstance(tally, dict):
             codes.update({str(k): _int(v) for k, v in tally.items()})
+        receipt = state.get("unguarded")
+        if isinstance(receipt, dict):
+            unguarded.append(receipt)
         sessions.append(
             {
                 "session": info.session_id,
@@ -62,8 +67,11 @@ def gather(store: Any, top: int = 10) -> dict[str, Any]:
             }
         )
         sigs = state.get("sigs")
+        epoch = _int(state.get("epoch"))
         for rec in sigs.values() if isinstance(sigs, dict) else ():
-            if isinstance(rec, dict) and _int(rec.get("same")) >= 2:
+            # a record from before the last progress has its streak reset when next used
+            stale = isinstance(rec, dict) and _int(rec.get("epoch")) != epoch
+            if isinstance(rec, dict) and not stale and _int(rec.get("same")) >= 2:
                 repeats.append(
                     {
                         "session": info.session_id,
@@ -82,6 +90,7 @@ def gather(store: Any, top: int = 10) -> dict[str, Any]:
         "codes": [{"code": c, "count": n} for c, n in sorted(codes.items(), key=_by_count)],
         "top_sessions": [s for s in sessions if s["interventions"]][:top],
         "top_repeats": repeats[:top],
+        "unguarded": summary(unguarded),
     }
 
 
@@ -97,6 +106,8 @@ def render(stats: dict[str, Any]) -> str:
         f"{stats['store']}: {stats['sessions']} session(s), {stats['calls']} calls, "
         f"{stats['interventions']} intervention(s)"
     ]
+    if stats["unguarded"]["calls"]:
+        out += ["", f"WARNING: {sentence(stats['unguarded'])}; run `tether doctor`"]
     if stats["codes"]:
         out += ["", "interventions per code:"]
         for row in stats["codes"]:

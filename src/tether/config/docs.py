@@ -47,8 +47,8 @@ column "untrusted project" below allows, and the rest is ignored with one notice
 by the file's SHA-256, so any change to the file revokes it. The user file, `TETHER_CONFIG`
 outside the repository and `TETHER_*` variables are yours (an agent cannot change the hook
 process's environment) and apply as written. No layer at all may remap or remove a built-in
-shell tool, disable a hardline rule, or set `hooks.deadline` above 25 s (the hosts' hook
-timeout as installed is 30 s). See docs/trust.md.
+shell tool or disable a hardline rule, and a `hooks.deadline` above 25 s is read as 25 s (the
+hosts' hook timeout as installed is 30 s). See docs/trust.md.
 
 `tether config get KEY`, `set KEY VALUE` (`--project` for the project file), `unset KEY`,
 `list` (every value and the layer it came from), `check [FILE]` and `path` (the files read and

@@ -52,6 +52,9 @@ class Key:
     # The number that means "no limit" (``store.ttl_days: 0`` keeps sessions forever): compared
     # as larger than every other value when judging whether a change raises or lowers it.
     unlimited: float | None = None
+    # A finite number past ``maximum`` is read as ``maximum`` instead of refused (hooks.deadline:
+    # a deadline the hook cannot keep must not turn every call into a config error).
+    clamp: bool = False
 
     @property
     def section(self) -> str:
@@ -415,10 +418,12 @@ def _keys() -> tuple[Key, ...]:
             "float",
             15.0,
             "Seconds a hook may take before it answers with a block: under the host's hook "
-            "timeout (30 s as installed; at most 25 s), over approvals.isolation.deadline.",
+            "timeout (30 s as installed; a larger value is read as 25 s), over "
+            "approvals.isolation.deadline.",
             minimum=0.1,
             maximum=HOOK_DEADLINE_MAX,
             loosen="raise",
+            clamp=True,
         ),
     ]
     return tuple(keys)

@@ -183,6 +183,8 @@ def check_value(key: Key, value: Any) -> Any:
 
 
 def _in_range(key: Key, number: Any) -> Any:
+    if key.clamp and key.maximum is not None and number > key.maximum:
+        return type(number)(key.maximum)
     if (key.minimum is not None and number < key.minimum) or (
         key.maximum is not None and number > key.maximum
     ):

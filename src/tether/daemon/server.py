@@ -514,6 +514,19 @@ def send(conn: socket.socket, code: int, out: bytes, err: bytes) -> None:
     conn.sendall(b"%d %d %d\n" % (code, len(out), len(err)) + out + err)
 
 
+def check_installs() -> None:
+    """Point hook entries whose hook file is gone (this environment reinstalled) back here.
+
+    Run once per daemon start, off the accept loop: ``pip install .``, ``tether install``,
+    then ``pip install -e .`` leaves the hosts' settings naming a file that no longer exists,
+    and every call blocked (``tether.hosts.installed``).
+    """
+    with contextlib.suppress(Exception):  # a check, never a reason for the daemon to fail
+        from tether.hosts.installed import heal
+
+        heal()
+
+
 def main(path: str, *, on_ready: Callable[[], None] | None = None) -> int:
     """Run the daemon for the socket at ``path`` until it is stopped or idle."""
     root = wire.package_root(wire.__file__)
@@ -525,6 +538,7 @@ def main(path: str, *, on_ready: Callable[[], None] | None = None) -> int:
         sys.stderr.write(f"tether daemon: {exc}\n")
         return 1
     daemon.warm()
+    threading.Thread(target=check_installs, name="tether-installs", daemon=True).start()
     with contextlib.suppress(OSError):
         # Started: the next client that finds no daemon (this one killed) may start one at once.
         os.unlink(path + ".start")

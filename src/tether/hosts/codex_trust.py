@@ -237,11 +237,20 @@ def activate(
     ]
     inactive = [h for h in now if not h.active]
     if not now:
-        report["message"] = (
-            f"codex: NOT ACTIVE YET: `{found}` does not list Tether's hooks for {cwd} (an older "
-            "Codex without hooks, `[features] hooks = false`, or project hooks in a project "
-            f"Codex does not trust). To do: trust the project in Codex, then {MANUAL_STEP}."
-        )
+        from tether.hosts.switches import codex as switches
+
+        project = (cwd / ".codex" / "hooks.json").is_file()
+        causes = switches(cwd, os.environ if environ is None else environ, project_hooks=project)
+        if causes:  # say the one setting in the way, and the step that removes it
+            report["message"] = (
+                f"codex: NOT ACTIVE YET: `{found}` does not list Tether's hooks for {cwd}: "
+                f"{causes[0].message}. To do: {causes[0].fix}."
+            )
+        else:
+            report["message"] = (
+                f"codex: NOT ACTIVE YET: `{found}` does not list Tether's hooks for {cwd} "
+                f"(a Codex older than 0.124, without hooks?). To do: {MANUAL_STEP}."
+            )
     elif inactive:
         names = ", ".join(
             f"{h.event} ({h.status}{'' if h.enabled else ', disabled'})" for h in inactive

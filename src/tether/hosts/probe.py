@@ -61,6 +61,47 @@ def samples(host: str, session_id: str, cwd: Path) -> list[Sample]:
     ]
 
 
+# Where a reply carries the text the host shows, most telling first.
+REASON_KEYS = ("permissionDecisionReason", "reason", "stopReason", "additionalContext")
+SAID_MAX = 4000  # characters of a reply shown whole; a longer one ends with how much was left
+
+
+def said(reply: Reply) -> str:
+    """Return what a hook's reply tells the model or user, on one line and whole.
+
+    The reason inside a JSON reply (not the JSON cut at some width, which used to end the
+    doctor's report mid-string), else stdout; stderr after it.
+    """
+    parts: list[str] = []
+    out = reply.stdout.strip()
+    try:
+        obj = json.loads(out) if out else None
+    except ValueError:
+        obj = None
+    if isinstance(obj, dict):
+        found = _reason(obj)
+        parts.append(found if found is not None else out)
+    elif out:
+        parts.append(out)
+    if reply.stderr.strip():
+        parts.append(reply.stderr.strip())
+    text = " ".join(" ".join(parts).split())
+    if len(text) > SAID_MAX:
+        text = f"{text[:SAID_MAX]}… ({len(text) - SAID_MAX} more characters)"
+    return text
+
+
+def _reason(obj: dict[str, object]) -> str | None:
+    for where in (obj.get("hookSpecificOutput"), obj):
+        if isinstance(where, dict):
+            for key in REASON_KEYS:
+                value = where.get(key)
+                if isinstance(value, str) and value.strip():
+                    return value
+    message = obj.get("systemMessage")
+    return message if isinstance(message, str) and message.strip() else None
+
+
 def run_sample(
     host: str,
     command: str,
@@ -88,11 +129,15 @@ def run_sample(
         return Outcome(sample, "error", False, f"could not start the command: {exc}")
     reply = Reply(proc.stdout, proc.stderr, proc.returncode)
     seen: str = adapter(host).verdict(reply)
-    text = (proc.stdout.strip() or proc.stderr.strip()).replace("\n", " ")
-    detail = f"exit {proc.returncode}: {text[:300]}" if text else f"exit {proc.returncode}"
+    text = said(reply)
+    detail = f"exit {proc.returncode}: {text}" if text else f"exit {proc.returncode}"
     if sample.expect != "deny":
         return Outcome(sample, seen, seen in ("allow", "warn", "ask"), detail)
     if seen == "deny" and FAILED_CLOSED in text and not sample.fails_closed:
         # Denied, but only because the hook itself is failing: every call would be denied.
         return Outcome(sample, "deny (hook failing)", False, detail)
+    if seen == "deny" and "Tether" not in text:
+        # Blocked by something that is not Tether answering (Python's "can't open file" for a
+        # hook file that is gone: exit 2): every call is blocked, and none is judged.
+        return Outcome(sample, "deny (not Tether's answer)", False, detail)
     return Outcome(sample, seen, seen == "deny", detail)

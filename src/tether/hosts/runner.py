@@ -222,6 +222,12 @@ def render(
         from tether.hosts.notice import with_notice
 
         reply = with_notice(reply, event.session_id, trust_notice(config.ignored), environ)
+    receipt = decision.evidence.get("unguarded") if event.kind is Kind.POST else None
+    if isinstance(receipt, dict):  # a call ran without a decision: the guard tells this once
+        from tether.hosts.notice import with_notice
+        from tether.hosts.receipts import notice
+
+        reply = with_notice(reply, event.session_id, notice(receipt, ad.PRE), environ)
     return reply
 
 

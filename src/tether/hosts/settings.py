@@ -106,9 +106,32 @@ def is_tether_command(command: object, host: str) -> bool:
     elif name.startswith("python"):  # PYTHON -I -S …/tether/daemon/hook.py HOST
         script = [w for w in rest if not w.startswith("-")][:2]
         return len(script) == 2 and _is_daemon_hook(script[0]) and script[1] == host
+    elif name in WRAPPERS:
+        # A program that only runs its arguments (`nice -n 5 …/tether hook codex`, `timeout
+        # 20 PYTHON -I -S …/hook.py codex`): Tether's if the hook is among them. Any other
+        # program could do more than run Tether (another guard that calls it), so its entry
+        # stays someone else's.
+        return _wraps_hook(rest, host)
     else:
         return False
     return args[:2] == ["hook", host]
+
+
+# Programs that run the command in their arguments and nothing else.
+WRAPPERS = frozenset({"nice", "ionice", "timeout", "nohup", "chrt", "taskset", "stdbuf", "setsid"})
+
+
+def _wraps_hook(words: list[str], host: str) -> bool:
+    """Return whether ``words`` hold Tether's hook for ``host`` as a program and its arguments."""
+    for i, word in enumerate(words):
+        after = words[i + 1 :]
+        if os.path.basename(word) == "tether" and after[:2] == ["hook", host]:
+            return True
+        if word == "-m" and after[:3] == ["tether", "hook", host]:
+            return True
+        if _is_daemon_hook(word) and after[:1] == [host]:
+            return True
+    return False
 
 
 def _is_daemon_hook(path: str) -> bool:

@@ -364,8 +364,12 @@ def normalise_command(command: str) -> str:
 CANONICAL_CHARS = 2048
 
 
+@functools.lru_cache(maxsize=2048)
 def _canonical(command: str, limit: int) -> str:
-    """Return the form of a shell command its signature hashes (see ``loops.canonical``)."""
+    """Return the form of a shell command its signature hashes (see ``loops.canonical``).
+
+    Cached per process: a pure function of the command, and loops repeat commands.
+    """
     if "-" in command and len(command) <= limit:  # options: read them through the option model
         from tether.loops.canonical import canonical_command  # the parser: shell calls only
 

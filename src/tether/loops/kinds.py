@@ -35,10 +35,9 @@ _TIMED_OUT = re.compile(r"(?i)\btimed out\b|\btimeout(?:expired)?\b|deadline exc
 # A harness's automatic nudge when the agent stops, not a person: no new user turn.
 _CONTINUE = frozenset(
     {
-        "continue", "please continue", "go on", "keep going", "proceed", "go ahead", "resume",
-        "continue from where you left off", "please continue from where you left off",
-        "continue where you left off", "continue with the task", "keep working", "carry on",
-        "continue working", "you may continue",
+        "continue", "please continue", "keep going", "continue from where you left off",
+        "please continue from where you left off", "continue where you left off",
+        "continue with the task", "continue working",
     }
 )  # fmt: skip
 _RERUNS = re.compile(

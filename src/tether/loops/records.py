@@ -441,3 +441,23 @@ class Session(_Record):
             tally = self.data["codes"] = {}
         for code in codes:
             tally[code] = int(tally.get(code, 0)) + 1
+
+    def note_unguarded(self, tool: str, preview: str) -> dict[str, Any] | None:
+        """Count a result that came back without its call (no decision was asked for it).
+
+        Return the session's tally the first time, for the user to be told once per session;
+        None after that. Kept as ``unguarded`` beside ``codes`` for ``tether stats`` and the
+        doctor: ``{"n", "tools": {tool: n}, "first": preview, "told"}``.
+        """
+        tally = self.data.get("unguarded")
+        if not isinstance(tally, dict):
+            tally = self.data["unguarded"] = {"n": 0, "tools": {}, "first": preview}
+        tally["n"] = int(tally.get("n", 0)) + 1
+        tools = tally.get("tools")
+        if not isinstance(tools, dict):
+            tools = tally["tools"] = {}
+        tools[tool] = int(tools.get(tool, 0)) + 1
+        if tally.get("told"):
+            return None
+        tally["told"] = True
+        return {"n": tally["n"], "tools": dict(tools), "first": str(tally.get("first", ""))}

@@ -27,6 +27,7 @@ WINDOW = "window"  # the top-level list stored one entry per part
 HEAD = "h"
 _BASE = "_wi"  # in the head: the window position of window[0]
 _TABLES = "_t"  # in the head: the tables the state has (an empty one has no parts)
+_ORDER = "_k"  # in the head: the state's top-level keys in their order
 
 
 def table_key(table: str, key: str) -> str:
@@ -146,7 +147,7 @@ class Tracked(dict[str, Any]):
         """
         put: dict[str, Any] = {}
         gone: list[str] = []
-        head: dict[str, Any] = {_TABLES: []}
+        head: dict[str, Any] = {_TABLES: [], _ORDER: list(dict.keys(self))}
         was = self._was
         for name, value in list(dict.items(self)):
             if name in TABLES and type(value) is dict:  # a table started by this call
@@ -185,7 +186,10 @@ class Tracked(dict[str, Any]):
 
     def settle(self) -> None:
         """Forget what changed: the state is stored as it is now."""
-        was: dict[str, Any] = {_TABLES: [n for n in dict.keys(self) if n in TABLES]}
+        was: dict[str, Any] = {
+            _TABLES: [n for n in dict.keys(self) if n in TABLES],
+            _ORDER: list(dict.keys(self)),
+        }
         for name, value in dict.items(self):
             if type(value) is PartDict:
                 value.touched.clear()
@@ -206,7 +210,7 @@ def _head_key(name: str) -> str:
 def split(state: State) -> dict[str, Any]:
     """Return every part of a plain state (a full delta's ``put``): head values one by one."""
     put: dict[str, Any] = {}
-    head: dict[str, Any] = {_TABLES: []}
+    head: dict[str, Any] = {_TABLES: [], _ORDER: list(state)}
     for name, value in state.items():
         if name in TABLES and isinstance(value, dict):
             head[_TABLES].append(name)
@@ -249,17 +253,18 @@ def assemble(parts: Iterable[tuple[str, Any]]) -> Tracked | None:
             dict.__setitem__(tables[table], key, value)
     if not isinstance(head, dict):
         return None
-    state = Tracked(head)
-    base = state.pop(_BASE, None)
-    if _TABLES not in state:
-        state[_TABLES] = [t for t in TABLES if t in tables]
-    for table in state.pop(_TABLES, ()):
-        dict.__setitem__(state, table, tables.get(table, PartDict()))
+    values = dict(head)
+    base = values.pop(_BASE, None)
+    order = values.pop(_ORDER, None)
+    present = values.pop(_TABLES, None)
+    for table in present if present is not None else [t for t in TABLES if t in tables]:
+        values[table] = tables.get(table, PartDict())
     if base is not None:
         window.sort()
         first = int(window[0][0][2:]) if window else int(base)
-        dict.__setitem__(state, WINDOW, PartList((v for _, v in window), first))
-    return state
+        values[WINDOW] = PartList((v for _, v in window), first)
+    keys = [k for k in order or () if k in values] + [k for k in values if k not in (order or ())]
+    return Tracked((k, values[k]) for k in keys)
 
 
 def apply(parts: dict[str, Any], delta: dict[str, Any]) -> None:

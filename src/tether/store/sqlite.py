@@ -121,6 +121,7 @@ class SQLiteStore:
         self.gc_interval = gc_interval
         self._clock = clock
         self._conn: sqlite3.Connection | None = None
+        self._identity: tuple[int, int] | None = None  # (device, inode) of the open file
         self._cache: OrderedDict[str, _Cached] = OrderedDict()
         # One connection per store; threads of one process (a library user's thread pool)
         # take turns on it, since a connection holds one transaction at a time.
@@ -130,7 +131,15 @@ class SQLiteStore:
 
     def _connect(self) -> sqlite3.Connection:
         if self._conn is not None:
-            return self._conn
+            if _identity(self.path) == self._identity:
+                return self._conn
+            # The file under the open connection was replaced or moved away (`tether doctor
+            # --fix` moving a corrupt one aside, a restored backup): a long-lived process
+            # (the daemon, the sidecar) must read the file at the path, not the old one.
+            with contextlib.suppress(sqlite3.Error):
+                self._conn.close()
+            self._conn = None
+            self._cache.clear()  # states decoded from the old file
         if not self.path.exists():
             self._create_file()
         try:
@@ -163,6 +172,7 @@ class SQLiteStore:
             conn.close()
             raise
         self._conn = conn
+        self._identity = _identity(self.path)
         return conn
 
     def _switch_to_wal(self, conn: sqlite3.Connection) -> str:
@@ -539,6 +549,15 @@ class SQLiteStore:
 
     def _encode(self, session_id: str, state: State) -> str:
         return codec.encode(session_id, state)
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """Return the (device, inode) of the file at ``path``, or None when there is none."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
 
 
 def _coin() -> float:
