@@ -475,6 +475,60 @@ def test_a_burst_beyond_the_cap_is_denied_every_time(box: Sandbox) -> None:
         assert decision(done) == "deny", err
 
 
+def test_events_the_hook_gave_up_on_are_never_counted(box: Sandbox) -> None:
+    """Events queued behind a stopped daemon were judged and counted after SIGCONT (issue 25)."""
+    box.env["TETHER_HOOKS__DEADLINE"] = "2"  # the hook waits 2 + 3 s for the daemon
+    assert decision(box.run(payload("ls", session="before"))) == "allow"  # starts the daemon
+    pid = int(str(box.wait_for_daemon()["pid"]))
+    assert decision(box.run(payload("ls", 99, session="before"))) == "allow"  # the daemon's
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        procs = [
+            subprocess.Popen(
+                [sys.executable, "-I", "-S", str(HOOK), "claude-code"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                env=box.env,
+                cwd=box.project,
+            )
+            for _ in range(8)
+        ]
+        for n, proc in enumerate(procs):
+            assert proc.stdin is not None
+            proc.stdin.write(payload("ls", n + 1, session="queued"))
+            proc.stdin.close()
+        for proc in procs:
+            assert proc.stdout is not None and proc.stderr is not None
+            out, err = proc.stdout.read(), proc.stderr.read()
+            assert proc.wait(timeout=120) == 2, (out, err)  # a block in every host
+            assert "did not answer" in err, err
+    finally:
+        os.kill(pid, signal.SIGCONT)
+
+    def queued() -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(TETHER), "session", "show", "queued", "--json"],
+            capture_output=True,
+            text=True,
+            env=box.env,
+            timeout=60,
+        )
+
+    # The daemon reads the 8 queued events now: wait until it has dealt with them one way
+    # (turned away, counted as expired) or the other (judged: the session appears).
+    deadline = time.monotonic() + 60
+    while (info := box.wait_for_daemon()).get("expired") != 8:
+        if queued().returncode == 0:
+            break
+        assert time.monotonic() < deadline, info
+        time.sleep(0.2)
+    state = queued()
+    assert state.returncode == 2 and "no session 'queued'" in state.stderr, state.stdout
+    assert info["served"] == 1, info  # only the event before the stop was judged
+
+
 def _tether(box: Sandbox, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [str(TETHER), *args], capture_output=True, text=True, env=box.env, cwd=box.project,

@@ -237,3 +237,77 @@ def test_a_signal_to_the_installed_builtins_only_hook_is_a_block(
     code, out, err = read_reply(proc)
     assert code == 2, (code, out, err)
     assert signal.Signals(signum).name in err and "denied (fail closed)" in err
+
+
+# Every other signal whose default action ends a process (issue 25: each of these used to kill
+# the hook with no reply, an allow). The hardware faults (SEGV, BUS, FPE, ILL) keep their
+# default on purpose: see tether/daemon/hook.py.
+MORE = [
+    getattr(signal, name)
+    for name in (
+        "SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGALRM", "SIGXCPU", "SIGVTALRM", "SIGPROF", "SIGIO",
+        "SIGPWR", "SIGSYS", "SIGXFSZ", "SIGABRT", "SIGTRAP", "SIGRTMIN", "SIGRTMAX",
+    )
+]  # fmt: skip
+
+
+def _entry(kind: str) -> list[str]:
+    from tether.daemon import hook_command
+
+    return (
+        [str(TETHER), "hook", "claude-code"]
+        if kind == "cli"
+        else (shlex.split(hook_command("claude-code")))
+    )
+
+
+def _name(signum: int) -> str:
+    return {signal.SIGRTMIN: "SIGRTMIN", signal.SIGRTMAX: "SIGRTMIN+30"}.get(
+        signum, signal.Signals(signum).name
+    )
+
+
+@pytest.mark.parametrize("kind", ["cli", "installed"])
+@pytest.mark.parametrize("signum", MORE, ids=_name)
+def test_every_catchable_signal_is_a_deny(
+    kind: str, signum: int, sandbox: tuple[dict[str, str], Path]
+) -> None:
+    env, project = sandbox
+    proc = subprocess.Popen(
+        _entry(kind),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=project,
+    )
+    assert proc.stdin is not None
+    proc.stdin.write(payload("claude-code", "ls", project)[:20])  # the hook waits for the rest
+    proc.stdin.flush()
+    wait_until(lambda: catches(proc.pid, signum), f"the hook catches {_name(signum)}")
+    proc.send_signal(signum)
+    code, out, err = read_reply(proc)
+    assert denied("claude-code", code, out, err), (code, out, err)
+    assert _name(signum) in out + err, (out, err)
+
+
+@pytest.mark.parametrize("kind", ["cli", "installed"])
+def test_a_host_that_never_closes_stdin_is_denied_at_the_deadline(
+    kind: str, sandbox: tuple[dict[str, str], Path]
+) -> None:
+    env, project = sandbox
+    env = {**env, "TETHER_HOOKS__DEADLINE": "2"}
+    proc = subprocess.Popen(
+        _entry(kind),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=project,
+    )
+    assert proc.stdin is not None
+    proc.stdin.write(payload("claude-code", "rm -rf /", project))  # whole, but never closed
+    proc.stdin.flush()
+    code, out, err = read_reply(proc)  # it ends on its own; the host would wait 30 s
+    assert denied("claude-code", code, out, err), (code, out, err)
+    assert "2 s" in out + err, (out, err)

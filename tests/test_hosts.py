@@ -223,3 +223,35 @@ def test_replies_a_host_ignores_read_as_fail_open(host: str, reply: Reply) -> No
 )
 def test_reason_says_everything_once(message: str, codes: tuple[str, ...], expected: str) -> None:
     assert reason(Decision(Action.BLOCK, codes, message)) == expected
+
+
+@pytest.mark.parametrize(
+    ("tool_input", "code"),
+    [
+        ({"command": "rm -rf etc", "dir_path": "/"}, "DG101"),  # /etc, not ./etc
+        ({"command": "rm -rf etc", "directory": "/"}, "DG101"),  # the older name
+        ({"command": "rm settings.json", "dir_path": "/home/dev/.gemini"}, "DG605"),
+        ({"command": "rm -rf etc", "dir_path": "it's/here"}, None),  # quoted, still relative
+    ],
+)
+def test_gemini_judges_a_shell_command_in_its_dir_path(
+    tool_input: dict[str, str], code: str | None
+) -> None:
+    """Gemini CLI runs ``command`` in ``dir_path``; it was judged in the event's cwd."""
+    from tether import Guard
+
+    event = adapter("gemini").parse(
+        {
+            "session_id": "s",
+            "cwd": "/home/dev/project",
+            "hook_event_name": "BeforeTool",
+            "tool_name": "run_shell_command",
+            "tool_input": tool_input,
+        }
+    )
+    assert event.call is not None
+    decision = Guard(unattended=True, environ={"HOME": "/home/dev"}).before_call(event.call)
+    if code is None:
+        assert "DG101" not in decision.codes, decision
+    else:
+        assert code in decision.codes and decision.action >= Action.BLOCK, decision

@@ -82,7 +82,9 @@ def test_tools_list_is_forwarded_unchanged(tmp_path: Path) -> None:
     direct = asyncio.run(listing(False))
     assert via_proxy == direct
     names = {name for name, _ in via_proxy}
-    assert names == {"run_command", "run", "read_file", "fail", "die", "slow_count"}
+    assert names == {
+        "run_command", "run", "run_in_console", "exec_in", "read_file", "fail", "die", "slow_count"
+    }
 
 
 def test_normal_call_passes_through_unchanged(tmp_path: Path) -> None:
@@ -119,7 +121,7 @@ def test_dangerous_commands_are_refused_before_reaching_the_upstream(tmp_path: P
 @pytest.mark.parametrize(
     ("extra", "refused"),
     [
-        ((), False),  # `cmdline` is not a command argument by name: an unknown tool, not a shell
+        ((), True),  # `cmdline` names a command argument (it was forwarded unjudged, issue 25)
         (("--set", 'tools.shell={"run": "cmdline"}'), True),  # config says it is one
     ],
 )

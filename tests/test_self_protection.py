@@ -26,6 +26,9 @@ from tether.rules.protected import protected
 TETHER = Path(sys.executable).with_name("tether")
 HOME = "/home/dev"
 PROJECT = "/home/dev/project"
+# The environment of the agent the matrix judges: passed to every Guard, so no row depends on
+# the environment this test runs in (a HOME under /tmp made `find /tmp … -delete` reach it).
+ENV = {"HOME": HOME, "PATH": "/usr/bin:/bin"}
 
 ASK, ALLOW = "ask", "allow"
 
@@ -303,8 +306,8 @@ def _row_id(row: Row) -> str:
 @pytest.mark.parametrize("row", MATRIX, ids=[_row_id(r) for r in MATRIX])
 def test_matrix_through_the_guard(row: Row) -> None:
     tool, args, expected, code = row
-    attended = Guard().before_call(_call(tool, args, "attended"))
-    unattended = Guard(unattended=True).before_call(_call(tool, args, "unattended"))
+    attended = Guard(environ=ENV).before_call(_call(tool, args, "attended"))
+    unattended = Guard(unattended=True, environ=ENV).before_call(_call(tool, args, "unattended"))
     if expected == ALLOW:
         assert attended.action is Action.ALLOW, (tool, args, attended)
         assert unattended.action is Action.ALLOW, (tool, args, unattended)
@@ -629,14 +632,14 @@ def test_a_custom_store_path_is_guarded_like_the_default(
     tool: str, args: str | dict[str, Any], expected: str, tmp_path: Path
 ) -> None:
     config = _config(tmp_path, f"store.path={CUSTOM_DB}")
-    decision = Guard(config).before_call(_call(tool, args, "custom"))
+    decision = Guard(config, environ=ENV).before_call(_call(tool, args, "custom"))
     if expected == ALLOW:
         assert decision.action is Action.ALLOW, decision
         return
     assert decision.action is Action.ASK and "DG605" in decision.codes, decision
     # The place comes from the config: a guard with the default store does not see it.
     if tool == "Bash" and "$RUN" not in str(args):
-        default = Guard(_config(tmp_path)).before_call(_call(tool, args, "d"))
+        default = Guard(_config(tmp_path), environ=ENV).before_call(_call(tool, args, "d"))
         assert "DG605" not in default.codes, default
 
 
@@ -679,12 +682,9 @@ def test_a_custom_store_path_is_guarded_in_the_isolated_worker(tmp_path: Path) -
     assert decision.action is Action.ASK and "DG605" in decision.codes, decision
 
 
-def test_a_store_path_under_home_is_guarded_in_both_spellings(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("HOME", "/home/me")
+def test_a_store_path_under_home_is_guarded_in_both_spellings(tmp_path: Path) -> None:
     config = _config(tmp_path, "store.path=~/run/guard.db")
-    guard = Guard(config)
+    guard = Guard(config, environ={"HOME": "/home/me"})
     for command in ("rm ~/run/guard.db", "rm /home/me/run/guard.db", "rm $HOME/run/guard.db"):
         decision = guard.before_call(_call("Bash", command, "home"))
         assert decision.action is Action.ASK and "DG605" in decision.codes, (command, decision)

@@ -259,3 +259,40 @@ def test_tether_serve_requires_its_per_install_token_by_default(tmp_path: Path) 
     finally:
         proc.terminate()
         proc.communicate(timeout=30)
+
+
+def test_a_connection_over_the_cap_gets_the_hosts_deny(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Over the cap a hook POST was closed unanswered, which Claude Code reads as "go on"."""
+    import tether.serve.server as sidecar
+
+    monkeypatch.setattr(sidecar, "MAX_CONNECTIONS", 2)
+    srv = make_server(tmp_path)
+    serve(srv)
+    port = srv.server_port
+    held = [socket.create_connection(("127.0.0.1", port), timeout=30) for _ in range(2)]
+    try:
+        deadline = time.monotonic() + 30
+        while len(srv._connections) < 2:  # both idle connections hold their thread
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        body = json.dumps({**EVENT, "tool_input": {"command": "rm -rf /"}}).encode()
+        status, headers, reply = exchange(port, raw_post("/hook/claude-code", port, body))
+        assert status == 200, (status, reply)
+        assert "maximum of 2 connections" in deny_reason(reply)
+        assert headers["X-Tether-Exit-Code"] == "0"
+        status, _, reply = exchange(port, raw_post("/hook/codex?envelope=1", port, body))
+        envelope = json.loads(reply)
+        assert status == 200 and envelope["exit_code"] == 2 and envelope["stderr"], envelope
+        status, _, reply = exchange(port, raw_post("/v1/before_call", port, b"{}"))
+        assert status == 503 and json.loads(reply)["action"] == "block", reply
+        # A client that sends nothing is answered too, once the overflow stops waiting.
+        with socket.create_connection(("127.0.0.1", port), timeout=30) as silent:
+            assert silent.recv(65536).startswith(b"HTTP/1.1 503"), "no reply"
+        health = srv.service.health()
+        assert health.get("decisions", 0) == 0 and health["active_sessions"] == 0, health
+    finally:
+        for sock in held:
+            sock.close()
+        srv.stop()

@@ -29,6 +29,8 @@ from tether.config.paths import own_files
 from tether.config.schema import HOOK_DEADLINE_MAX, KEYS, SCHEMA, Key
 from tether.config.trust import is_trusted, records, trust
 from tether.errors import ConfigError
+from tether.guard import Guard
+from tether.model import Action, ToolCall
 
 TETHER = Path(sys.executable).with_name("tether")
 OLD = time.time() - 60  # files older than the cache's two-second "racy" window
@@ -132,12 +134,26 @@ def test_a_remapped_shell_tool_never_lets_rm_rf_root_through(
     assert decision(hook(box, "rm -rf /")) == "deny"
 
 
-def test_an_untrusted_remap_is_ignored_and_a_new_shell_tool_still_applies(box: Box) -> None:
+def test_an_untrusted_file_names_no_shell_tools(box: Box) -> None:
+    # Issue 25: `Write: content` made Write a shell, judged by its content alone, so a Write
+    # onto the hook settings went through with no notice. An untrusted file names no shells.
     write(box.project_file, "tools:\n  shell:\n    Bash: nope\n    MyShell: script\n")
     config = load_config(cwd=box.repo, environ=box.env)
-    assert config.get("tools.shell.Bash") == "command"
-    assert config.get("tools.shell.MyShell") == "script"  # tightening: one more shell checked
-    assert [i.key for i in config.ignored] == ["tools.shell.Bash"]
+    assert config.get("tools.shell")["Bash"] == "command"
+    assert "MyShell" not in config.get("tools.shell")
+    assert [i.key for i in config.ignored] == ["tools.shell.Bash", "tools.shell.MyShell"]
+    write(box.project_file, "tools:\n  shell:\n    MyShell: script\n")
+    trust(box.project_file, box.env)  # trusted, it names its shells
+    assert load_config(cwd=box.repo, environ=box.env).get("tools.shell")["MyShell"] == "script"
+
+
+def test_a_write_named_a_shell_tool_still_gets_the_file_check(box: Box) -> None:
+    write(box.user_file, "tools:\n  shell:\n    Write: content\n")  # the user's own choice
+    config = load_config(cwd=box.repo, environ=box.env)
+    assert config.get("tools.shell")["Write"] == "content"
+    args = {"file_path": f"{box.env['HOME']}/.claude/settings.json", "content": "{}"}
+    decision = Guard(config, environ=box.env).before_call(ToolCall("s", "Write", args, "c"))
+    assert decision.action is Action.ASK and "DG605" in decision.codes, decision
 
 
 @pytest.mark.parametrize("text", REMAPS)
@@ -612,3 +628,23 @@ def test_a_limit_of_no_limit_is_the_strictest_retention() -> None:
     assert loosening(ttl, 7, 30) is None
     assert loosening(ttl, 7, 1) == "lowers it from 7 to 1"
     assert loosening(ttl, 0, 30) == "lowers it from 0 to 30"  # from forever to a month
+
+
+def test_a_nested_untrusted_file_cannot_drop_the_trusted_root_files_denies(box: Box) -> None:
+    # Issue 25: the loader read only the nearest .tether.yaml, so an untrusted one in a
+    # sub-directory replaced the trusted root file: its deny rules were gone there.
+    write(box.project_file, "approvals:\n  deny:\n    - 'terraform destroy*'\n")
+    trust(box.project_file, box.env)
+    nested = write(box.repo / "sub" / "dir" / ".tether.yaml", "approvals:\n  deny: []\n")
+    here = nested.parent
+    config = load_config(cwd=here, environ=box.env)
+    assert "terraform destroy*" in config.get("approvals.deny"), config.get("approvals.deny")
+    assert [i.key for i in config.ignored] == ["approvals.deny"]
+    decision = Guard(config, environ=box.env).before_call(
+        ToolCall("s", "Bash", {"command": "terraform destroy -auto-approve"}, "c")
+    )
+    assert decision.action >= Action.ASK, decision
+    # The nested file still tightens on top of the root's, and is trusted on its own.
+    write(nested, "approvals:\n  deny:\n    - 'kubectl delete*'\n")
+    deny = load_config(cwd=here, environ=box.env).get("approvals.deny")
+    assert {"terraform destroy*", "kubectl delete*"} <= set(deny), deny

@@ -11,7 +11,7 @@ everything it remembers lives in the store, as one JSON-ready dict per session
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from tether.loops import detectors as d
@@ -84,10 +84,13 @@ class Guard:
         unattended: bool = False,
         sticky_halt: bool = False,
         hold_warnings: bool = False,
+        environ: Mapping[str, str] | None = None,
     ) -> None:
         """``sticky_halt``: after a halt, refuse every call until the user speaks (for hosts that
         cannot stop the agent). ``hold_warnings``: a warning before a call comes back with its
-        result instead (for hosts that show the model one hook message per call).
+        result instead (for hosts that show the model one hook message per call). ``environ``:
+        the environment of the agent whose calls this guard judges (where its home, config and
+        state are, for the self-protection rules); by default this process's, read per call.
         """
         if store is None:
             from tether.store.memory import MemoryStore
@@ -100,9 +103,9 @@ class Guard:
         self.hold_warnings = hold_warnings
         self.settings: LoopSettings = from_config(config)
         self._canonical: int | None = None  # see _canonical_chars
-        # Guard places the config adds (a store.path anywhere, a Redis key prefix): the rules
-        # count them as Tether's own while this guard judges a call.
-        self._places = places_of(config)
+        # Guard places the config adds (a store.path anywhere, a Redis key prefix) and the
+        # environment judged: the rules count them as Tether's own while this guard judges.
+        self._places = places_of(config, environ)
 
     def _apply(self, session_id: str, fn: Callable[[Session], R]) -> R:
         """Run ``fn`` on the session's typed state through the store; return what it returned.
@@ -138,7 +141,7 @@ class Guard:
         if command is None:
             kind = kinds.static_kind(call.tool, call.args, s.tools)
             with configured(self._places):
-                files = self._review_files(call) if review else None
+                files = self._review_files(call.tool, call.args) if review else None
             return _Prepared(sig, kind, text, None, files, call.tool)
         verdict = None
         if review:
@@ -146,6 +149,12 @@ class Guard:
 
             with configured(self._places):
                 verdict = review_command(command, self.config, unattended=self.unattended)
+                # A tool read as a shell is still a tool: its other arguments may name Tether's
+                # guard files (a config that lists Write as a shell by its `content`).
+                others = {k: v for k, v in call.args.items() if k != s.tools.shell.get(call.tool)}
+                files = self._review_files(call.tool, others) if others else None
+            if files is not None and files.decision.action > verdict.decision.action:
+                verdict = files
         # After the review: the signature reads the command through the parse it just made.
         sig, text = signature_and_text(
             call.tool,
@@ -180,19 +189,19 @@ class Guard:
             self._canonical = min(CANONICAL_CHARS, threshold)
         return self._canonical
 
-    def _review_files(self, call: ToolCall) -> Review | None:
+    def _review_files(self, tool: str, args: Mapping[str, Any]) -> Review | None:
         """Review a non-shell call that names Tether's guard files (Write, apply_patch, MCP)."""
         from tether.loops.settings import READ_TOOLS
         from tether.rules.file_tools import guarded_paths
 
         # The built-in readers only: a config listing `Write` under `tools.read` changes how
         # loops count it, not whether it may rewrite the hooks.
-        hits = guarded_paths(call.tool, call.args, READ_TOOLS)
+        hits = guarded_paths(tool, args, READ_TOOLS)
         if not hits:
             return None
         from tether.approval.files import review_files
 
-        return review_files(call.tool, hits, self.config, unattended=self.unattended)
+        return review_files(tool, hits, self.config, unattended=self.unattended)
 
     def before_call(self, call: ToolCall) -> Decision:
         """Decide whether ``call`` may run: approval for shell commands, then loop detectors."""
@@ -337,7 +346,9 @@ class Guard:
                 assert agent is not None
                 agent.warned = True
             if decision.action is Action.HALT:
-                st.halted = decision.message
+                from tether.redact import redact
+
+                st.halted = redact(decision.message)  # the message may quote text said
             st.updated = time.time()
             return decision
 
@@ -764,13 +775,20 @@ def _settle(
             for key in st.data["agents"]:
                 st.agent(key).warned = True  # one warning per stretch; the halt follows
     if decision.action is Action.HALT:
-        st.halted = decision.message
+        from tether.redact import redact
+
+        st.halted = redact(decision.message)  # the message may quote the command
     trim(st.data, s.window)
 
 
 def _keep(decision: Decision) -> list[Any]:
-    """Return the JSON-ready part of a decision kept for a call's duplicate or its result."""
-    return [int(decision.action), list(decision.codes), decision.message]
+    """Return the JSON-ready part of a decision kept for a call's duplicate or its result.
+
+    The message may quote the command: what the state keeps has its credentials masked.
+    """
+    from tether.redact import redact
+
+    return [int(decision.action), list(decision.codes), redact(decision.message)]
 
 
 def _answer(kept: object) -> Decision:

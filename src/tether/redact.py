@@ -12,7 +12,16 @@ keeping what tells the calls apart (the scheme, the key name, the user of a URL)
 * a URL's password ``https://user:***@host``;
 * ``--password=…``/``--password …``, ``--token``, ``--secret``, ``--api-key`` and the like,
   ``PASSWORD=…``/``*_TOKEN=…``/``*_SECRET=…``/``*_KEY=…`` assignments (AWS secret keys
-  included), ``X-Api-Key:``/``Private-Token:`` headers, and ``mysql -p…``.
+  included), ``X-Api-Key:``/``Private-Token:`` headers, and ``mysql -p…``;
+* passwords given to a program's own option: ``curl -u user:…`` (``--user``, ``--proxy-user``),
+  ``sshpass -p …``, ``redis-cli -a …`` (``--pass``);
+* more keys by shape: Stripe ``sk_live_``/``rk_live_``/``sk_test_``/``whsec_…``, Hugging Face
+  ``hf_…``, npm ``npm_…``, PyPI ``pypi-…``, Slack webhooks
+  ``https://hooks.slack.com/services/…``, PEM private keys (``-----BEGIN … PRIVATE KEY-----``
+  to its end, or to the end of the text when cut), any header whose name says token, key,
+  secret, auth, cookie or session (``X-Vault-Token:``, ``Cookie:``);
+* JSON fields whose name says password, secret, token, key or credential
+  (``"password": "…"``, ``"api_key": "…"``), as a tool's arguments are previewed.
 
 The patterns are compiled on first use and only when a cheap substring test finds a hint.
 """
@@ -27,11 +36,30 @@ MASK = "***"
 _HINTS = (
     "bearer", "basic ", "token", "sk-", "ghp_", "gho_", "ghs_", "ghu_", "ghr_", "github_pat_",
     "xox", "akia", "asia", "glpat-", "aiza", "eyj", "://", "pass", "secret", "key", "mysql",
-    "auth", "aws_",
+    "auth", "aws_", "curl", "-u", "--user", "sshpass", "redis-cli", "sk_", "rk_", "whsec_",
+    "hf_", "npm_", "pypi-", "cookie", "session", "credential",
 )  # fmt: skip
 
 _PATTERN = r"""
-  (?P<auth>\b(?:authorization|proxy-authorization)\s*[:=]\s*["']?(?:bearer|basic|token|digest)\s+)[^\s"';&|]+
+  (?P<pem>-----BEGIN[ A-Z0-9]*PRIVATE[ ]KEY-----)(?:(?!-----END).)*
+    (?:-----END[ A-Z0-9]*PRIVATE[ ]KEY-----)?
+| (?P<slack>\bhttps?://hooks\.slack\.com/(?:services|workflows|triggers)/)[^\s"'<>]+
+| (?P<json>"[A-Za-z0-9_.-]*
+    (?:password|passwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key
+       |credential|client[_-]?secret|auth)
+    [A-Za-z0-9_.-]*\\?"\s*:\s*\\?")(?:[^"\\]|\\.)+
+| (?P<userpass>(?:\bcurl\b|\bwget\b|\bhttp\b)[^|;&\n]*?\s(?:-u|--user|--proxy-user|-U)(?:=|\s*))
+    (?:'[^':]*:[^']*'?|"[^":]*:[^"]*"?|[^\s:"']*:[^\s"';&|]+)
+| (?P<sshpass>\bsshpass\b[^|;&\n]*?\s-p\s*)(?:'[^']*'?|"[^"]*"?|[^\s"';&|]+)
+| (?P<rediscli>\bredis-cli\b[^|;&\n]*?\s(?:-a\s*|--pass[= ]\s*))
+    (?:'[^']*'?|"[^"]*"?|[^\s"';&|]+)
+| \b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{10,}
+| \bwhsec_[A-Za-z0-9]{16,}
+| \bhf_[A-Za-z0-9]{20,}
+| \bnpm_[A-Za-z0-9]{30,}
+| \bpypi-[A-Za-z0-9_-]{40,}
+| (?P<auth>\b(?:authorization|proxy-authorization)\s*[:=]\s*["']?
+    (?:bearer|basic|token|digest)\s+)[^\s"';&|]+
 | (?P<bearer>\bbearer\s+)[A-Za-z0-9._~+/=-]{8,}
 | (?P<key>\b(?:sk-(?:ant-|proj-)?|gh[pousr]_|github_pat_|xox[abposr]-|glpat-))[A-Za-z0-9_-]{8,}
 | \b(?:AKIA|ASIA)[A-Z0-9]{16}\b
@@ -46,6 +74,10 @@ _PATTERN = r"""
     [A-Za-z0-9_]*\s*[=:]\s*["']?)[^\s"';&|]+
 | (?P<awscli>\baws_(?:secret_access_key|session_token)\s+)[^\s"';&|]+
 | (?P<header>\b(?:x-api-key|api-key|x-auth-token|private-token|x-access-token)\s*:\s*)[^\s"';&|]+
+| (?P<anyheader>(?<=['"])[A-Za-z0-9-]*(?:token|api-?key|secret|auth|cookie|session)[A-Za-z0-9-]*
+    :[ ]?)(?=[^\s"';&|])[^"'\n]+
+| (?P<bareheader>(?:(?<=-H)|(?<=-H[ ])|(?<=--header[ =]))
+    [A-Za-z0-9-]*(?:token|api-?key|secret|auth|cookie|session)[A-Za-z0-9-]*:[ ]?)[^\s"';&|]+
 | (?P<mysql>\bmysql(?:dump|admin|sh)?\b[^|;&\n]*?\s-p)(?=[^\s])[^\s"';&|]+
 """
 _compiled: re.Pattern[str] | None = None
@@ -54,12 +86,18 @@ _compiled: re.Pattern[str] | None = None
 def _regex() -> re.Pattern[str]:
     global _compiled
     if _compiled is None:
-        _compiled = re.compile(_PATTERN, re.IGNORECASE | re.VERBOSE)
+        _compiled = re.compile(_PATTERN, re.IGNORECASE | re.VERBOSE | re.DOTALL)
     return _compiled
 
 
+_KEPT = (
+    "pem", "slack", "json", "userpass", "sshpass", "rediscli", "auth", "bearer", "key", "url",
+    "flag", "var", "awscli", "header", "anyheader", "bareheader", "mysql",
+)  # fmt: skip
+
+
 def _mask(match: re.Match[str]) -> str:
-    for group in ("auth", "bearer", "key", "url", "flag", "var", "awscli", "header", "mysql"):
+    for group in _KEPT:
         kept = match.group(group)
         if kept is not None:
             return kept + MASK

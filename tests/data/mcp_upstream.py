@@ -39,6 +39,20 @@ def run(cmdline: str) -> str:
 
 
 @server.tool()
+def run_in_console(text: str) -> str:
+    """Execute a shell command in the terminal (echoes; shell-like by what it says it does)."""
+    reached(f"run_in_console {text}")
+    return f"ran: {text}"
+
+
+@server.tool()
+def exec_in(workdir: str, line: str) -> str:
+    """Run a shell command in a directory (two string arguments: which is the command?)."""
+    reached(f"exec_in {workdir} {line}")
+    return f"ran: {line}"
+
+
+@server.tool()
 def read_file(path: str) -> str:
     """Read a file (always the same contents)."""
     reached(f"read_file {path}")

@@ -147,8 +147,9 @@ class IsolatedClassifier:
                 "mode": "evaluate",
                 "command": command,
                 **policy_to_request(policy),
-                # The guard places the config adds (store.path, key prefix), in force here.
-                "places": [list(part) for part in protected.current()],
+                # The guard places the config adds (store.path, key prefix) and the judged
+                # environment, in force here (the worker's own environment is bare).
+                "places": protected.to_json(protected.current()),
             }
             try:
                 proc = self._ensure()

@@ -40,11 +40,9 @@ def handle(request: dict[str, Any]) -> dict[str, Any]:
         deny = [str(p) for p in request.get("deny", ())]
         if not isinstance(command, str):
             raise TypeError("command must be a string")
-        from tether.rules.protected import Places, configured
+        from tether.rules.protected import configured, from_json
 
-        files, prefixes = request.get("places") or ([], [])
-        places = Places(tuple(map(str, files)), tuple(map(str, prefixes)))
-        with configured(places):
+        with configured(from_json(request.get("places"))):
             evaluation = evaluate(command, deny)
         return {"id": request.get("id"), **evaluation_to_json(evaluation)}
     raise ValueError("unknown request mode")

@@ -75,6 +75,11 @@ def run(args: argparse.Namespace, name: str) -> int:
                 f"; {i.get('refused', 0)} connections of other uids refused, "
                 f"{i.get('busy', 0)} over the connection cap answered by their hook"
             )
+        if i.get("expired"):
+            text += (
+                f"; {i.get('expired')} events read after their hook stopped waiting "
+                "(blocked by the hook, never judged or counted)"
+            )
     else:
         text = f"not running (the next hook event starts it); socket {status.socket}"
     _print(args.json, data, text)

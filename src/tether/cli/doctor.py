@@ -53,6 +53,9 @@ def run(args: argparse.Namespace, name: str) -> int:
     """Run every check, print the report; exit 1 when something must be fixed."""
     cwd = Path.cwd()
     checks: list[Check] = []
+    from tether.managed.status import mode_checks
+
+    checks.extend(Check(*row) for row in mode_checks())  # which install; what it protects from
     config = _check_config(cwd, checks, tuple(args.config_overrides or ()))
     _check_store(config, bool(args.fix), checks)
     _check_receipts(config, checks)

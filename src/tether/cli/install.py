@@ -60,10 +60,11 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
     parser.epilog = INSTALL_EPILOG if install else UNINSTALL_EPILOG
     parser.add_argument(
         "host",
+        nargs="?",
         choices=list(HOSTS),
-        help="the host to add Tether's hooks to"
+        help="the host to add Tether's hooks to (with --managed: all three when none is named)"
         if install
-        else "the host to remove Tether's hooks from",
+        else "the host to remove Tether's hooks from (with --managed: all three by default)",
     )
     scope = parser.add_mutually_exclusive_group()
     scope.add_argument(
@@ -100,6 +101,9 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
             "Tether's daemon and fails closed) and says why (docs/hosts.md#http-hooks)",
         )
         parser.add_argument("--url", help="with --http: ignored (the option is retired)")
+    from tether.managed.cli import add_arguments as add_managed
+
+    add_managed(parser, name)
     parser.add_argument(
         "--codex",
         metavar="PATH",
@@ -114,6 +118,15 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
 def run(args: argparse.Namespace, name: str) -> int:
     """Merge Tether's entries into (or out of) the host's settings; return the exit status."""
     from tether.hosts import settings
+
+    if args.managed:
+        from tether.managed.cli import run as run_managed
+
+        return run_managed(args, name)
+    if args.host is None:
+        from tether.errors import InputError
+
+        raise InputError(f"name the host: tether {name} {{{','.join(HOSTS)}}}")
 
     path = settings.settings_path(args.host, args.scope, cwd=Path.cwd())
     current = settings.read_settings(path)

@@ -5,7 +5,8 @@ Every schema key declares which change loosens it (``Key.loosen``, see
 it sets, :func:`tighten_only` returns the value that applies (its tightening part, measured
 against the layers below it) and what was ignored, with the reason in words. Lists and mappings
 keep their tightening entries: a project's extra ``deny`` globs apply even where it would also
-drop the user's; a new shell tool applies even where it also remaps a built-in.
+drop the user's. An untrusted layer may not name shell tools at all (``tools.shell``): which
+argument of which tool is a command decides what every judge reads of that tool.
 """
 
 from __future__ import annotations
@@ -84,7 +85,13 @@ def tighten_only(key: Key, before: Any, value: Any) -> tuple[Any, Dropped]:
         for name, arg in value.items():
             if name not in before:
                 if arg:  # '' for a name no lower layer set removes nothing
-                    kept_entries[name] = arg
+                    dropped.append(
+                        (
+                            f"{key.path}.{name}",
+                            f"adds the shell tool {name!r} (reading {arg!r} as its command "
+                            "decides what Tether checks of that tool)",
+                        )
+                    )
             elif arg != before[name]:
                 verb = f"remaps it to {arg!r}" if arg else "removes it"
                 dropped.append((f"{key.path}.{name}", f"{verb} (was {before[name]!r})"))

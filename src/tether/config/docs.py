@@ -64,7 +64,7 @@ UNTRUSTED = {
     "order": "a stricter choice (listed strictest first)",
     "add": "remove entries",
     "remove": "add entries",
-    "remap": "add shell tools",
+    "remap": "nothing (which argument is a command decides what is checked)",
     "change": "nothing",
 }
 

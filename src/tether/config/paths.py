@@ -30,12 +30,17 @@ class Paths:
     # TETHER_CONFIG was a relative path (so the event's working directory chose the file).
     repository: bool = False
     explicit_relative: bool = False
+    # Project files of enclosing directories up to the root, outermost first: each one is a
+    # layer below ``project`` (a nested file cannot shadow its repository's trusted file).
+    outer: tuple[Path, ...] = ()
 
     def layers(self) -> list[tuple[str, Path, bool]]:
         """Return ``(layer, path, required)`` for each file layer, lowest first."""
         layers: list[tuple[str, Path, bool]] = []
         if self.explicit is None:
             layers.append(("user", self.user, False))
+        for path in self.outer:
+            layers.append(("project", path, True))
         if self.project is not None:
             layers.append(("project", self.project, True))
         if self.explicit is not None:
@@ -135,22 +140,34 @@ def own_files(environ: Mapping[str, str]) -> OwnFiles:
 
 
 def find_project(cwd: Path) -> tuple[Path | None, Path]:
-    """Return the project file found upward from ``cwd`` and the project root.
+    """Return the project file nearest to ``cwd`` (upward) and the project root.
 
     The walk stops at the first directory containing ``.git`` (the repository root) or at the
     filesystem root, so a checkout never picks up a ``.tether.yaml`` from outside itself. The
     root is where ``set --project`` creates the file when there is none.
     """
+    found, root = project_files(cwd)
+    return (found[-1] if found else None), root
+
+
+def project_files(cwd: Path) -> tuple[list[Path], Path]:
+    """Return every project file from the root down to ``cwd`` (outermost first), and the root.
+
+    The root is the directory holding ``.git``; outside a repository, the outermost directory
+    with a project file (else ``cwd``). Every file found is a layer: a nested ``.tether.yaml``
+    adds to its repository's file and is judged against it, never replaces it.
+    """
     directory = cwd
+    found: list[Path] = []
     while True:
         candidate = directory / PROJECT_FILE
         if candidate.is_file():
-            return candidate, directory
+            found.append(candidate)
         if (directory / ".git").exists():
-            return None, directory
+            return found[::-1], directory
         parent = directory.parent
         if parent == directory:
-            return None, cwd
+            return found[::-1], (found[-1].parent if found else cwd)
         directory = parent
 
 
@@ -171,9 +188,12 @@ def discover(cwd: Path | None, environ: Mapping[str, str]) -> Paths:
         relative = not explicit.is_absolute()
         if relative:
             explicit = here / explicit
-    project, root = find_project(here)
+    found, root = project_files(here)
+    project = found[-1] if found else None
     repository = project is not None or (root / ".git").exists()
-    return Paths(user_file(environ), explicit, project, root, repository, relative)
+    return Paths(
+        user_file(environ), explicit, project, root, repository, relative, tuple(found[:-1])
+    )
 
 
 __all__ = [
@@ -186,6 +206,7 @@ __all__ = [
     "find_project",
     "key_file",
     "own_files",
+    "project_files",
     "state_dir",
     "trust_file",
     "user_file",

@@ -24,7 +24,8 @@ OOM killer) cannot print anything itself, and hosts read a hook that dies by a s
 
 The wire format is bytes only (no ``json``: its import costs more than the rest of this
 file). Request: ``b"TETHER1 <kind> <header length>\\n"``, a header of NUL-separated fields
-(host, cwd, then ``KEY=value`` environment entries), then the payload to EOF. Reply:
+(host, cwd, ``deadline=<monotonic seconds>``, then ``KEY=value`` environment entries), then
+the payload to EOF. Reply:
 ``b"<exit> <stdout length> <stderr length>\\n"`` and the two streams; exit -1 means "not me:
 answer it yourself" (the daemon's code changed under it).
 """
@@ -34,16 +35,23 @@ answer it yourself" (the daemon's code changed under it).
 import _signal  # type: ignore[import-not-found]  # built in, loaded at startup: free
 import posix
 import sys
+import time  # built in, loaded at the interpreter's startup: free
 
 TYPE_CHECKING = False  # typing's own flag costs an import
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import NoReturn
 
 MAGIC = b"TETHER1"
+# The hook's third header field: ``deadline=<CLOCK_MONOTONIC seconds>``, when it stops waiting
+# (the clock is the machine's, shared by every process; a stopped process's clock runs on).
+DEADLINE_FIELD = b"deadline"
 MAX_INPUT = 32 * 1024 * 1024
 RETRY_EXIT = -1  # the daemon declines: the client answers in-process
 CONNECT_TIMEOUT = 1.0  # seconds to reach a listening daemon (it accepts in microseconds)
 REPLY_TIMEOUT = 25.0  # over the runner's deadline (hooks.deadline, 15 s), under the host's 30 s
+DEFAULT_DEADLINE = 15.0  # tether.hosts.runner.DEFAULT_DEADLINE: for reading stdin
+MAX_DEADLINE = 25.0  # tether.hosts.runner.MAX_DEADLINE
 SPAWN_BACKOFF = 10.0  # seconds between two attempts to start a daemon
 # Environment entries the daemon needs to see as this call does: configuration and paths.
 ENV_PREFIXES = (b"TETHER_", b"XDG_", b"HOME", b"CODEX_HOME", b"CLAUDE_", b"GEMINI_")
@@ -116,11 +124,19 @@ def request(kind: str, fields: list[bytes], payload: bytes) -> bytes:
     return b"%s %s %d\n" % (MAGIC, kind.encode(), len(header)) + header + payload
 
 
-def ask(path: str, data: bytes, timeout: float = REPLY_TIMEOUT) -> tuple[int, bytes, bytes] | None:
+class NotTheDaemon(Exception):
+    """The process listening on the socket is not the daemon's uid: its answer is not read."""
+
+
+def ask(
+    path: str, data: bytes, timeout: float = REPLY_TIMEOUT, daemon_uid: int = -1
+) -> tuple[int, bytes, bytes] | None:
     """Send ``data`` to the daemon at ``path``; return (exit, stdout, stderr) or None.
 
     None means nobody answered in full: no socket, a stale one, or a daemon that died or
     declined mid-event. A daemon that answers nothing within ``timeout`` raises TimeoutError.
+    With ``daemon_uid`` (a managed install), the listening process's uid is read from the
+    kernel (``SO_PEERCRED``) before anything is sent: another uid raises NotTheDaemon.
     """
     import _socket
 
@@ -131,14 +147,23 @@ def ask(path: str, data: bytes, timeout: float = REPLY_TIMEOUT) -> tuple[int, by
             sock.connect(path)
         except OSError:
             return None
-        sock.settimeout(timeout)
+        if daemon_uid >= 0:
+            uid = peer_uid(sock)
+            if uid != daemon_uid:
+                raise NotTheDaemon(f"uid {uid} listens on {path}, not the daemon's {daemon_uid}")
+        end = time.monotonic() + timeout  # for the whole reply, however it trickles in
         try:
             # A daemon gone mid-request is a broken pipe (answered here), not SIGPIPE, which
             # catch_signals turns into a block.
+            sock.settimeout(timeout)
             sock.sendall(data, getattr(_socket, "MSG_NOSIGNAL", 0))
             sock.shutdown(_socket.SHUT_WR)
             chunks = []
             while True:
+                left = end - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError("no reply in time")
+                sock.settimeout(left)
                 chunk = sock.recv(262144)
                 if not chunk:
                     break
@@ -150,6 +175,20 @@ def ask(path: str, data: bytes, timeout: float = REPLY_TIMEOUT) -> tuple[int, by
     finally:
         sock.close()
     return parse_reply(b"".join(chunks))
+
+
+def peer_uid(sock: object) -> int:
+    """Return the uid of the process at the other end of a unix socket (-1 if unknown)."""
+    import _socket
+
+    option = getattr(_socket, "SO_PEERCRED", None)
+    if option is None:
+        return -1
+    try:
+        raw = sock.getsockopt(_socket.SOL_SOCKET, option, 12)  # type: ignore[attr-defined]
+    except OSError:
+        return -1
+    return int.from_bytes(raw[4:8], sys.byteorder)  # struct ucred {pid, uid, gid}
 
 
 def parse_reply(raw: bytes) -> tuple[int, bytes, bytes] | None:
@@ -167,11 +206,32 @@ def parse_reply(raw: bytes) -> tuple[int, bytes, bytes] | None:
     return code, body[:n_out], body[n_out:]
 
 
-# A host's SIGTERM (its shutdown or timeout), SIGHUP, Ctrl-C or SIGPIPE would end this process
-# with 128 + N and no reply, which every host reads as "allow". Until a reply is out they end
-# it with status 2 and the cause on stderr (a block everywhere); after, with the reply's own
-# status. Answering in-process, the runner's handlers take over (the host's own deny).
-SIGNALS = {getattr(_signal, name): name for name in ("SIGTERM", "SIGHUP", "SIGINT", "SIGPIPE")}
+# A host's SIGTERM (its shutdown or timeout), SIGHUP, Ctrl-C, SIGPIPE, and every other signal
+# whose default action ends a process (SIGQUIT, SIGUSR1/2, SIGALRM, SIGXCPU, SIGVTALRM, SIGPROF,
+# SIGIO, SIGPWR, SIGSYS, the real-time signals …) would end this process with 128 + N and no
+# reply, which every host reads as "allow". Until a reply is out they end it with status 2 and
+# the cause on stderr (a block everywhere); after, with the reply's own status. Answering
+# in-process, the runner's handlers take over (the host's own deny). Not caught: SIGKILL and
+# SIGSTOP (no process can), and the hardware faults SIGSEGV, SIGBUS, SIGFPE and SIGILL: a real
+# fault returns to the faulting instruction and would spin in a handler instead of ending; the
+# work that can fault runs in a supervised child, whose death this process answers.
+_FATAL = (
+    "SIGHUP", "SIGINT", "SIGQUIT", "SIGTRAP", "SIGABRT", "SIGEMT", "SIGUSR1", "SIGUSR2",
+    "SIGPIPE", "SIGALRM", "SIGTERM", "SIGSTKFLT", "SIGXCPU", "SIGXFSZ", "SIGVTALRM", "SIGPROF",
+    "SIGPOLL", "SIGIO", "SIGPWR", "SIGLOST", "SIGSYS", "SIGINFO",
+)  # fmt: skip
+
+
+def _fatal_signals() -> dict[int, str]:
+    """Return {number: name} of every signal caught (SIGIO wins over its alias SIGPOLL)."""
+    found = {getattr(_signal, n): n for n in _FATAL if isinstance(getattr(_signal, n, None), int)}
+    low, high = getattr(_signal, "SIGRTMIN", 0), getattr(_signal, "SIGRTMAX", -1)
+    for number in range(low, high + 1):
+        found[number] = "SIGRTMIN" if number == low else f"SIGRTMIN+{number - low}"
+    return found
+
+
+SIGNALS = _fatal_signals()
 _replied = [-1]  # exit status of the reply already printed; -1 while there is none
 _child = [0]  # the supervised child answering the event, 0 when there is none
 
@@ -179,17 +239,25 @@ _child = [0]  # the supervised child answering the event, 0 when there is none
 def _on_signal(signum: int, frame: object) -> None:
     if _replied[0] >= 0:
         posix._exit(_replied[0] & 0xFF)
+    _kill_child()
+    name = SIGNALS.get(signum, f"signal {signum}")
+    _deny(f"the hook process got {name} before it could decide")
+
+
+def _kill_child() -> None:
     if _child[0] > 0:  # it must not print an answer after this process said "blocked"
         try:  # noqa: SIM105  (no contextlib: startup modules only, test_daemon.py)
             posix.kill(_child[0], _signal.SIGKILL)
         except OSError:
             pass
-    name = SIGNALS.get(signum, "SIGALRM" if signum == _signal.SIGALRM else str(signum))
+
+
+def _deny(cause: str) -> "NoReturn":
+    """Say why on stderr and exit 2: a block in every host."""
     try:  # noqa: SIM105  (no contextlib: startup modules only, test_daemon.py)
         posix.write(
             2,
-            f"Tether could not check this call, so it is denied (fail closed): the hook process "
-            f"got {name} before it could decide.\n".encode(),
+            f"Tether could not check this call, so it is denied (fail closed): {cause}.\n".encode(),
         )
     except OSError:
         pass
@@ -197,9 +265,65 @@ def _on_signal(signum: int, frame: object) -> None:
 
 
 def catch_signals() -> None:
-    """Make SIGTERM/SIGHUP/SIGINT/SIGPIPE block the call instead of letting it run."""
+    """Make every signal that would end this process block the call instead."""
     for signum in SIGNALS:
-        _signal.signal(signum, _on_signal)
+        try:  # noqa: SIM105  (no contextlib: startup modules only, test_daemon.py)
+            _signal.signal(signum, _on_signal)
+        except (OSError, ValueError):  # one the platform reserves
+            pass
+
+
+def stdin_deadline(environ: "dict[bytes, bytes] | None" = None) -> int:
+    """Return the seconds the host has to send the whole event (``tether hook``'s deadline).
+
+    ``TETHER_HOOKS__DEADLINE`` as the runner reads it before the config: 15 s by default,
+    at most 25 s, under the 30 s the hosts are told to wait.
+    """
+    env = posix.environ if environ is None else environ
+    try:
+        value = float(env.get(b"TETHER_HOOKS__DEADLINE", b"") or DEFAULT_DEADLINE)
+    except ValueError:
+        value = DEFAULT_DEADLINE
+    if value <= 0:
+        value = DEFAULT_DEADLINE
+    return max(1, int(min(value, MAX_DEADLINE) + 0.999))
+
+
+def reply_timeout(environ: "dict[bytes, bytes] | None" = None) -> float:
+    """Return how long to wait for the daemon's reply.
+
+    ``REPLY_TIMEOUT`` (above any ``hooks.deadline`` a config file may set), or, when
+    ``TETHER_HOOKS__DEADLINE`` sets the runner's deadline for this call, 3 s more than it.
+    """
+    env = posix.environ if environ is None else environ
+    if not env.get(b"TETHER_HOOKS__DEADLINE"):
+        return REPLY_TIMEOUT
+    return min(REPLY_TIMEOUT, stdin_deadline(env) + 3.0)
+
+
+def _stdin_expired(signum: int, frame: object) -> None:
+    if _signal.alarm(0) > 0:  # our alarm is still pending: someone else sent SIGALRM
+        _on_signal(signum, frame)
+    _deny(f"the host did not finish sending the event within {_stdin_limit[0]} s")
+
+
+_stdin_limit = [0]
+
+
+def read_event() -> bytes:
+    """Read the event from stdin, at most until the deadline (then the call is denied).
+
+    A host that never closes stdin would otherwise hold this process until the host's own
+    timeout, which every host treats as "allow".
+    """
+    _stdin_limit[0] = stdin_deadline()
+    _signal.signal(_signal.SIGALRM, _stdin_expired)
+    _signal.alarm(_stdin_limit[0])
+    try:
+        return sys.stdin.buffer.read(MAX_INPUT + 1)
+    finally:
+        _signal.alarm(0)
+        _signal.signal(_signal.SIGALRM, _on_signal)
 
 
 def environment() -> list[bytes]:
@@ -208,10 +332,16 @@ def environment() -> list[bytes]:
 
 
 def main(argv: list[str]) -> int:
-    """Answer one hook event for the host named in ``argv[1]``; return the exit status."""
+    """Answer one hook event for the host named in ``argv[1]``; return the exit status.
+
+    ``HOST --managed SOCKET`` (what ``tether install --managed`` writes into the hosts'
+    managed settings) asks only the system daemon on SOCKET: see :func:`managed`.
+    """
     host = argv[1] if len(argv) > 1 else ""
     catch_signals()
-    payload = sys.stdin.buffer.read(MAX_INPUT + 1)
+    payload = read_event()
+    if len(argv) > 3 and argv[2] == "--managed":
+        return managed(host, payload, argv[3])
     hook_file = here()
     path = socket_path(hook_file)
     folder = path.rpartition("/")[0]
@@ -220,12 +350,16 @@ def main(argv: list[str]) -> int:
             cwd = posix.getcwd().encode("utf-8", "surrogateescape")
         except OSError:
             cwd = b""
-        fields = [host.encode(), cwd, *environment()]
+        # When this process gives up on the daemon (then it blocks the call): a daemon that
+        # reads the event later (it was stopped, or swamped) must not judge and count it.
+        waits = reply_timeout()
+        gives_up = time.monotonic() + waits
+        fields = [host.encode(), cwd, b"%s=%.3f" % (DEADLINE_FIELD, gives_up), *environment()]
         try:
-            reply = ask(path, request("hook", fields, payload))
+            reply = ask(path, request("hook", fields, payload), waits)
         except TimeoutError:
             sys.stderr.write(
-                f"tether: the daemon did not answer within {REPLY_TIMEOUT:g} s; "
+                f"tether: the daemon did not answer within {waits:g} s; "
                 "blocking this call (see `tether daemon status`)\n"
             )
             return 2
@@ -238,6 +372,88 @@ def main(argv: list[str]) -> int:
             _replied[0] = code
             return code
     return in_process(host, payload, hook_file, path)
+
+
+# What the managed daemon reads of the caller's environment: where its files are, to judge
+# paths. Never TETHER_*: in a managed install the configuration is the administrator's.
+MANAGED_ENV_PREFIXES = (b"XDG_", b"HOME", b"CODEX_HOME", b"CLAUDE_", b"GEMINI_")
+
+
+def managed(host: str, payload: bytes, path: str) -> int:
+    """Relay the event to the managed (system) daemon on ``path``; block when that cannot be.
+
+    The socket must sit in a folder only root can change (every folder above it too), and
+    the process listening on it must run as the uid that owns the socket file (the daemon's
+    own user, which only root could have put there): the kernel says who listens
+    (``SO_PEERCRED``), so a process of the user's cannot pose as the daemon. There is no
+    in-process answer and no daemon started here: this process runs as the user, who can
+    read neither the managed state nor change the managed config. Every failure is a block.
+    """
+    owner, problem = managed_socket(path)
+    if problem is not None:
+        _deny(f"the managed Tether daemon's socket cannot be trusted: {problem}")
+    if len(payload) > MAX_INPUT:
+        _deny(f"the event is larger than {MAX_INPUT} bytes")
+    try:
+        cwd = posix.getcwd().encode("utf-8", "surrogateescape")
+    except OSError:
+        cwd = b""
+    gives_up = time.monotonic() + REPLY_TIMEOUT
+    env = [k + b"=" + v for k, v in posix.environ.items() if k.startswith(MANAGED_ENV_PREFIXES)]
+    fields = [host.encode(), cwd, b"%s=%.3f" % (DEADLINE_FIELD, gives_up), *env]
+    try:
+        reply = ask(path, request("hook", fields, payload), REPLY_TIMEOUT, owner)
+    except TimeoutError:
+        _deny(f"the managed Tether daemon did not answer within {REPLY_TIMEOUT:g} s")
+    except NotTheDaemon as exc:
+        _deny(f"not asking the process on the managed socket ({exc})")
+    if reply is None:
+        _deny(
+            f"the managed Tether daemon is not running ({path}); start it: "
+            "systemctl start tether (see `tether doctor`)"
+        )
+    code, out, err = reply
+    sys.stdout.buffer.write(out)
+    sys.stdout.buffer.flush()
+    sys.stderr.buffer.write(err)
+    sys.stderr.buffer.flush()
+    _replied[0] = code
+    return code
+
+
+def managed_socket(path: str) -> "tuple[int, str | None]":
+    """Return (the socket file's owner, None), or (-1, why the socket cannot be trusted).
+
+    Every folder from the socket's up to ``/`` must be root's and closed to others' writes
+    (a sticky folder such as ``/tmp`` above it is allowed: others cannot rename what is in it);
+    the socket's own folder must be closed to others without exception.
+    """
+    if not path.startswith("/"):
+        return -1, f"{path} is not an absolute path"
+    folder = path.rpartition("/")[0] or "/"
+    current = folder
+    while True:
+        try:
+            st = posix.lstat(current)
+        except OSError as exc:
+            return -1, f"{current}: {exc.strerror or exc}"
+        if st.st_mode & 0o170000 != 0o040000:
+            return -1, f"{current} is not a directory"
+        if st.st_uid != 0:
+            return -1, f"{current} belongs to uid {st.st_uid}, not to root"
+        open_to_others = st.st_mode & 0o022
+        if open_to_others and (current == folder or not st.st_mode & 0o1000):
+            return -1, f"{current} has mode {st.st_mode & 0o7777:o}: others may change it"
+        if current == "/":
+            break
+        current = current.rpartition("/")[0] or "/"
+    try:
+        st = posix.lstat(path)
+    except OSError as exc:
+        return -1, f"{path}: {exc.strerror or exc} (is the daemon running? systemctl start tether)"
+    if st.st_mode & 0o170000 != 0o140000:
+        return -1, f"{path} is not a socket"
+    return st.st_uid, None
 
 
 def in_process(host: str, payload: bytes, hook_file: str, path: str) -> int:
@@ -315,7 +531,7 @@ def supervised(answer: "Callable[[], int]", finish: "Callable[[int], None]") -> 
             posix._exit(status & 0xFF)
     posix.close(write_end)
     _child[0] = pid
-    _signal.signal(_signal.SIGALRM, _on_signal)
+    _signal.signal(_signal.SIGALRM, _reply_expired)
     _signal.alarm(int(REPLY_TIMEOUT))
     said = b""
     while True:
@@ -338,6 +554,15 @@ def supervised(answer: "Callable[[], int]", finish: "Callable[[int], None]") -> 
     return 2
 
 
+def _reply_expired(signum: int, frame: object) -> None:
+    if _signal.alarm(0) > 0:  # our alarm is still pending: someone else sent SIGALRM
+        _on_signal(signum, frame)
+    if _replied[0] >= 0:
+        posix._exit(_replied[0] & 0xFF)
+    _kill_child()
+    _deny(f"no decision within {REPLY_TIMEOUT:g} s")
+
+
 def _death(wait_status: int) -> str:
     """Say how a child ended, from its ``waitpid`` status (``was killed by SIGSEGV``)."""
     if posix.WIFSIGNALED(wait_status):
@@ -352,8 +577,6 @@ def start_daemon(root: str, path: str) -> None:
     folder = path.rpartition("/")[0]
     marker = path + ".start"
     try:
-        import time
-
         if dir_problem(folder) is not None:
             make_dir(folder)
             if dir_problem(folder) is not None:

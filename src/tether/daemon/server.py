@@ -48,10 +48,59 @@ BACKLOG = 128
 # Connections answered at once, each on its own thread.
 MAX_CONNECTIONS = max(1, int(os.environ.get("TETHER_DAEMON_MAX_CONNECTIONS", "64")))
 REFUSED_EXIT = 2  # a peer of another uid: a block on every host
+REPLY_MARGIN = 0.5  # seconds: a reply must reach the hook before it stops waiting
+DEADLINE_ENV = "TETHER_HOOKS__DEADLINE"
 
 
 class DaemonError(TetherError):
     """The daemon cannot run here (its socket directory is unusable, …)."""
+
+
+class Managed:
+    """What a managed (system) daemon does differently: see ``tether.daemon.managed``.
+
+    It answers every local uid, keeping each uid's sessions apart; reads its configuration and
+    state with ``environ`` (the administrator's files, owned by root and the daemon's user),
+    and of a caller's environment only where the caller's files are (to judge paths), never
+    its ``TETHER_*`` settings; only root may stop it.
+    """
+
+    def __init__(self, environ: Mapping[str, str]) -> None:
+        self.environ = dict(environ)
+
+
+class UidStore:
+    """One store seen by one uid: its session ids are kept apart from every other uid's."""
+
+    def __init__(self, store: Any, uid: int) -> None:
+        self._store = store
+        self._prefix = f"uid{uid}/"
+
+    def load(self, session_id: str) -> Any:
+        """Return this uid's session state."""
+        return self._store.load(self._prefix + session_id)
+
+    def update(self, session_id: str, fn: Any) -> Any:
+        """Update this uid's session atomically."""
+        return self._store.update(self._prefix + session_id, fn)
+
+    def delete(self, session_id: str) -> bool:
+        """Forget this uid's session."""
+        return bool(self._store.delete(self._prefix + session_id))
+
+    def sessions(self) -> list[Any]:
+        """Return this uid's sessions."""
+        from tether.store import SessionInfo
+
+        n = len(self._prefix)
+        return [
+            SessionInfo(s.session_id[n:], s.updated, s.size)
+            for s in self._store.sessions()
+            if s.session_id.startswith(self._prefix)
+        ]
+
+    def close(self) -> None:
+        """Leave the shared store open (the daemon closes it)."""
 
 
 def prepare_dir(folder: str) -> None:
@@ -91,12 +140,15 @@ class Daemon:
         idle: float = IDLE_SECONDS,
         max_connections: int = MAX_CONNECTIONS,
         owner: int | None = None,
+        managed: Managed | None = None,
     ) -> None:
         self.path = path
         self.owner = os.getuid() if owner is None else owner  # the only uid answered
+        self.managed = managed  # a system daemon: every uid answered, each apart
         self._slots = threading.BoundedSemaphore(max_connections)
         self.refused = 0  # connections from another uid
         self.busy = 0  # connections beyond max_connections, handed back to their client
+        self.expired = 0  # events read after their hook stopped waiting: never judged
         self.root = root
         self.idle = idle
         self.started = time.time()
@@ -119,6 +171,13 @@ class Daemon:
             return version("tether")
         except PackageNotFoundError:
             return "unknown"
+
+    def adopt(self, listener: socket.socket, lockfile: int) -> None:
+        """Serve on a socket made elsewhere (the managed daemon binds as root, then drops)."""
+        self._lockfile = lockfile
+        self._inode = os.stat(self.path).st_ino
+        listener.settimeout(1.0)
+        self._listener = listener
 
     def bind(self) -> bool:
         """Take the lock and the socket; return False when another daemon holds them."""
@@ -174,7 +233,10 @@ class Daemon:
                 self._turn_away(conn, REFUSED_EXIT, problem)
                 continue
             if not self._slots.acquire(blocking=False):
-                self._turn_away(conn, wire.RETRY_EXIT, "")
+                # A managed daemon's hook cannot answer the event itself: over the cap, a block.
+                code = REFUSED_EXIT if self.managed else wire.RETRY_EXIT
+                reason = "too many calls at once" if self.managed else ""
+                self._turn_away(conn, code, reason)
                 continue
             threading.Thread(target=self._handle_in_slot, args=(conn,), daemon=True).start()
         self.close()
@@ -189,6 +251,8 @@ class Daemon:
             pid, uid, _ = struct.unpack("3i", raw)
         except OSError as exc:
             return f"cannot read the caller's credentials ({exc})"
+        if self.managed is not None:
+            return None  # every local user; each uid's sessions are its own (UidStore)
         if uid != self.owner:
             return (
                 f"refused a connection from uid {uid} (pid {pid}): this daemon answers uid "
@@ -218,6 +282,18 @@ class Daemon:
             self.handle(conn)
         finally:
             self._slots.release()
+
+    @staticmethod
+    def caller_uid(conn: socket.socket) -> int:
+        """Return the uid of the process at the other end of ``conn`` (-1 when unknown)."""
+        option = getattr(socket, "SO_PEERCRED", None)
+        if option is None:
+            return -1
+        try:
+            raw = conn.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i"))
+        except OSError:
+            return -1
+        return int(struct.unpack("3i", raw)[1])
 
     def _still_ours(self) -> bool:
         # The socket file removed (its folder cleaned up, a test's temporary home deleted):
@@ -277,8 +353,11 @@ class Daemon:
             "served": self.served,
             "refused": self.refused,
             "busy": self.busy,
+            "expired": self.expired,
             "idle_timeout": self.idle,
             "python": sys.executable,
+            "mode": "managed" if self.managed else "user",
+            "uid": os.getuid(),
         }
 
     # -- one connection ------------------------------------------------------------------
@@ -291,6 +370,9 @@ class Daemon:
             if kind == "status":
                 send(conn, 0, json.dumps(self.status()).encode(), b"")
             elif kind == "stop":
+                if self.managed is not None and self.caller_uid(conn) != 0:
+                    send(conn, REFUSED_EXIT, b"", b"only root stops the managed daemon\n")
+                    return
                 send(conn, 0, b"stopping\n", b"")
                 self.stop()
             elif kind == "hook":
@@ -314,18 +396,48 @@ class Daemon:
             send(conn, wire.RETRY_EXIT, b"", b"")
             self.stop()
             return
-        from tether.hosts.runner import run_hook
+        from tether.hosts.runner import initial_deadline, run_hook
 
         host = fields[0].decode() if fields else ""
         cwd = fields[1].decode("utf-8", "surrogateescape") if len(fields) > 1 else ""
-        environ = dict(os.environ)
-        prefixes = tuple(p.decode() for p in wire.ENV_PREFIXES)
-        for key in [k for k in environ if k.startswith(prefixes)]:
-            del environ[key]  # the caller's view of these, not the daemon's
-        for entry in fields[2:]:
+        gives_up, entries = client_deadline(fields[2:])
+        left = gives_up - time.monotonic() - REPLY_MARGIN if gives_up is not None else None
+        if left is not None and left <= 0:
+            # The hook gave up on this event (and blocked the call) while it waited in the
+            # queue (this daemon stopped or swamped): the call never ran, so it is neither
+            # judged nor counted. The reply, if anyone still reads it, is a block.
+            with self._lock:
+                self.expired += 1
+            send(conn, REFUSED_EXIT, b"", b"tether daemon: the event came too late; blocked\n")
+            return
+        caller: dict[str, str] = {}
+        for entry in entries:
             key, _, value = entry.decode("utf-8", "surrogateescape").partition("=")
-            environ[key] = value
+            caller[key] = value
+        agent: dict[str, str] | None = None
+        stores: Callable[[Any, Mapping[str, str] | None], Any] = self.store
+        if self.managed is not None:
+            # The administrator's config and state; of the caller's environment only where
+            # its files are (for the self-protection rules), never its TETHER_* settings.
+            environ = dict(self.managed.environ)
+            managed_prefixes = tuple(p.decode() for p in wire.MANAGED_ENV_PREFIXES)
+            agent = {k: v for k, v in caller.items() if k.startswith(managed_prefixes)}
+            agent["PWD"] = cwd
+            uid = self.caller_uid(conn)
+
+            def stores(config: Any, env: Mapping[str, str] | None) -> Any:
+                return UidStore(self.store(config, env), uid)
+        else:
+            environ = dict(os.environ)
+            prefixes = tuple(p.decode() for p in wire.ENV_PREFIXES)
+            for key in [k for k in environ if k.startswith(prefixes)]:
+                del environ[key]  # the caller's view of these, not the daemon's
+            environ.update(caller)
         environ["PWD"] = cwd
+        if left is not None and left < initial_deadline(environ):
+            # Less time left than the runner's deadline: deny at the hook's own deadline,
+            # not after the hook stopped listening.
+            environ[DEADLINE_ENV] = f"{max(left, 0.1):.3f}"
         out, err = io.StringIO(), io.StringIO()
         sent = threading.Lock()
 
@@ -340,11 +452,22 @@ class Daemon:
             stderr=err,
             environ=environ,
             exit_on_deadline=reply,  # the watchdog's deny goes out at once
-            stores=self.store,
+            stores=stores,
+            agent_environ=agent,
         )
         reply(code)
         with self._lock:
             self.served += 1
+
+
+def client_deadline(fields: list[bytes]) -> tuple[float | None, list[bytes]]:
+    """Return when the hook stops waiting (its monotonic clock) and the environment entries."""
+    if fields and fields[0].startswith(wire.DEADLINE_FIELD + b"="):
+        try:
+            return float(fields[0].partition(b"=")[2]), fields[1:]
+        except ValueError:
+            return None, fields[1:]
+    return None, fields
 
 
 def read_request(conn: socket.socket) -> tuple[str, list[bytes], bytes]:

@@ -58,10 +58,11 @@ def parse(payload: object) -> HookEvent:
     cwd = optional_str(data, "cwd")
     kind = _KINDS.get(name, Kind.OTHER)
     if kind in (Kind.PRE, Kind.POST):
+        tool = field_str(data, "tool_name", HOST)
         call = ToolCall(
             session_id=session_id,
-            tool=field_str(data, "tool_name", HOST),
-            args=field_object(data, "tool_input", HOST),
+            tool=tool,
+            args=in_directory(tool, field_object(data, "tool_input", HOST)),
             time=time.time(),
         )
         if kind is Kind.PRE:
@@ -70,6 +71,29 @@ def parse(payload: object) -> HookEvent:
         return HookEvent(kind, name, session_id, result=result, cwd=cwd)
     text = data.get(_TEXT[kind]) if kind in _TEXT else None
     return HookEvent(kind, name, session_id, text=text if isinstance(text, str) else "", cwd=cwd)
+
+
+SHELL_TOOL = "run_shell_command"
+_DIRECTORY_ARGS = ("dir_path", "directory")  # the current name, and the one before it
+
+
+def in_directory(tool: str, args: dict[str, Any]) -> dict[str, Any]:
+    """Return ``args`` of a shell call with its command as run: in the directory it names.
+
+    ``run_shell_command`` runs ``command`` in ``dir_path`` (relative to the project root, or
+    absolute), not in the event's ``cwd``: ``rm -rf etc`` with ``dir_path: "/"`` deletes
+    ``/etc``. So the command every judge reads is ``cd -- DIR`` and then the command, which
+    the rules follow as they follow any ``cd``.
+    """
+    command = args.get("command")
+    if tool != SHELL_TOOL or not isinstance(command, str):
+        return args
+    for key in _DIRECTORY_ARGS:
+        folder = args.get(key)
+        if isinstance(folder, str) and folder.strip() not in ("", "."):
+            quoted = "'" + folder.replace("'", "'\\''") + "'"
+            return {**args, "command": f"cd -- {quoted}\n{command}"}
+    return args
 
 
 # What Gemini CLI writes into a shell result: the exit code, and lines new on every call

@@ -1,10 +1,14 @@
 """Turn a signal that would end a hook process into the host's deny, printed before it exits.
 
 A host that sends SIGTERM, SIGHUP or SIGINT to a hook (its own shutdown, a closed terminal,
-Ctrl-C), or a SIGPIPE, would otherwise get no reply and a status of 128 + N, which Claude Code,
-Codex and Gemini CLI all treat as a non-blocking error: the call runs. While a ``Interrupts``
-is armed those signals instead make a thread call ``fire(signum)``, which prints the host's
-deny and ends the process with the status the host treats as blocking.
+Ctrl-C), a SIGPIPE, or any other signal whose default action ends a process (SIGQUIT,
+SIGUSR1/2, SIGALRM, SIGXCPU, SIGVTALRM, SIGPROF, SIGIO, SIGPWR, SIGSYS, the real-time
+signals: the list in :data:`tether.daemon.hook.SIGNALS`) would otherwise get no reply and a
+status of 128 + N, which Claude Code, Codex and Gemini CLI all treat as a non-blocking error:
+the call runs. While a ``Interrupts`` is armed those signals instead make a thread call
+``fire(signum)``, which prints the host's deny and ends the process with the status the host
+treats as blocking. The hardware faults (SIGSEGV, SIGBUS, SIGFPE, SIGILL) keep their default:
+see ``tether.daemon.hook``.
 
 The signal is seen by a thread reading the interpreter's wakeup file descriptor, not by the
 Python-level handler: that handler only runs on the main thread between bytecodes, so a main
@@ -23,10 +27,11 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-NAMES = {"SIGTERM": 15, "SIGHUP": 1, "SIGINT": 2, "SIGPIPE": 13}  # numbers as on Linux and macOS
-SIGNALS: dict[int, str] = {
-    getattr(_signal, name, number): name for name, number in NAMES.items() if hasattr(_signal, name)
-}
+from tether.cli import _hook_entry
+
+# One list for both hook entries: daemon/hook.py's, loaded without the daemon package (json,
+# dataclasses) the way `tether hook` loads it.
+SIGNALS: dict[int, str] = _hook_entry().SIGNALS
 
 
 def _ignore(signum: int, frame: object) -> None:
@@ -34,7 +39,7 @@ def _ignore(signum: int, frame: object) -> None:
 
 
 class Interrupts:
-    """While armed, SIGTERM/SIGHUP/SIGINT/SIGPIPE call ``fire(signum)`` on a thread."""
+    """While armed, every signal in ``SIGNALS`` calls ``fire(signum)`` on a thread."""
 
     def __init__(self, fire: Callable[[int], None]) -> None:
         self._fire = fire
@@ -44,7 +49,8 @@ class Interrupts:
         os.set_blocking(self._write, False)
         self._old_fd = _signal.set_wakeup_fd(self._write, warn_on_full_buffer=False)
         for signum in SIGNALS:
-            self._previous[signum] = _signal.signal(signum, _ignore)
+            with contextlib.suppress(OSError, ValueError):  # one the platform reserves
+                self._previous[signum] = _signal.signal(signum, _ignore)
         self._thread = threading.Thread(target=self._run, name="tether-signals", daemon=True)
         self._thread.start()
 

@@ -127,6 +127,7 @@ def run_hook(
     exit_on_deadline: Callable[[int], None] = os._exit,
     hold_signals: bool = False,
     stores: StoreSource | None = None,
+    agent_environ: Mapping[str, str] | None = None,
 ) -> int:
     """Answer one hook event from ``stdin`` for ``host``; return the exit status to use.
 
@@ -135,7 +136,9 @@ def run_hook(
     caught after the return, for a caller that exits right away: a signal during its teardown
     then still exits with the printed reply's status rather than 128 + N. ``stores`` gives a
     long-lived process (the daemon) its open stores; by default each event opens the
-    configured store and closes it.
+    configured store and closes it. ``agent_environ`` is the environment of the agent whose
+    call is judged, when it is not the one the config and store are read with (the managed
+    daemon: the administrator's config, the caller's home and folders).
     """
     from tether.hosts.interrupts import SIGNALS, Interrupts
 
@@ -156,7 +159,7 @@ def run_hook(
     interrupts = Interrupts.arm(on_signal)
     watchdog = Watchdog(initial_deadline(env), on_deadline)
     try:
-        reply = _answer(ad, stdin or sys.stdin.buffer, env, seen, watchdog, stores)
+        reply = _answer(ad, stdin or sys.stdin.buffer, env, seen, watchdog, stores, agent_environ)
     except BaseException as exc:  # fail closed on everything, even SystemExit from a library
         reply = ad.render_failure(seen["event"], describe(exc))
     watchdog.stop()
@@ -180,6 +183,7 @@ def _answer(
     seen: dict[str, str | None],
     watchdog: Watchdog,
     stores: StoreSource | None = None,
+    agent_environ: Mapping[str, str] | None = None,
 ) -> Reply:
     raw = stream.read(MAX_INPUT + 1)
     if len(raw) > MAX_INPUT:
@@ -197,7 +201,14 @@ def _answer(
     deadline = config.get("hooks.deadline")
     if isinstance(deadline, int | float) and not isinstance(deadline, bool) and deadline > 0:
         watchdog.set_deadline(min(float(deadline), MAX_DEADLINE))
-    decision = decide(event, config, unattended=not ad.CAN_ASK, environ=environ, stores=stores)
+    decision = decide(
+        event,
+        config,
+        unattended=not ad.CAN_ASK,
+        environ=environ,
+        stores=stores,
+        agent_environ=agent_environ,
+    )
     return render(ad, event, decision, config, environ)
 
 
@@ -239,26 +250,41 @@ def decide(
     unattended: bool,
     environ: Mapping[str, str] | None = None,
     stores: StoreSource | None = None,
+    agent_environ: Mapping[str, str] | None = None,
 ) -> Decision:
     """Feed ``event`` to a Guard backed by the configured store; return its decision."""
+    judged = environ if agent_environ is None else agent_environ
     if stores is not None:
-        return dispatch(hook_guard(config, stores(config, environ), unattended), event)
+        return dispatch(hook_guard(config, stores(config, environ), unattended, judged), event)
     from tether.store.open import open_store
 
     store = open_store(config, environ=environ)
     try:
-        return dispatch(hook_guard(config, store, unattended), event)
+        return dispatch(hook_guard(config, store, unattended, judged), event)
     finally:
         store.close()
 
 
-def hook_guard(config: Any, store: Any, unattended: bool) -> Any:
-    """Return the Guard a hook event is judged by, over ``store`` (hook processes, sidecar)."""
+def hook_guard(
+    config: Any, store: Any, unattended: bool, environ: Mapping[str, str] | None = None
+) -> Any:
+    """Return the Guard a hook event is judged by, over ``store`` (hook processes, sidecar).
+
+    ``environ`` is the environment of the host that sent the event (the daemon and the sidecar
+    judge events from processes other than themselves): the self-protection rules read it.
+    """
     from tether.guard import Guard
 
     # A hook host shows the model one message per call and may not stop the agent: hold a
     # warning until the result, and keep refusing calls after a halt until the user speaks.
-    return Guard(config, store, unattended=unattended, sticky_halt=True, hold_warnings=True)
+    return Guard(
+        config,
+        store,
+        unattended=unattended,
+        sticky_halt=True,
+        hold_warnings=True,
+        environ=os.environ if environ is None else environ,
+    )
 
 
 def dispatch(guard: Any, event: HookEvent) -> Decision:

@@ -22,7 +22,9 @@ from tether.quoting import clip
 
 ERROR_CODE = "tether-error"
 # Arguments that, named in a tool's input schema, hold a shell command.
-COMMAND_ARGS: tuple[str, ...] = ("command", "cmd", "script")
+COMMAND_ARGS: tuple[str, ...] = (
+    "command", "cmd", "script", "cmdline", "command_line", "commandLine", "shell_command",
+)  # fmt: skip
 # Inside a framework run no one can answer a prompt: ask (and above) refuses the call.
 REFUSE_AT = Action.ASK
 

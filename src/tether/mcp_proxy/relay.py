@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import subprocess
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import IO, Any
 
@@ -39,6 +40,49 @@ EXIT_CODES = {EXIT_OK: "client closed", EXIT_START: "upstream did not start", EX
 
 UPSTREAM_ERROR = -32000  # JSON-RPC server error: the upstream is gone
 PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+INTERNAL_ERROR = -32603
+# The longest message line read, either way (the hook's own input cap); a longer line is
+# skipped, never held in memory, and its request, when its id can be read, answered.
+MAX_LINE = 32 * 1024 * 1024
+_ID_AT_START = re.compile(rb'"id"\s*:\s*("(?:[^"\\]|\\.){0,200}"|-?\d{1,20})')
+
+
+def valid_id(rid: Any) -> bool:
+    """Return whether ``rid`` is a request id MCP allows: a string or a number, never null."""
+    return isinstance(rid, str | int | float) and not isinstance(rid, bool)
+
+
+def lines(stream: IO[bytes], limit: int = MAX_LINE) -> Iterator[tuple[bytes | None, bytes]]:
+    """Yield each line of ``stream`` (None for one longer than ``limit``) and its first bytes.
+
+    A line over the limit is read on in chunks and dropped, so memory stays bounded whatever
+    the peer sends.
+    """
+    while True:
+        line = stream.readline(limit + 1)
+        if not line:
+            return
+        if len(line) > limit and not line.endswith(b"\n"):
+            head = line[:4096]
+            while True:
+                more = stream.readline(1 << 20)
+                if not more or more.endswith(b"\n"):
+                    break
+            yield None, head
+            continue
+        yield line, line[:4096]
+
+
+def id_in(head: bytes) -> Any:
+    """Return the request id written near the start of a message, else None (best effort)."""
+    found = _ID_AT_START.search(head)
+    if found is None:
+        return None
+    try:
+        return json.loads(found.group(1))
+    except ValueError:
+        return None
 
 
 class Relay:
@@ -160,33 +204,60 @@ class Relay:
     # -- client -> upstream --------------------------------------------------------------------
 
     def _read_client(self) -> None:
-        for line in self.client_in:
+        for line, head in lines(self.client_in):
             if self._ending:
                 return
+            if line is None:
+                self._refuse(id_in(head), f"the message is longer than {MAX_LINE} bytes")
+                continue
             if not line.strip():
                 continue
             try:
                 message = json.loads(line)
-            except ValueError as exc:
-                error = {"code": PARSE_ERROR, "message": f"not JSON: {exc}"}
+            except (ValueError, RecursionError) as exc:  # 100,000-deep nesting too
+                error = {"code": PARSE_ERROR, "message": f"not JSON: {type(exc).__name__}"}
                 self._to_client({"jsonrpc": "2.0", "id": None, "error": error})
                 continue
             for item in message if isinstance(message, list) else [message]:
-                self._from_client(item)
+                try:
+                    self._from_client(item)
+                except Exception as exc:  # never let one message end the session
+                    rid = item.get("id") if isinstance(item, dict) else None
+                    self._refuse(rid, f"Tether could not handle it ({type(exc).__name__})")
         self._finish(EXIT_OK, None)  # the client closed the session
+
+    def _refuse(self, rid: Any, why: str, code: int = INVALID_REQUEST) -> None:
+        """Answer a request that is not passed on with a JSON-RPC error (id null if unusable)."""
+        error = {"code": code, "message": f"Tether refused this request: {why}"}
+        self._to_client({"jsonrpc": "2.0", "id": rid if valid_id(rid) else None, "error": error})
 
     def _from_client(self, message: Any) -> None:
         if not isinstance(message, dict):
+            self._refuse(None, "a JSON-RPC message is an object")
+            return
+        method = message.get("method")
+        if method is None:  # an answer to the upstream's own request (sampling, roots …)
             self._to_upstream(message)
             return
-        method, rid = message.get("method"), message.get("id")
-        if method is None or rid is None:  # a notification, or an answer to the upstream
+        if "id" not in message:  # a notification: no answer is expected
+            if method == "tools/call":
+                # A call sent as a notification still runs upstream: never pass it unjudged,
+                # and there is nobody to tell.
+                self._say("refused a tools/call sent without an id (never passed on)")
+                return
             self._to_upstream(message)
             if method == "notifications/initialized":
                 self._relist()
             return
+        rid = message["id"]
+        if not valid_id(rid):
+            self._refuse(None, f"its id must be a string or a number, got {json.dumps(rid)[:40]}")
+            return
+        if not isinstance(method, str):
+            self._refuse(rid, "its method must be a string")
+            return
         with self._lock:
-            self._waiting[rid] = str(method)
+            self._waiting[rid] = method
             if method == "tools/list":
                 self._lists.add(rid)
         if method == "initialize":  # the clock for a silent upstream starts now
@@ -194,9 +265,24 @@ class Relay:
             timer.daemon = True
             timer.start()
         if method == "tools/call":
-            self._guard.submit(self._judge_call, message)
+            self._guard.submit(self._judged_call, message)
         else:
             self._to_upstream(message)
+
+    def _judged_call(self, message: dict[str, Any]) -> None:
+        """Judge a call on a guard thread; any error there refuses it (never passes it on)."""
+        try:
+            self._judge_call(message)
+        except Exception as exc:
+            rid = message["id"]
+            with self._lock:
+                self._waiting.pop(rid, None)
+                self._calls.pop(rid, None)
+            text = (
+                f"Tether could not check this call ({type(exc).__name__}: {exc}), so it is "
+                "refused (fail closed)."
+            )
+            self._to_client({"jsonrpc": "2.0", "id": rid, "result": error_result(text)})
 
     def _judge_call(self, message: dict[str, Any]) -> None:
         rid = message["id"]
@@ -226,17 +312,39 @@ class Relay:
     def _read_upstream(self) -> None:
         proc = self.upstream
         assert proc is not None and proc.stdout is not None
-        for line in proc.stdout:
+        for line, head in lines(proc.stdout):
+            if line is None:
+                self._oversized_answer(id_in(head))
+                continue
             if not line.strip():
                 continue
             try:
                 message = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):
                 continue  # not a message: a chatty server's stray output
             for item in message if isinstance(message, list) else [message]:
-                self._from_upstream(item)
+                try:
+                    self._from_upstream(item)
+                except Exception as exc:  # one bad message must not end the session
+                    self._say(f"dropped a message from the upstream ({type(exc).__name__})")
         code = EXIT_LOST if self._initialized.is_set() else EXIT_START
         self._finish(code, self._exit_cause())
+
+    def _oversized_answer(self, rid: Any) -> None:
+        """Answer the request whose reply was too long to read (when its id could be read)."""
+        cause = f"the upstream's answer is longer than {MAX_LINE} bytes"
+        self._say(f"dropped an answer from the upstream: {cause}")
+        if not valid_id(rid):
+            return
+        with self._lock:
+            method = self._waiting.pop(rid, None)
+            pending = self._calls.pop(rid, None)
+            self._lists.discard(rid)
+        if pending is not None:
+            self._to_client({"jsonrpc": "2.0", "id": rid, "result": self._lost(pending, cause)})
+        elif method is not None:
+            error = {"code": INTERNAL_ERROR, "message": f"{cause} (while answering {method})"}
+            self._to_client({"jsonrpc": "2.0", "id": rid, "error": error})
 
     def _from_upstream(self, message: Any) -> None:
         if not isinstance(message, dict) or "method" in message or "id" not in message:
@@ -247,6 +355,9 @@ class Relay:
                 self._relist()
             return
         rid = message["id"]
+        if not valid_id(rid):
+            self._to_client(message)  # not an answer to anything the client asked
+            return
         with self._lock:
             own = self._own.pop(rid, None) if isinstance(rid, str) else None
         if own is not None:

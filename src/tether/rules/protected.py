@@ -4,10 +4,15 @@ One predicate for every tool that can touch a file: the shell rules (DG605), the
 tools and MCP filesystem tools (:mod:`tether.rules.file_tools`). Whole directories are covered
 (Tether's config, state and cache directories), so files added later there (trust records, a
 cache key) are covered without a new entry. Pure string work over the path's text: nothing is
-read from disk. ``environ`` adds the places a user moved things to (``$XDG_*_HOME``,
-``$CODEX_HOME``, ``$TETHER_CONFIG``, the real ``$HOME``), and :func:`configured` the ones the
-effective config names (a ``store.path`` anywhere, a Redis ``store.key_prefix``) for the
-duration of one judgement.
+read from disk. The environment adds the places a user moved things to (``$XDG_*_HOME``,
+``$XDG_RUNTIME_DIR``, ``$CODEX_HOME``, ``$TETHER_CONFIG``, the real ``$HOME``), and
+:func:`configured` the ones the effective config names (a ``store.path`` anywhere, a Redis
+``store.key_prefix``) for the duration of one judgement.
+
+The environment is the one of the event being judged, never a process-wide copy: a Guard
+passes it in :class:`Places` (``Guard(environ=…)``; the daemon and the sidecar judge events of
+callers with other environments than their own), and only a judgement that names none reads
+``os.environ`` as it is at that moment.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ STATE = "Tether's state directory (session database, trust records)"
 CACHE = "Tether's config cache"
 INSTALL = "Tether's installed package"
 ANCESTOR = "a directory holding Tether's guard files"
+RUN = "the folder of Tether's daemon socket"
 
 # Files a host reads its hooks from, wherever the project or home is (matched at the path's end).
 _HOOK_FILES = (
@@ -54,6 +60,7 @@ _ENV_DIRS = (
     ("XDG_STATE_HOME", STATE),
     ("XDG_DATA_HOME", STATE),
     ("XDG_CACHE_HOME", CACHE),
+    ("XDG_RUNTIME_DIR", RUN),
 )
 # Shell spellings of those variables at the start of a word (the rules see `$XDG_…/tether/x`).
 _SPELLED = tuple(
@@ -73,10 +80,12 @@ _Snapshot = tuple[str, ...]
 
 
 class Places(NamedTuple):
-    """Guard places the effective config adds: store files (lower-cased) and Redis prefixes."""
+    """What one judgement counts as guard places: the config's store files (lower-cased) and
+    Redis prefixes, and the judged event's environment (``None``: ``os.environ`` as it is)."""
 
     files: tuple[str, ...] = ()
     key_prefixes: tuple[str, ...] = ()
+    env: tuple[str, ...] | None = None
 
 
 NO_PLACES = Places()
@@ -94,21 +103,52 @@ class _Current(threading.local):
 _current = _Current()
 
 
-def places_of(config: Any) -> Places:
-    """Return the places ``config`` adds: a ``store.path`` file, a ``store.key_prefix``."""
+def places_of(config: Any, environ: Mapping[str, str] | None = None) -> Places:
+    """Return the places ``config`` adds (a ``store.path`` file, a ``store.key_prefix``) and
+    the snapshot of ``environ`` the judgement reads (none given: ``os.environ`` as it is)."""
+    env = None if environ is None else snapshot(environ)
     if config is None or not hasattr(config, "get"):
-        return NO_PLACES
+        return Places(env=env)
     files: tuple[str, ...] = ()
     raw = str(config.get("store.path") or "")
     if raw and config.get("store.backend") == "sqlite":
-        full = _normal(os.path.expanduser(raw))
-        home = _normal(os.path.expanduser("~"))
+        home = _home_dir(environ)
+        full = _normal(_expand(raw, home))
+        home = _normal(home)
         # Both spellings a command may use: `rm ~/run/x.db` and `rm /home/me/run/x.db`.
         under_home = home not in ("", "/", "~") and _inside(full, home)
         files = (full, "~" + full[len(home) :]) if under_home else (full,)
     prefix = str(config.get("store.key_prefix") or "")
     prefixes = (prefix.lower(),) if prefix and config.get("store.backend") == "redis" else ()
-    return Places(files, prefixes)
+    return Places(files, prefixes, env)
+
+
+def _home_dir(environ: Mapping[str, str] | None) -> str:
+    """Return ``$HOME`` of ``environ`` (of this process as it is now, when None)."""
+    if environ is None:
+        return os.path.expanduser("~")
+    return environ.get("HOME") or os.path.expanduser("~")
+
+
+def _expand(path: str, home: str) -> str:
+    """Return ``path`` with a leading ``~`` or ``~/`` replaced by ``home``."""
+    if path == "~" or path.startswith("~/"):
+        return home.rstrip("/") + path[1:] if home.rstrip("/") else "/" + path[2:]
+    return path
+
+
+def to_json(places: Places) -> list[Any]:
+    """Return ``places`` as JSON lists (for the isolated worker)."""
+    env = places.env if places.env is not None else snapshot(os.environ)
+    return [list(places.files), list(places.key_prefixes), list(env)]
+
+
+def from_json(data: Any) -> Places:
+    """Return the :class:`Places` :func:`to_json` wrote (missing parts: none)."""
+    parts = list(data) if isinstance(data, list | tuple) else []
+    files, prefixes, env = (*parts, [], [], None)[:3] if parts else ([], [], None)
+    snap = tuple(map(str, env)) if isinstance(env, list) and len(env) == len(_ENV_KEYS) else None
+    return Places(tuple(map(str, files or ())), tuple(map(str, prefixes or ())), snap)
 
 
 @contextmanager
@@ -136,14 +176,18 @@ def _configured_file(norm: str, tree: bool) -> str | None:
     return None
 
 
-@functools.cache
-def _process_snapshot() -> _Snapshot:
-    # The hook process and the sidecar never change their own environment: read it once.
-    return _snapshot(os.environ)
-
-
-def _snapshot(environ: Mapping[str, str]) -> _Snapshot:
+def snapshot(environ: Mapping[str, str]) -> _Snapshot:
+    """Return what the guard reads of ``environ`` (the variables that move Tether's files)."""
     return tuple(environ.get(key, "") for key in _ENV_KEYS)
+
+
+def _in_force(environ: Mapping[str, str] | None = None) -> _Snapshot:
+    """Return the environment a judgement reads: ``environ``, else the one in force on this
+    thread (the judged event's), else this process's as it is now (never a cached copy)."""
+    if environ is not None:
+        return snapshot(environ)
+    env = _current.places.env
+    return env if env is not None else snapshot(os.environ)
 
 
 @functools.lru_cache(maxsize=64)
@@ -194,6 +238,67 @@ def _inside(path: str, directory: str) -> bool:
     return path == directory or path.startswith(directory + "/")
 
 
+class _Install(NamedTuple):
+    """What the installed hook command runs, lower-cased: files and folders (never changes)."""
+
+    files: tuple[str, ...]  # the interpreter under each of its names, pyvenv.cfg
+    trees: tuple[str, ...]  # the folder of the tether package imported (an editable source)
+    pth_dirs: tuple[str, ...]  # site-packages folders whose .pth files run at the hook's start
+    needles: tuple[str, ...]  # what a command naming any of them contains (the cheap test)
+
+
+@functools.cache
+def install() -> _Install:
+    """Return what this installation's hook command (``PYTHON -I -S …/hook.py HOST``) runs.
+
+    Facts of the running installation, not of the environment: the interpreter the command
+    names (``ln -sf /bin/true …/bin/python3`` allows every later call) with its siblings
+    and the file it resolves to, the venv's ``pyvenv.cfg`` (its ``home`` picks the
+    interpreter), the folder the ``tether`` package is imported from (an editable install's
+    source), and the site-packages folders whose ``.pth`` files run when the hook answers
+    in-process.
+    """
+    import sys
+    import sysconfig
+
+    exe = os.path.abspath(sys.executable) if sys.executable else ""
+    files: list[str] = []
+    if exe:
+        folder = os.path.dirname(exe)
+        version = f"{sys.version_info[0]}.{sys.version_info[1]}"
+        names = ("python", "python3", f"python{version}", os.path.basename(exe))
+        files += [os.path.join(folder, n) for n in names]
+        files.append(os.path.realpath(exe))
+    if sys.prefix != sys.base_prefix:
+        files.append(os.path.join(sys.prefix, "pyvenv.cfg"))
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # …/tether
+    pth = {sysconfig.get_paths().get(k, "") for k in ("purelib", "platlib")} - {""}
+    low = [_normal(f) for f in dict.fromkeys(files)]
+    trees = (_normal(package),)
+    dirs = tuple(sorted(_normal(d) for d in pth))
+    # A relative spelling ends like the absolute path: its last three parts (.venv/bin/python3).
+    tails = ["/".join(p.split("/")[-3:]) for p in low]
+    return _Install(tuple(low), trees, dirs, tuple(dict.fromkeys([*low, *trees, *dirs, *tails])))
+
+
+def _install_hit(norm: str) -> str | None:
+    """Return INSTALL when ``norm`` is (or, relative, may be) what the hook command runs."""
+    inst = install()
+    relative = not norm.startswith(("/", "~", "$"))
+    for place in inst.files:
+        if norm == place or (relative and norm.count("/") >= 2 and place.endswith("/" + norm)):
+            return INSTALL
+    # The source by its absolute path only: `src/tether/x.py` is as likely another checkout's
+    # (the working directory is not known here) as this installation's.
+    for tree in inst.trees:
+        if _inside(norm, tree):
+            return INSTALL
+    for folder in inst.pth_dirs:
+        if norm.endswith(".pth") and _inside(norm, folder):
+            return INSTALL
+    return None
+
+
 def _glob_hits(path: str) -> str | None:
     """Return what a glob such as ``.claude/*`` or ``~/.config/tether/*.yaml`` may name."""
     parent, _, leaf = path.rpartition("/")
@@ -218,7 +323,7 @@ def protected(
     ``tree`` also counts directories that contain guard files (``.claude``, ``~/.config``): for
     recursive deletes, moves and permission changes, which take everything under them along.
     """
-    snap = _process_snapshot() if environ is None else _snapshot(environ)
+    snap = _in_force(environ)
     if not tree and not _may_name(path.lower(), snap):
         return None
     norm = _normal(path)
@@ -256,7 +361,7 @@ def protected(
             return INSTALL
     if leaf == "tether" and len(segments) >= 2 and segments[-2] == "bin":
         return INSTALL
-    hit = _glob_hits(norm)
+    hit = _install_hit(norm) or _glob_hits(norm)
     if hit is not None:
         return hit
     if tree:
@@ -312,8 +417,7 @@ def may_name_guard_file(text: str, environ: Mapping[str, str] | None = None) -> 
 
     Directories holding guard files (``protected(..., tree=True)``) are not covered by it.
     """
-    snap = _process_snapshot() if environ is None else _snapshot(environ)
-    return _may_name(text.lower(), snap)
+    return _may_name(text.lower(), _in_force(environ))
 
 
 def _may_name(low: str, snap: _Snapshot) -> bool:
@@ -329,7 +433,8 @@ def _may_name(low: str, snap: _Snapshot) -> bool:
 
 def relocated(*lows: str) -> bool:
     """Return True when a lower-cased text may name this process's relocated Tether files."""
-    needles = _relocated_needles(_process_snapshot(), current())
+    places = current()
+    needles = _relocated_needles(_in_force(), places._replace(env=None))
     return bool(needles) and any(needle in low for needle in needles for low in lows)
 
 
@@ -338,6 +443,7 @@ def _relocated_needles(snap: _Snapshot, places: Places) -> tuple[str, ...]:
     """Return what ``relocated`` looks for (usually nothing): what ``_relocated`` tests."""
     codex, explicit = snap[-2], snap[-1]
     return (
+        *install().needles,
         *((codex.lower().rstrip("/"),) if codex else ()),
         *((posixpath.basename(explicit).lower(),) if explicit else ()),
         *(posixpath.basename(f) for f in places.files),
@@ -349,7 +455,8 @@ def _relocated(low: str, snap: _Snapshot) -> bool:
     """Return True when ``low`` may be under ``$CODEX_HOME`` or be ``$TETHER_CONFIG``."""
     codex, explicit = snap[-2], snap[-1]
     return (
-        bool(codex and codex.lower().rstrip("/") in low)
+        any(needle in low for needle in install().needles)
+        or bool(codex and codex.lower().rstrip("/") in low)
         or bool(explicit and posixpath.basename(explicit).lower() in low)
         or _names_configured(low)
     )
@@ -384,14 +491,19 @@ __all__ = [
     "MARKERS",
     "NO_PLACES",
     "PROJECT_CONFIG",
+    "RUN",
     "SOMEWHERE",
     "STATE",
     "Places",
     "configured",
     "current",
+    "from_json",
+    "install",
     "may_name_guard_file",
     "places_of",
     "protected",
     "relocated",
+    "snapshot",
     "somewhere",
+    "to_json",
 ]

@@ -51,7 +51,13 @@ from tether.serve.service import (
 HOOK_PREFIX = "/hook/"
 API_ROUTES = ("/v1/before_call", "/v1/after_call", "/v1/classify", "/v1/user_message")
 IDLE_TIMEOUT = 120.0  # seconds an idle keep-alive connection may stay open
-MAX_CONNECTIONS = 512  # open connections; more are closed at once (one thread each)
+MAX_CONNECTIONS = 512  # open connections, each with its own thread
+# Connections beyond MAX_CONNECTIONS are answered (a hook route: the host's deny; anything
+# else: 503) by a few overflow threads, each reading the request for at most OVERFLOW_SECONDS.
+# Only past OVERFLOW_QUEUE waiting on them is a connection closed unanswered.
+OVERFLOW_THREADS = 4
+OVERFLOW_QUEUE = 1024
+OVERFLOW_SECONDS = 2.0
 # Connections the kernel queues before accept(): socketserver's 5 reset or stalled a burst of 8+,
 # and Claude Code lets the call run when its HTTP hook's connection is reset.
 BACKLOG = 512
@@ -72,6 +78,7 @@ class SidecarServer(ThreadingHTTPServer):
         self.closing = threading.Event()
         self._connections: dict[socket.socket, bool] = {}  # socket -> busy with a request
         self._conn_lock = threading.Lock()
+        self._overflow: Any = None  # answers connections over the cap (made on first need)
         host = self.options.host.strip("[]")
         self.address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
         self.loopback = is_loopback(host)  # then the Host header must name loopback too
@@ -93,10 +100,26 @@ class SidecarServer(ThreadingHTTPServer):
         shown = f"[{host}]" if ":" in host else host
         return f"http://{shown}:{self.server_port}"
 
-    def verify_request(self, request: Any, client_address: Any) -> bool:
-        """Refuse a connection beyond MAX_CONNECTIONS (each one holds a thread)."""
+    def process_request(self, request: Any, client_address: Any) -> None:
+        """Serve a connection on its own thread, or, beyond MAX_CONNECTIONS, answer it a deny.
+
+        Claude Code lets a call run when its HTTP hook's connection is closed without a reply,
+        so a connection over the cap is never just dropped: an overflow thread reads its
+        request and answers the host's deny (``overflow.py``).
+        """
         with self._conn_lock:
-            return len(self._connections) < MAX_CONNECTIONS
+            over = len(self._connections) >= MAX_CONNECTIONS
+        if not over:
+            super().process_request(request, client_address)
+            return
+        if self._overflow is None:
+            from tether.serve.overflow import Overflow
+
+            self._overflow = Overflow(
+                self.service, OVERFLOW_THREADS, OVERFLOW_QUEUE, OVERFLOW_SECONDS, MAX_CONNECTIONS
+            )
+        if not self._overflow.take(request):
+            self.shutdown_request(request)
 
     def track(self, conn: socket.socket, busy: bool | None) -> None:
         """Record a connection as busy or idle (None: it is gone)."""

@@ -348,11 +348,11 @@ class Service:
             if cached is not None and cached[0] == values:
                 return cached[1]
         if hook:  # a halt sticks until the user speaks; a warning comes once, with the result
-            guard = hook_guard(config, store, unattended)
+            guard = hook_guard(config, store, unattended, self.environ)
         else:  # the JSON API is the library's Guard: its client sees every decision
             from tether.guard import Guard
 
-            guard = Guard(config, store, unattended=unattended)
+            guard = Guard(config, store, unattended=unattended, environ=self.environ)
         with self._shared:
             if len(self._guards) >= MAX_GUARDS:
                 self._guards.clear()

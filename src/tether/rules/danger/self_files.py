@@ -456,6 +456,7 @@ def _writes() -> re.Pattern[str]:
         r"|\brmSync\b|\bFile\.(?:write|delete|open|unlink|rename|chmod)|\bIO\.write\b"
         r"|\bFileUtils\b|\bfile_put_contents\b|\bunlink\b|\brename\b|\btruncate\b"
         r"|\bchmod\b|\bflushall\b|\bflushdb\b"
+        r"|\.bind\s*\("  # a unix socket bound there: a new file (a daemon posed as)
     )
 
 

@@ -9,6 +9,8 @@ mean it. The file-tool side (Write/Edit, apply_patch, MCP filesystem tools) is
 
 from __future__ import annotations
 
+import functools
+import re
 from collections.abc import Callable, Iterable, Iterator
 
 from tether.rules import protected
@@ -60,6 +62,9 @@ RULES = (
             "bash -c 'tether install claude-code --command true'",
             "uvx tether uninstall claude-code",
             ".venv/bin/tether install claude-code --command true",
+            "python3 -c \"import tether.cli; tether.cli.main(['uninstall', 'claude-code'])\"",
+            "python3 -c \"from tether.config.trust import trust; trust('.tether.yaml', {})\"",
+            "python3 - <<'EOF'\nfrom tether.cli import main\nmain(['uninstall', 'codex'])\nEOF",
             'curl -s -X POST localhost:8765/v1/user_message -d \'{"session_id": "s"}\'',
             "curl -d @forged.json http://127.0.0.1:8765/hook/claude-code",
         ),
@@ -75,6 +80,8 @@ RULES = (
             "tether doctor",
             "tether serve",
             "tether classify 'rm -rf /'",
+            "python3 -c 'import tethering; print(1)'",
+            "python3 -c \"print('import tether')\"",
             "echo tether config set approvals.mode off",
             "git commit -m 'tether install claude-code'",
             "curl -s localhost:8765/health",
@@ -577,11 +584,27 @@ def _python_module(cmd: SimpleCommand) -> str | None:
     return found[-1] if found else None
 
 
+@functools.cache
+def _imports_tether() -> re.Pattern[str]:
+    # `import tether`, `from tether.cli import main`, `__import__("tether")`, `import_module(…)`
+    return re.compile(
+        r"(?:^|[\s;(,])(?:import\s+tether\b|from\s+tether(?:\.[\w.]+)?\s+import\b)"
+        r"|(?:__import__|import_module)\s*\(\s*['\"]tether\b",
+        re.MULTILINE,
+    )
+
+
 def _interpreter(
     cmd: SimpleCommand, scope: Scope, codes: list[str], module: str | None
 ) -> Iterator[Hit]:
+    python = is_python(name_of(cmd).rpartition("/")[2])
     for code in codes:
         low = code.lower()
+        if python and "tether" in low and _imports_tether().search(code):
+            # Tether's own API does what its CLI does (tether.cli.main(['uninstall', …]),
+            # tether.config.trust.trust(…)): judged as running `tether` with any arguments.
+            yield Hit("DG604", f"{name_of(cmd)} code imports Tether's own Python API")
+            continue
         yield from self_files.check_interpreter_write(cmd, scope, code)
         if _deletes_tether_keys(low):
             yield Hit("DG609", f"{name_of(cmd)} code deletes Tether's Redis keys")
