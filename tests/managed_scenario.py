@@ -235,9 +235,9 @@ def attacks(daemon_pid: int) -> dict[str, dict[str, Any]]:
             f"{PY} -I -c \"import sys, tether.cli; sys.exit(tether.cli.main(['uninstall', "
             "'--managed']))\""
         ),
-        "API install --command true": (
+        "API install a user hook": (
             f"{PY} -I -c \"import sys, tether.cli; sys.exit(tether.cli.main(['install', "
-            "'claude-code', '--command', 'true']))\""
+            "'claude-code']))\""
         ),
         "ln -sf /bin/true interpreter": "ln -sf /bin/true /opt/tether/venv/bin/python3",
         "replace hook.py": f"cp /dev/null {SITE}/tether/daemon/hook.py",

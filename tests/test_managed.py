@@ -97,7 +97,7 @@ ATTACKS: list[Attack] = [
            "ask (DG604)", None,
            "no effect: the daemon reads only root's trust records", "test_managed.py"),
     Attack(WRITES, "a user hook installed beside Tether's", _bash("tether install claude-code"),
-           "ask (DG604)", "API install --command true",
+           "ask (DG604)", "API install a user hook",
            "no effect: managed hooks only (allowManagedHooksOnly, allow_managed_hooks_only)",
            "test_managed.py"),
     Attack(REPLACES, "`ln -sf /bin/true …/bin/python3`",
