@@ -44,8 +44,15 @@ def run_in_scratch(argv: list[str], timeout: float = 5) -> Outcome:
     with tempfile.TemporaryDirectory(prefix="tether-diff-") as where:
         Path(where, "in").write_text("hi\n")
         try:
-            done = subprocess.run(argv, cwd=where, env=_ENV, capture_output=True,
-                                  timeout=timeout, stdin=subprocess.DEVNULL, check=False)  # fmt: skip
+            done = subprocess.run(
+                argv,
+                cwd=where,
+                env=_ENV,
+                capture_output=True,
+                timeout=timeout,
+                stdin=subprocess.DEVNULL,
+                check=False,
+            )
             ok = done.returncode == 0
         except subprocess.TimeoutExpired:
             ok = False

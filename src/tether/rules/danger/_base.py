@@ -12,6 +12,8 @@ import posixpath
 from collections.abc import Callable, Iterable, Iterator
 from typing import NamedTuple
 
+from tether.shell.embedded.sed import STANDARD_STREAMS as SED_STREAMS
+from tether.shell.embedded.sed import read_sed
 from tether.shell.model import CommandModel, SimpleCommand, Word
 from tether.shell.options import Parsed, parse
 from tether.shell.programs import CD, PUSHD
@@ -307,7 +309,8 @@ def options_of(name: str, args: Iterable[Word]) -> Parsed:
 
 
 def edited_in_place(name: str, args: tuple[Word, ...], scope: Scope) -> tuple[Word, ...]:
-    """Return the files ``sed``/``perl``/``ruby`` edit in place (-i, --in-place), else none.
+    """Return the files ``sed``/``perl``/``ruby`` edit in place (-i, --in-place), else none;
+    for sed, also the files its script writes (``w FILE``: tether.shell.embedded.sed).
 
     Without ``-e`` (or sed's ``-f``), the first operand is the script, not a file:
     ``sed -i '/etc/d' notes.txt`` edits notes.txt only.
@@ -320,6 +323,24 @@ def edited_in_place(name: str, args: tuple[Word, ...], scope: Scope) -> tuple[Wo
 
 
 def _edited_in_place(name: str, args: tuple[Word, ...], scope: Scope) -> tuple[Word, ...]:
+    found = _in_place(name, args, scope)
+    if name == "sed" and any("w" in w.value or "W" in w.value for w in args):
+        found += sed_writes(scope.options(name, args))
+    return found
+
+
+def sed_writes(parsed: Parsed) -> tuple[Word, ...]:
+    """Return the files a sed script writes (``w FILE``, ``W FILE``, ``s///w FILE``)."""
+    scripts = parsed.values("--expression")
+    if not parsed.has("--expression", "--file") and parsed.operands:
+        scripts.append(parsed.operands[0].value)
+    if not scripts:
+        return ()
+    written = read_sed("\n".join(scripts)).writes
+    return tuple(Word(f) for f in written if f not in SED_STREAMS)
+
+
+def _in_place(name: str, args: tuple[Word, ...], scope: Scope) -> tuple[Word, ...]:
     # Every spelling of -i / --in-place has an 'i' in an option word: most commands have none.
     for w in args:
         if w.value[:1] == "-" and "i" in w.value:

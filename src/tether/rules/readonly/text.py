@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tether.rules.readonly.catalogue import Entry, entries, pure_entries, rule
-from tether.rules.readonly.scripts import awk_program_problem, sed_script_problem
+from tether.rules.readonly.scripts import awk_program_problem
 from tether.rules.readonly.spec import (
     SCRIPT_CAN_WRITE,
     UNKNOWN_OPTION,
@@ -14,6 +14,8 @@ from tether.rules.readonly.spec import (
     read,
     write,
 )
+from tether.shell.embedded.sed import STANDARD_STREAMS as SED_STREAMS
+from tether.shell.embedded.sed import read_sed
 from tether.shell.model import Word
 from tether.shell.options import GNU_STANDARD
 from tether.shell.readers import TR
@@ -208,9 +210,18 @@ def _sed(name: str, args: tuple[Word, ...]) -> Check:
         if not parsed.operands:
             return write(UNKNOWN_OPTION, "sed: no script given")
         scripts = [parsed.operands[0].value]
-    problem = sed_script_problem("\n".join(scripts))
-    if problem:
-        return write(SCRIPT_CAN_WRITE, f"sed: {problem}")
+    found = read_sed("\n".join(scripts))
+    if found.problem:
+        return write(SCRIPT_CAN_WRITE, f"sed: the script is not one GNU sed reads: {found.problem}")
+    if found.runs:
+        how = found.runs[0].how
+        return write(SCRIPT_CAN_WRITE, f"sed: the `{how}` {'flag' if '/' in how else 'command'} "
+                     "runs a command")  # fmt: skip
+    written = [f for f in found.writes if f not in SED_STREAMS]
+    if written:
+        return write(SCRIPT_CAN_WRITE, f"sed: the script writes {written[0]!r}")
+    if found.reads:
+        return write(SCRIPT_CAN_WRITE, f"sed: `r`/`R` reads {found.reads[0]!r} (not proven)")
     return read("RO302", "sed only prints")
 
 

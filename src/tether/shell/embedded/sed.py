@@ -93,7 +93,7 @@ class _Reader:
 
     def delimited(self, delim: str, regex: bool) -> str | None:
         """Read up to the unescaped ``delim``; None when a raw newline or the end comes first."""
-        out = []
+        out: list[str] = []
         s, n = self.s, len(self.s)
         while self.i < n:
             c = s[self.i]
@@ -172,12 +172,11 @@ class _Reader:
             got = self.address()
             if got is None:
                 return "an address is malformed"
-            if got:
-                if self.blanks() == ",":
-                    self.i += 1
-                    self.blanks()
-                    if not self.address():
-                        return "an address range is malformed"
+            if got and self.blanks() == ",":
+                self.i += 1
+                self.blanks()
+                if not self.address():
+                    return "an address range is malformed"
             if self.blanks() == "!":
                 self.i += 1
                 if self.blanks() == "!":

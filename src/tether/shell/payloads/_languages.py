@@ -9,6 +9,7 @@ import re
 from collections.abc import Iterator
 from typing import NamedTuple
 
+from tether.shell.embedded.sed import read_sed
 from tether.shell.model import Word, command_name
 from tether.shell.options import parse
 from tether.shell.payloads._model import Payload, render
@@ -276,101 +277,19 @@ def from_awk(name: str, args: tuple[Word, ...]) -> list[Payload]:
 # --- sed ------------------------------------------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=64)
-def _delimited(delim: str) -> re.Pattern[str]:
-    return re.compile(r"(?:[^" + re.escape(delim) + r"\\\n]|\\.)*")
-
-
-def _sed_delimited(script: str, i: int, delim: str) -> tuple[str, int]:
-    """Read up to the unescaped ``delim`` from ``i``; return (text, index after delim)."""
-    m = _delimited(delim).match(script, i)
-    text = m.group() if m is not None else ""
-    end = m.end() if m is not None else i
-    if "\\" in text:  # ``\/`` is the delimiter itself; other escapes stay for the regex
-        text = re.sub(r"\\(.)", lambda e: e.group(1) if e.group(1) == delim else e.group(), text)
-    return text, end + 1
-
-
-def _skip_to(script: str, i: int, stops: str) -> int:
-    """Return where the first of ``stops`` at or after ``i`` is (the end if none).
-
-    With ``str.find``, not a loop over characters: an ``a``/``i``/``c`` text can be pages long.
-    """
-    found = [j for j in (script.find(stop, i) for stop in stops) if j >= 0]
-    return min(found) if found else len(script)
-
-
-def _text_end(script: str, i: int) -> int:
-    """Return where an ``a``/``i``/``c`` text ends: its line, and each next line while one ends
-    in an unescaped backslash (sed reads those lines as more text, never as commands)."""
-    end = _skip_to(script, i, "\n")
-    while end < len(script) and _continued(script, end):
-        end = _skip_to(script, end + 1, "\n")
-    return end
-
-
-def _continued(script: str, end: int) -> bool:
-    """Return True when the line ending at ``end`` ends in an unescaped backslash."""
-    k = end
-    while k > 0 and script[k - 1] == "\\":
-        k -= 1
-    return (end - k) % 2 == 1
-
-
 def sed_payloads(script: str) -> list[Payload]:
-    """Return the commands a sed script runs: ``e CMD``, ``e`` and ``s/…/…/e`` (GNU sed)."""
+    """Return the commands a sed script runs: ``e CMD``, ``e`` and ``s/…/…/e`` (GNU sed), as
+    the one sed reader (``tether.shell.embedded.sed``) reads them."""
     if "e" not in script:
         return []
     out: list[Payload] = []
-    i, n = 0, len(script)
-    while i < n:
-        c = script[i]
-        if c in " \t\n;{}!":
-            i += 1
-            continue
-        if c.isdigit() or c in "$,~+":
-            i += 1
-            continue
-        if c in "/\\":  # an address regex: /re/ or \cREc
-            if c == "\\" and i + 1 < n:
-                i += 1
-            _, i = _sed_delimited(script, i + 1, script[i])
-            while i < n and script[i] in "IM":
-                i += 1
-            continue
-        if c == "#" or c == ":":
-            i = _skip_to(script, i, "\n")
-            continue
-        i += 1
-        if c in "aic":
-            i = _text_end(script, i)
-            continue
-        if c in "rRwWbtTvlLqQ":
-            # A file name or a label to the end of the line (b, t, T also end at ;).
-            i = _skip_to(script, i, "\n;}" if c in "btTvlLqQ" else "\n")
-            continue
-        if c == "e":
-            j = _skip_to(script, i, "\n")
-            command = script[i:j].strip()
-            out.append(Payload("sed e", command) if command else
-                       Payload("sed e runs the pattern space", dynamic=True))  # fmt: skip
-            i = j
-            continue
-        if c in "sy" and i < n:
-            delim = script[i]
-            _, i = _sed_delimited(script, i + 1, delim)
-            replacement, i = _sed_delimited(script, i, delim)
-            j = _skip_to(script, i, ";\n}")
-            flags = script[i:j]
-            i = j
-            if c == "s" and "e" in flags.split("w", 1)[0]:
-                if "&" in replacement or re.search(r"\\[0-9]", replacement):
-                    out.append(Payload("sed s///e runs the edited line", dynamic=True))
-                else:
-                    text = re.sub(r"\\(.)", lambda m: {"n": "\n"}.get(m.group(1), m.group(1)),
-                                  replacement)  # fmt: skip
-                    out.append(Payload("sed s///e", text))
-            continue
+    for run in read_sed(script).runs:
+        if run.command is not None:
+            out.append(Payload(f"sed {run.how}", run.command))
+        elif run.how == "e":
+            out.append(Payload("sed e runs the pattern space", dynamic=True))
+        else:
+            out.append(Payload("sed s///e runs the edited line", dynamic=True))
     return out
 
 
@@ -378,7 +297,7 @@ _SED_CUSTOM_ADDRESS_E = re.compile(r"\\(.)(?:(?!\1).)*\1[IM]*\s*e")
 # An ``e`` at a command position (first, or after an address or a separator), or an ``e`` in a
 # run of s flags that ends at a blank, ``;``, ``}``, ``#``, ``w FILE`` or the end. One pass in C:
 # this runs on every sed command, most of whose ``e`` letters are in file names and words.
-_SED_MAY_RUN = re.compile(r"e(?:(?<![^0-9$/,;{}!\n~+ \t]e)|[gpIiMm0-9]*(?![^w \t\n;}#]))")
+_SED_MAY_RUN = re.compile(r"e(?:(?<![^0-9$/,;{}!\n~+ \tIM]e)|[gpIiMm0-9]*(?![^w \t\n;}#]))")
 
 
 def sed_may_run(text: str) -> bool:
