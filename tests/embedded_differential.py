@@ -165,3 +165,83 @@ def sed_scripts(draw: Callable) -> str:  # type: ignore[type-arg]
 
 def environment_note() -> str:
     return f"tools: {', '.join(sed_tools())}; uid {os.getuid()}"
+
+
+# --- awk ------------------------------------------------------------------------------------------
+
+AWKS: dict[str, list[str]] = {"gawk": ["gawk"], "mawk": ["mawk"], "busybox awk": ["busybox", "awk"]}
+
+
+def awk_tools() -> dict[str, list[str]]:
+    return {n: argv for n, argv in AWKS.items() if shutil.which(argv[0])}
+
+
+def awk_compare(argv: list[str], program: str) -> Compared:
+    from tether.shell.embedded.awk import read_awk
+
+    found = read_awk(program)
+    tool = run_in_scratch([*argv, program])
+    commands = [r.command for r in found.runs if r.command is not None]
+    compared = compare(tool, expected([w for w in found.writes if w], commands))
+    if any(r.command is None for r in found.runs):
+        return Compared(frozenset(), frozenset(), tool)  # a computed command may make anything
+    if None in found.writes:
+        # A computed file name may be any ``wN``: the commands' files are still compared.
+        missed = frozenset(f for f in compared.missed if not f.startswith("w"))
+        return Compared(missed, frozenset(), tool)
+    return compared
+
+
+_NL = st.sampled_from([" ", " ", "\n", "\n  ", ' # c > "x"\n'])
+
+
+@st.composite
+def _awk_statement(draw: Callable, n: int) -> str:  # type: ignore[type-arg]
+    nl = draw(_NL)
+    target = draw(st.sampled_from([f'"w{n}"', f'("w{n}")', f'"w" "{n}"']))
+    redirect = draw(st.sampled_from([">", ">>"]))
+    kind = draw(st.sampled_from(["print", "printf", "pipe", "system", "getline", "compare",
+                                 "decoy", "if", "comment", "concat", "close", "read"]))  # fmt: skip
+    if kind == "print":
+        items = draw(
+            st.sampled_from(
+                ["", '"a"', f"1,{nl}2", f"(1,{nl}2)", "(1)(2)", f"1 &&{nl}2", f"(1 {nl}> 2)", "x"]
+            )
+        )
+        return f"print {items} {redirect} {target}"
+    if kind == "printf":
+        return draw(st.sampled_from([f'printf "x" {redirect} {target}',
+                                     f'printf("%s", 1) {redirect} {target}']))  # fmt: skip
+    if kind == "pipe":
+        return f'print "a" {draw(st.sampled_from(["|", "|&"]))} "touch r{n}"'
+    if kind == "system":
+        return f'system("touch r{n}")'
+    if kind == "getline":
+        return draw(st.sampled_from([f'"touch r{n}" | getline', f'"touch r{n}" | getline x',
+                                     f'while (("touch r{n}" | getline x) > 0) k++']))  # fmt: skip
+    if kind == "compare":
+        return draw(st.sampled_from(["x = (1 > 2)", "if (1 > 0) y = 2", "print (1 > 2)",
+                                     'print (1 > 2) ? "a" : "b"', f"z = 1 >{nl}2"]))  # fmt: skip
+    if kind == "decoy":
+        return draw(st.sampled_from([f's = "print > \\"w{n}\\""', 's = "a | b"',
+                                     'if ("hi" ~ /a>b|c/) z = 1', 'q = "system(\\"x\\")"',
+                                     'print "x" ~ /[/]>/']))  # fmt: skip
+    if kind == "if":
+        condition = draw(st.sampled_from(["1", "1 > 0", "2 >= 1"]))
+        return f'if ({condition}){nl}print "a" {redirect} {target}'
+    if kind == "comment":
+        return f'# print > "w{n}"\n'
+    if kind == "concat":
+        return f'f = "w{n}"; print "a" > f'
+    if kind == "close":
+        return f'close("w{n}")'
+    return 'getline line < "in"'
+
+
+@st.composite
+def awk_programs(draw: Callable) -> str:  # type: ignore[type-arg]
+    count = draw(st.integers(1, 5))
+    body = ""
+    for k in range(count):
+        body += draw(_awk_statement(k)) + draw(st.sampled_from([";", "\n", "; ", ";\n"]))
+    return f"BEGIN {{{draw(_NL)}{body}}}"

@@ -28,7 +28,7 @@ from tether.rules.danger import (
     system,
     vcs,
 )
-from tether.rules.danger._base import Budget, Hit, Scope, name_of
+from tether.rules.danger._base import AWK_WRITERS, Budget, Hit, Scope, name_of
 from tether.rules.danger.interp import check_interpreter, is_interpreter
 from tether.shell.model import CommandModel, SimpleCommand, Word, Wrapper
 from tether.shell.programs import WRAPPERS
@@ -97,7 +97,9 @@ _ON_RUNNERS: tuple[_Check, ...] = (
     check_interpreter,
     self_protection.check_interpreter,
 )
-_WRITERS = frozenset({"tee", "cp", "mv", "install", "ln", "rsync", "sed", "perl", "ruby", "dd"})
+_WRITERS = frozenset(
+    {"tee", "cp", "mv", "install", "ln", "rsync", "sed", "perl", "ruby", "dd", *AWK_WRITERS}
+)
 
 
 # Each table comes as a pair: every check, and the checks for input that names nothing of

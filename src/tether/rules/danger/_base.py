@@ -12,6 +12,8 @@ import posixpath
 from collections.abc import Callable, Iterable, Iterator
 from typing import NamedTuple
 
+from tether.shell.embedded.awk import STANDARD_STREAMS as AWK_STREAMS
+from tether.shell.embedded.awk import read_awk
 from tether.shell.embedded.sed import STANDARD_STREAMS as SED_STREAMS
 from tether.shell.embedded.sed import read_sed
 from tether.shell.model import CommandModel, SimpleCommand, Word
@@ -310,7 +312,8 @@ def options_of(name: str, args: Iterable[Word]) -> Parsed:
 
 def edited_in_place(name: str, args: tuple[Word, ...], scope: Scope) -> tuple[Word, ...]:
     """Return the files ``sed``/``perl``/``ruby`` edit in place (-i, --in-place), else none;
-    for sed, also the files its script writes (``w FILE``: tether.shell.embedded.sed).
+    for sed, also the files its script writes (``w FILE``: tether.shell.embedded.sed), and for
+    awk the files its program prints into (``print > FILE``: tether.shell.embedded.awk).
 
     Without ``-e`` (or sed's ``-f``), the first operand is the script, not a file:
     ``sed -i '/etc/d' notes.txt`` edits notes.txt only.
@@ -323,6 +326,8 @@ def edited_in_place(name: str, args: tuple[Word, ...], scope: Scope) -> tuple[Wo
 
 
 def _edited_in_place(name: str, args: tuple[Word, ...], scope: Scope) -> tuple[Word, ...]:
+    if name in AWK_WRITERS:
+        return awk_writes(scope.options("gawk", args)) if any(">" in w.value for w in args) else ()
     found = _in_place(name, args, scope)
     if name == "sed" and any("w" in w.value or "W" in w.value for w in args):
         found += sed_writes(scope.options(name, args))
@@ -338,6 +343,18 @@ def sed_writes(parsed: Parsed) -> tuple[Word, ...]:
         return ()
     written = read_sed("\n".join(scripts)).writes
     return tuple(Word(f) for f in written if f not in SED_STREAMS)
+
+
+# The awk programs whose ``print > FILE`` the file checks judge (as sed's ``w FILE``).
+AWK_WRITERS = frozenset({"awk", "gawk", "mawk", "nawk"})
+
+
+def awk_writes(parsed: Parsed) -> tuple[Word, ...]:
+    """Return the files an awk program given on the command line names in ``print > FILE``."""
+    if parsed.has("--file", "--source", "--exec") or not parsed.operands:
+        return ()
+    written = read_awk(parsed.operands[0].value).writes
+    return tuple(Word(f) for f in written if f is not None and f not in AWK_STREAMS)
 
 
 def _in_place(name: str, args: tuple[Word, ...], scope: Scope) -> tuple[Word, ...]:

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 from tether.quoting import quote
 from tether.rules.base import Rule, Tier
-from tether.rules.danger._base import Hit, Scope, edited_in_place, name_of
+from tether.rules.danger._base import AWK_WRITERS, Hit, Scope, edited_in_place, name_of
 from tether.rules.danger.archives import EXTRACTORS, extraction
 from tether.rules.danger.interp import literal_output
 from tether.rules.danger.paths import Place, place
@@ -214,7 +214,7 @@ def check_privilege(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
                 hit = _write_hit(path, f"dd {w.value}", _fed_text(cmd, scope)) if path else None
                 if hit is not None and hit.code == "DG432":
                     yield hit
-    elif name in ("sed", "perl", "ruby", "truncate"):
+    elif name in ("sed", "perl", "ruby", "truncate") or name in AWK_WRITERS:
         edited = scope.options(name, args).operands if name == "truncate" else None
         for w in edited if edited is not None else edited_in_place(name, args, scope):
             if _system_path(w, cmd, scope) is not None:
@@ -309,5 +309,6 @@ CHECKS = {
         "dd",
         "rsync",
         *EXTRACTORS,
+        *AWK_WRITERS,
     )
 }

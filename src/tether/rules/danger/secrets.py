@@ -10,7 +10,14 @@ from collections.abc import Iterator
 
 from tether.quoting import quote
 from tether.rules.base import Rule, Tier
-from tether.rules.danger._base import Hit, Scope, edited_in_place, name_of, options_of
+from tether.rules.danger._base import (
+    AWK_WRITERS,
+    Hit,
+    Scope,
+    edited_in_place,
+    name_of,
+    options_of,
+)
 from tether.rules.danger.paths import home_relative, resolve
 from tether.rules.protected import protected
 from tether.shell.model import SimpleCommand, Word
@@ -380,7 +387,7 @@ def check_sensitive_write(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
             if w.value.startswith("of=") and is_sensitive_target(Word(w.value[3:], w.literal), cmd):
                 yield Hit("DG603", f"dd {w.value}")
                 return
-    elif name in ("sed", "perl", "ruby"):
+    elif name in ("sed", "perl", "ruby") or name in AWK_WRITERS:
         for w in edited_in_place(name, args, scope):
             if is_sensitive_target(w, cmd):
                 yield Hit("DG603", f"{name} -i on {w.value}")

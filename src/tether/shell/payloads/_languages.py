@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterator
 from typing import NamedTuple
 
+from tether.shell.embedded.awk import read_awk
 from tether.shell.embedded.sed import read_sed
 from tether.shell.model import Word, command_name
 from tether.shell.options import parse
@@ -164,93 +164,25 @@ AWKS = frozenset({"awk", "gawk", "mawk", "nawk", "busybox-awk"})
 _SHELL_NAMES = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "busybox"})
 
 
-def _awk_tokens(program: str) -> Iterator[tuple[str, str]]:
-    """Yield awk tokens: ("str", value), ("pipe", "|"), ("word", name), ("op", char)."""
-    i, n = 0, len(program)
-    last = "op"
-    while i < n:
-        c = program[i]
-        if c == '"':
-            j, buf = i + 1, []
-            while j < n and program[j] != '"':
-                if program[j] == "\\" and j + 1 < n:
-                    nxt = program[j + 1]
-                    buf.append({"n": "\n", "t": "\t"}.get(nxt, nxt))
-                    j += 2
-                    continue
-                buf.append(program[j])
-                j += 1
-            yield "str", "".join(buf)
-            last, i = "str", j + 1
-        elif c == "/" and last == "op":
-            # A regex literal where an operand is expected (/a|b/ is no pipe).
-            j = i + 1
-            while j < n and program[j] not in "/\n":
-                j += 2 if program[j] == "\\" else 1
-            last, i = "str", j + 1
-        elif c == "#":
-            while i < n and program[i] != "\n":
-                i += 1
-        elif c == "|":
-            if program[i : i + 2] == "||":
-                last, i = "op", i + 2
-                yield "op", "||"
-                continue
-            i += 2 if program[i : i + 2] == "|&" else 1
-            last = "op"
-            yield "pipe", "|"
-        elif c.isalpha() or c == "_":
-            j = i
-            while j < n and (program[j].isalnum() or program[j] == "_"):
-                j += 1
-            word = program[i:j]
-            yield "word", word
-            # After a keyword or function name an operand follows; after a variable, an operator.
-            last = "op" if word in ("print", "printf", "return", "in", "getline") else "word"
-            i = j
-        elif c.isspace():
-            i += 1
-        elif c in ")]$":
-            last, i = "word", i + 1
-            yield "op", c
-        else:
-            last, i = "op", i + 1
-            yield "op", c
-
-
 def awk_payloads(program: str, how: str = "awk") -> list[Payload]:
-    """Return the commands an awk program runs: ``system()``, ``| "cmd"``, ``"cmd" | getline``."""
-    if "system" not in program and "|" not in program:
+    """Return the commands an awk program runs: ``system()``, ``| "cmd"``, ``"cmd" | getline``,
+    as the one awk reader (``tether.shell.embedded.awk``) reads them."""
+    if "system" not in program and "|" not in program and "@" not in program:
         return []
-    tokens = list(_awk_tokens(program))
     out: list[Payload] = []
-    for k, (kind, value) in enumerate(tokens):
-        after = tokens[k + 1 : k + 4]
-        if kind == "word" and value == "system" and after[:1] == [("op", "(")]:
-            if len(after) == 3 and after[1][0] == "str" and after[2] == ("op", ")"):
-                out.append(Payload(f"{how} system()", after[1][1]))
+    for run in read_awk(program).runs:
+        if run.command is None:
+            out.append(Payload(f"{how} {run.how} of a computed command", dynamic=True))
+        elif run.how.startswith("print") and command_name(run.command.split(" ", 1)[0]) in (
+            _SHELL_NAMES
+        ):
+            # ``print "rm -rf /" | "sh"``: the shell runs what is printed.
+            if run.printed is not None:
+                out.append(Payload(f'{how} print "cmd" | "sh"', run.printed))
             else:
-                out.append(Payload(f"{how} system() of a computed string", dynamic=True))
-        elif kind == "pipe":
-            before = tokens[k - 1] if k else ("op", "")
-            if after[:1] == [("word", "getline")]:
-                if before[0] == "str":
-                    out.append(Payload(f'{how} "cmd" | getline', before[1]))
-                else:
-                    out.append(Payload(f"{how} getline from a computed command", dynamic=True))
-            elif after[:1] and after[0][0] == "str":
-                target = after[0][1]
-                if command_name(target.split(" ", 1)[0]) in _SHELL_NAMES:
-                    # ``print "rm -rf /" | "sh"``: the shell runs what is printed.
-                    if before[0] == "str" and k >= 2 and tokens[k - 2][1] in ("print", "printf"):
-                        out.append(Payload(f'{how} print "cmd" | "sh"', before[1]))
-                    else:
-                        out.append(Payload(f"{how} prints computed text into a shell",
-                                           dynamic=True))  # fmt: skip
-                else:
-                    out.append(Payload(f'{how} print | "cmd"', target))
-            else:
-                out.append(Payload(f"{how} prints into a computed command", dynamic=True))
+                out.append(Payload(f"{how} prints computed text into a shell", dynamic=True))
+        else:
+            out.append(Payload(f"{how} {run.how}", run.command))
     return out
 
 
