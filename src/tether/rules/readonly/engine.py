@@ -14,7 +14,7 @@ from tether.rules.readonly import files, forge, packages, search, system, text, 
 from tether.rules.readonly.catalogue import Entry
 from tether.rules.readonly.spec import UNKNOWN_OPTION, Check, opts, read, write
 from tether.shell.model import CommandModel, Redirect, SimpleCommand, Word, Wrapper
-from tether.shell.options import parse
+from tether.shell.options import Parsed, parse
 from tether.shell.programs import SHELLS, WRAPPERS
 
 CATALOGUE: dict[str, Entry] = {
@@ -45,6 +45,9 @@ _LOOP_VAR = re.compile(
     r"(?:for(?<![^\s;&|(){}]for)|select(?<![^\s;&|(){}]select))\s+([A-Za-z_][A-Za-z0-9_]*)"
 )
 _SAFE_VAR = re.compile(r"[a-z_][a-z0-9_]*")
+# zsh ties these arrays to PATH, FPATH, MODULE_PATH, CDPATH, MANPATH, MAILPATH: `for path in
+# /tmp` in zsh (the login shell of macOS, so the one a host may run commands with) sets PATH.
+_ZSH_TIED = frozenset({"path", "fpath", "module_path", "cdpath", "manpath", "mailpath"})
 _ARITHMETIC = re.compile(r"\(\((?<!\$\(\()")
 # `[[ A -eq B ]]` evaluates A and B as arithmetic expressions, and `-v NAME` evaluates NAME's
 # subscript: a name there reads a variable whose value may be `a[$(cmd)]`, which runs cmd, and
@@ -218,7 +221,13 @@ def _wrapper(w: Wrapper) -> Check | None:
             return write(UNKNOWN_OPTION, f"{parsed.error}: not known to be safe")
     else:
         parsed = None
-    if w.name in _PASSIVE_WRAPPERS or w.name in _SHELLS or w.name == "xargs":
+    if w.name in _SHELLS and parsed is not None:
+        return _shell_start(w.name, parsed)
+    if w.name == "xargs" and parsed is not None and parsed.has("--process-slot-var"):
+        return write(
+            "RW009", "xargs --process-slot-var: sets a variable in the command's environment"
+        )
+    if w.name in _PASSIVE_WRAPPERS or w.name == "xargs":
         return None
     if w.name == "time" and parsed is not None:
         if parsed.has("--output", "--append"):
@@ -233,6 +242,35 @@ def _wrapper(w: Wrapper) -> Check | None:
                 return write("RW009", f"env {name}=…: changes what the command runs")
         return None
     return write("RW011", f"{w.name}: this wrapper is not proven read-only")
+
+
+# Shell options that read start-up files or make later words environment: an interactive or
+# login shell reads ~/.bashrc, ~/.profile, $ENV; --rcfile/--init-file name the file; -k (-o
+# keyword) turns every NAME=value word into the command's environment; the debugger loads a
+# script.
+_SHELL_STARTS = {
+    "-i": "runs as an interactive shell, which reads ~/.bashrc or $ENV first",
+    "-l": "runs as a login shell, which reads ~/.profile and others first",
+    "--login": "runs as a login shell, which reads ~/.profile and others first",
+    "--rcfile": "reads and runs a start-up file first",
+    "--init-file": "reads and runs a start-up file first",
+    "-k": "makes NAME=value words anywhere the command's environment",
+    "--debugger": "loads the debugger's start-up script",
+}
+_SHELL_SET_OPTIONS = frozenset({"keyword", "interactive", "login", "rcs", "globalrcs"})
+
+
+def _shell_start(name: str, parsed: Parsed) -> Check | None:
+    """Return why a shell's own options make it run more than its command (None: they don't)."""
+    for option, why in _SHELL_STARTS.items():
+        if parsed.has(option):
+            return write("RW009", f"{name} {option}: {why}")
+    for value in parsed.values("-o") + parsed.values("-O"):
+        if value.lower().replace("_", "") in _SHELL_SET_OPTIONS or value == "extdebug":
+            return write("RW009", f"{name} -o {value}: reads start-up files or environment words")
+    if name == "zsh" and not parsed.has("-f", "--no-rcs"):
+        return write("RW009", "zsh reads ~/.zshenv (and $ZDOTDIR's) before any command: zsh -f")
+    return None
 
 
 def _evaluated_operand(name: str, text: str) -> str | None:
@@ -342,7 +380,7 @@ def assess_model(model: CommandModel) -> ReadVerdict:
     if "for" in source or "select" in source:
         for found in _LOOP_VAR.finditer(source):
             var = found.group(1)
-            if not _SAFE_VAR.fullmatch(var) or var.endswith("proxy"):
+            if not _SAFE_VAR.fullmatch(var) or var.endswith("proxy") or var in _ZSH_TIED:
                 return ReadVerdict(
                     False, ("RW009",), f"the loop assigns {var}, which can change what runs"
                 )
