@@ -11,9 +11,11 @@ each such table is a check not made, and the list is here to be shortened).
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -136,6 +138,9 @@ _HELP_ARGV = {
     **{f"git {sub}": ["git", sub, "-h"] for sub in ("branch", "tag", "config")},
     # git's read subcommands print their parse-options usage for -h (--help opens a manual).
     **{spec.name: [*spec.name.split(), "-h"] for spec in READS.values()},
+    # In a repository `git diff -h` prints only its usage lines; the diff options are listed
+    # by the --no-index form (which outside a repository is what `git diff -h` prints).
+    "git diff": ["git", "diff", "--no-index", "-h"],
     # `git stash list -h` and `git reflog show -h` only say "[<log-options>]".
     "git stash list": ["git", "log", "-h"],
     "git reflog show": ["git", "log", "-h"],
@@ -169,9 +174,18 @@ BUILTINS = {"command", "builtin", "exec", "coproc", "repeat", "noglob", "nocorre
 BUILTINS |= {"trap", "mapfile", "readarray", "alias"}
 
 
+@pytest.fixture(scope="module")
+def repository(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An empty git repository to ask the tools in: `git worktree list -h`, `git stash show -h`
+    and others say "not a git repository" elsewhere (a source archive has no .git)."""
+    where = tmp_path_factory.mktemp("help-repo")
+    subprocess.run(["git", "init", "-q", str(where)], check=True, capture_output=True)
+    return where
+
+
 @pytest.mark.parametrize(("name", "g", "argv"), CASES, ids=[c[0] for c in CASES])
 def test_help_lists_no_long_option_the_table_does_not_know(
-    name: str, g: Grammar, argv: list[str]
+    name: str, g: Grammar, argv: list[str], repository: Path
 ) -> None:
     if name in BUILTINS:
         assert g.longs == (), f"{name} is a shell builtin with no long options"
@@ -182,7 +196,14 @@ def test_help_lists_no_long_option_the_table_does_not_know(
         package = _PACKAGES.get(argv[0], f"the Debian package of {argv[0]}")
         pytest.fail(f"{argv[0]} is not installed: apt-get install {package}, in .ci/run too")
     done = subprocess.run(
-        argv, capture_output=True, text=True, timeout=20, stdin=subprocess.DEVNULL, check=False
+        argv,
+        capture_output=True,
+        text=True,
+        timeout=20,
+        stdin=subprocess.DEVNULL,
+        check=False,
+        cwd=repository,
+        env={**os.environ, "GIT_CEILING_DIRECTORIES": str(repository.parent)},
     )
     text = done.stdout + done.stderr
     if name in _HELP_LINES:
