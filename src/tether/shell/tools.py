@@ -442,10 +442,11 @@ TOOLS: LazyTable[Grammar] = LazyTable(
         "tar": lambda: grammar("tar", _TAR + " ?|help", old_style=True),
         # pip's general options end at its subcommand (``pip --log F uninstall X``).
         "pip": lambda: grammar_of(PIP),
-        # uv 0.4 (its docs; clap: names spelt whole, global options anywhere).
+        # uv 0.13.9 (its --help; clap: names spelt whole, global options anywhere).
         "uv": lambda: grammar(
             "uv",
-            "q|quiet v|verbose color: native-tls offline allow-insecure-host: no-progress "
+            "q|quiet v|verbose color: native-tls system-certs offline allow-insecure-host: "
+            "no-progress "
             "directory: project: config-file: no-config cache-dir: n|no-cache "
             "python-preference: python-fetch: managed-python no-managed-python "
             "no-python-downloads preview no-preview h|help V|version",
