@@ -58,7 +58,7 @@ READS = [
     ("jq '.name' package.json", "RO301"),
     # vcs
     ("git status", "RO401"),
-    ("git -C /repo status --short", "RO401"),
+    ("git -C . status --short", "RO401"),
     ("git --no-pager log --oneline -5", "RO402"),
     ("git diff HEAD~1 -- src/", "RO402"),
     ("git log -- --output=log.out", "RO402"),
@@ -91,7 +91,7 @@ READS = [
     ("[ -f x ] && cat x", "RO601"),
     ("pwd && ls -la", "RO602"),
     ("date +%s", "RO603"),
-    ("cd /testbed && git status", "RO604"),
+    ("cd /testbed && ls", "RO604"),
     ("set -euo pipefail; ls", "RO604"),
     ("which -a python3", "RO605"),
     ("command -v git", "RO605"),

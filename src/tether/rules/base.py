@@ -59,6 +59,8 @@ class ReadVerdict(NamedTuple):
     read_only: bool
     codes: tuple[str, ...]
     reason: str
+    # What of the working tree the proof looked at (``tether.rules.readonly.tree``).
+    checked: tuple[str, ...] = ()
 
 
 class DangerVerdict(NamedTuple):

@@ -6,6 +6,7 @@ catalogue entry. The first failing part decides the reason; every failing code i
 
 from __future__ import annotations
 
+import os
 import re
 
 from tether.quoting import clip, quote
@@ -13,9 +14,11 @@ from tether.rules.base import ReadVerdict
 from tether.rules.readonly import files, forge, packages, search, system, text, vcs
 from tether.rules.readonly.catalogue import Entry
 from tether.rules.readonly.spec import UNKNOWN_OPTION, Check, opts, read, write
+from tether.rules.readonly.tree import Tree, git_directories
 from tether.shell.model import CommandModel, Redirect, SimpleCommand, Word, Wrapper
 from tether.shell.options import Parsed, parse
 from tether.shell.programs import SHELLS, WRAPPERS
+from tether.shell.tools import GIT
 
 CATALOGUE: dict[str, Entry] = {
     **files.ENTRIES,
@@ -359,8 +362,67 @@ def _shown(cmd: SimpleCommand) -> str:
     return quote(cmd.text or " ".join(w.value for w in cmd.argv), 60)
 
 
-def assess_model(model: CommandModel) -> ReadVerdict:
-    """Return whether every command in ``model`` is provably read-only."""
+def assess_model(model: CommandModel, tree: Tree | None = None) -> ReadVerdict:
+    """Return whether every command in ``model`` is provably read-only (given the working
+    tree ``tree`` the command runs in, when a command's effect depends on it)."""
+    verdict = _assess_model(model)
+    if not verdict.read_only or "git" not in model.source:
+        return verdict
+    directories = _git_directories(model)
+    if not directories:
+        return verdict
+    shown = ", ".join(directories)[:120]
+    if tree is None:
+        return ReadVerdict(
+            False,
+            ("RW029",),
+            f"proven read-only but for the working tree: git reads the repository at {shown}, "
+            "whose config can name programs git runs (fsmonitor, pager, textconv); the "
+            "review was not given the working tree to check",
+        )
+    proof = git_directories(tree, directories)
+    if proof.planted is not None:
+        return ReadVerdict(
+            False,
+            ("RW020",),
+            f"git would read the repository at {proof.planted}, which the working tree holds: "
+            "its config can name programs git runs",
+            proof.checked,
+        )
+    return verdict._replace(
+        reason=f"{verdict.reason}; no repository planted at {shown}", checked=proof.checked
+    )
+
+
+def _git_directories(model: CommandModel) -> list[str]:
+    """Return the directories git starts from other than the working directory: ``-C DIR``
+    (joined), ``--git-dir``, and each directory a ``cd``/``pushd`` before it moved to.
+
+    Every place the line may stand in when git runs counts (``(cd a); git -C b`` checks b and
+    a/b): a subshell or a failed ``cd`` leaves an earlier one."""
+    found: list[str] = []
+    places = ["."]
+    for cmd in model.commands:
+        if cmd.name == "git":
+            top = parse(GIT, cmd.args, stop_at=1)
+            hops = top.values("-C")
+            if any(h[:1] == "~" for h in hops):
+                hops = hops[max(i for i, h in enumerate(hops) if h[:1] == "~") :]
+                found.append(os.path.join(*hops))
+            for place in places:
+                found.append(os.path.join(place, *hops))
+                found += [os.path.join(place, d) for d in top.values("--git-dir")]
+        elif cmd.name in ("cd", "pushd") and cmd.args:
+            target = [w.value for w in cmd.args if not w.value.startswith("-")][:1]
+            if target:
+                step = target[0]
+                places.append(step if step[:1] in ("/", "~") else os.path.join(places[-1], step))
+    # The working directory itself (``-C .``) is the one the host runs in: nothing to find.
+    unique = dict.fromkeys(os.path.normpath(d) for d in found)
+    return [d for d in unique if d != "."]
+
+
+def _assess_model(model: CommandModel) -> ReadVerdict:
     if "\x00" in model.source:
         return ReadVerdict(False, ("RW014",), "the command contains a NUL byte")
     if model.unprovable:
