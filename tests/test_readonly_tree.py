@@ -77,3 +77,39 @@ def test_a_clean_tree_is_proven_and_says_what_it_checked(tmp_path: Path, command
 def test_the_working_directory_needs_no_tree() -> None:
     for command in ("git status", "git -C . log -p", "git log --oneline | head"):
         assert readonly.assess(parse_command(command)).read_only, command
+
+
+def test_the_review_takes_the_tree(planted: Path, tmp_path: Path) -> None:
+    from tether.approval import review
+
+    command = "git -C vendor/x log -p -1"
+    assert review(command).classification.codes == ("RW029",)  # type: ignore[union-attr]
+    found = review(command, tree=Tree(str(planted), str(tmp_path))).classification
+    assert found is not None and found.codes == ("RW020",)
+    clean = tmp_path / "clean"
+    (clean / "vendor" / "x").mkdir(parents=True)
+    proven = review(command, tree=Tree(str(clean), str(tmp_path))).classification
+    assert proven is not None and proven.read_only
+    assert proven.to_json()["checked"][0] == str(clean / "vendor" / "x")
+
+
+def test_a_hook_event_gives_the_guard_its_cwd(planted: Path) -> None:
+    """The hook's payload names the directory the call runs in; the guard reviews with it."""
+    from tether.guard import Guard
+    from tether.hosts import claude_code
+    from tether.hosts.runner import dispatch
+
+    payload = {"hook_event_name": "PreToolUse", "session_id": "s", "tool_name": "Bash",
+               "tool_use_id": "t", "tool_input": {"command": "git -C vendor/x log -p -1"},
+               "cwd": str(planted)}  # fmt: skip
+    event = claude_code.parse(payload)
+    seen: list[str | None] = []
+
+    class Recording(Guard):
+        def _tree(self, cwd: str | None) -> Tree | None:
+            seen.append(cwd)
+            return super()._tree(cwd)
+
+    dispatch(Recording(), event)
+    assert seen == [str(planted)]
+    assert Guard()._tree(str(planted)) == Tree(str(planted), os.environ.get("HOME", ""))
