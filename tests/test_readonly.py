@@ -287,7 +287,7 @@ WRITES = [
     ("git cat-file --filters HEAD:f", "RW020"),
     ("git branch new", "RW023"),
     ("git branch -D old", "RW023"),
-    ("git branch --list topic", "RW023"),
+    ("git branch -- --list", "RW023"),
     ("git tag v1.0", "RW023"),
     ("git config user.name x", "RW023"),
     ("git config --unset user.name", "RW023"),

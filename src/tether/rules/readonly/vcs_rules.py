@@ -88,6 +88,7 @@ RULES = (
             "git branch --show-current",
             "git branch -a",
             "git branch --contains HEAD",
+            "git branch --list 'feat*'",
             "git -C . branch --show-current",
         ),
         (
