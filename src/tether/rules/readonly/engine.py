@@ -366,8 +366,11 @@ def assess_model(model: CommandModel, tree: Tree | None = None) -> ReadVerdict:
     """Return whether every command in ``model`` is provably read-only (given the working
     tree ``tree`` the command runs in, when a command's effect depends on it)."""
     verdict = _assess_model(model)
-    if not verdict.read_only or "git" not in model.source:
+    source = model.source
+    if not verdict.read_only or "git" not in source:
         return verdict
+    if not any(s in source for s in ("-C", "cd", "pushd", "--git-dir")):
+        return verdict  # git in the working directory itself
     directories = _git_directories(model)
     if not directories:
         return verdict
