@@ -8,6 +8,10 @@ tests/test_embedded_differential.py; classes 3 and 5 are shell and wrapper optio
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+from pathlib import Path
+
 import pytest
 
 from tether import classify_command
@@ -27,6 +31,9 @@ EMBEDDED = [
     'awk \'{print "a" ||\n1 > "out"}\' f',
     'awk \'BEGIN { printf("%s",\n1) > "out" }\'',
 ]
+# Class 2: tree reads a value-taking letter's value from the next argument even inside a
+# cluster (Spec.style "next"): `tree -Lo 2 out` is `-L 2 -o out` and writes out.
+PARSE_STYLE = ["tree -Lo 2 out", "tree -dLo 1 listing.txt"]
 # Class 3: shell start-up files and options.
 SHELL_START = [
     "bash -k -c ls PS4=x",  # NAME=value words anywhere become environment
@@ -71,12 +78,14 @@ READS = [
     "awk 'BEGIN { print (1 > 2) }'",
     "awk '{print > \"/dev/stderr\"}' f",
     "zsh -f -c ls",
+    "tree -dL 2",
+    "tree -Ld 2 .",
     "bash -c ls",
     'for p in a b; do ls "$p"; done',
 ]
 
 
-@pytest.mark.parametrize("command", EMBEDDED + SHELL_START + SIDE_CHANNELS)
+@pytest.mark.parametrize("command", EMBEDDED + PARSE_STYLE + SHELL_START + SIDE_CHANNELS)
 def test_refused_now(command: str) -> None:
     assert not classify_command(command).read_only
 
@@ -89,3 +98,13 @@ def test_flagged_now(command: str, level: Danger) -> None:
 @pytest.mark.parametrize("command", READS)
 def test_still_read_only(command: str) -> None:
     assert classify_command(command).read_only
+
+
+@pytest.mark.skipif(shutil.which("tree") is None, reason="tree is not installed")
+def test_tree_takes_values_from_the_next_arguments(tmp_path: Path) -> None:
+    """The parse style the spec records, confirmed with the real tree: the cluster -Lo takes
+    2 and out from the next two words (out is written), and an attached -L2 is refused."""
+    subprocess.run(["tree", "-Lo", "2", "out"], cwd=tmp_path, capture_output=True, check=False)
+    assert (tmp_path / "out").is_file()
+    attached = subprocess.run(["tree", "-L2"], cwd=tmp_path, capture_output=True, check=False)
+    assert attached.returncode != 0
