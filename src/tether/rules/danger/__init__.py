@@ -25,6 +25,7 @@ from tether.rules.danger import (
     secrets,
     self_files,
     self_protection,
+    stores,
     system,
     vcs,
 )
@@ -46,6 +47,7 @@ RULES: tuple[Rule, ...] = tuple(
             *privilege.RULES,
             *permissions.RULES,
             *infra.RULES,
+            *stores.RULES,
             *cloud.RULES,
             *secrets.RULES,
             *self_protection.RULES,
@@ -76,6 +78,7 @@ _BY_NAME = _merge(
     privilege.CHECKS,
     permissions.CHECKS,
     infra.CHECKS,
+    stores.CHECKS,
     cloud.CHECKS,
     secrets.CHECKS,
     runners.CHECKS,  # awk system(), sed e, vim -c '!…', find -exec, docker run, su -c …

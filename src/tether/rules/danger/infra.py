@@ -1,13 +1,11 @@
-"""DG5xx: data stores and infrastructure: SQL drops, teardown, publishing."""
+"""DG5xx: infrastructure: teardown and publishing (data stores: ``stores.py``)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from tether.rules.base import Rule, Tier
 from tether.rules.danger._base import Hit, Scope, name_of, options_of
-from tether.rules.danger.interp import literal_output
 from tether.shell.model import SimpleCommand, Word
 from tether.shell.options import Parsed, parse
 from tether.shell.tools import (
@@ -21,30 +19,6 @@ from tether.shell.tools import (
 )
 
 RULES = (
-    Rule(
-        code="DG501",
-        name="sql-destructive",
-        tier=Tier.ASK,
-        summary="SQL DROP, TRUNCATE or an unqualified DELETE sent to a database client",
-        why="Dropped tables and unqualified deletes are gone unless someone restores a backup. "
-        "Ask, not hardline: the database may be a scratch or test one; only a human knows.",
-        instead="Run a SELECT to show what would go, back the table up, or add a WHERE clause.",
-        match=(
-            "psql -c 'DROP TABLE users'",
-            "mysql -e 'TRUNCATE orders' shop",
-            'sqlite3 app.db "DELETE FROM users"',
-            "echo 'DROP DATABASE prod;' | psql",
-            "redis-cli FLUSHALL",
-            "dropdb prod",
-            "mysqladmin drop mydb",
-        ),
-        not_match=(
-            "psql -c 'SELECT 1'",
-            'sqlite3 app.db "DELETE FROM users WHERE id = 1"',
-            "echo 'DROP TABLE x' >> notes.md",
-            "redis-cli GET key",
-        ),
-    ),
     Rule(
         code="DG502",
         name="infrastructure-teardown",
@@ -149,78 +123,6 @@ RULES = (
         ),
     ),
 )
-
-_SQL_CLIENTS = frozenset(
-    {
-        "psql",
-        "mysql",
-        "mariadb",
-        "sqlite3",
-        "duckdb",
-        "clickhouse-client",
-        "clickhouse",
-        "cockroach",
-        "sqlcmd",
-        "mongosh",
-        "mongo",
-        "snowsql",
-        "bq",
-        "pgcli",
-        "mycli",
-        "litecli",
-    }
-)
-_SQL_DANGER = re.compile(
-    r"\b(drop\s+(?:table|database|schema|index|view|collection|keyspace|user|role)\b|truncate\b"
-    r"|delete\s+from\s+[\w.\"`\[\]]+\s*(?:;|$)|\.drop(?:Database)?\(\)|dropDatabase|\.deleteMany\(\s*\{\s*\}\s*\))",
-    re.I | re.M,
-)
-
-
-def sql_danger(text: str) -> str | None:
-    """Return the destructive SQL statement found in ``text`` (an unqualified DELETE too)."""
-    for statement in re.split(r";", text):
-        m = _SQL_DANGER.search(
-            statement.strip() + ";" if "delete" in statement.lower() else statement
-        )
-        if m is None:
-            continue
-        if m.group(0).lower().startswith("delete") and re.search(r"\bwhere\b", statement, re.I):
-            continue
-        return " ".join(m.group(0).split())[:60]
-    return None
-
-
-def check_sql(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
-    """Flag destructive SQL given to a database client by flag, operand, heredoc or pipe."""
-    name = name_of(cmd)
-    parsed = options_of(name, cmd.args)
-    operands = [w.value for w in parsed.operands]
-    if name in ("dropdb", "dropuser"):
-        yield Hit("DG501", f"{name} {' '.join(operands[-1:])}")
-        return
-    if name == "mysqladmin" and "drop" in operands:
-        yield Hit("DG501", "mysqladmin drop")
-        return
-    if name in ("redis-cli", "valkey-cli"):
-        if any(v.upper() in ("FLUSHALL", "FLUSHDB") for v in operands):
-            yield Hit("DG501", "redis FLUSHALL/FLUSHDB")
-        return
-    if name not in _SQL_CLIENTS:
-        return
-    # No client here has a grammar in the table: a statement given to an option (``-c SQL``)
-    # reads as an operand, one given attached (``--command=SQL``) as the option's value.
-    texts = operands + [v for _, v in parsed.options if v]
-    texts += [r.body for r in cmd.redirects if r.body]
-    texts += [r.target.value for r in cmd.redirects if r.op == "<<<" and r.target is not None]
-    for up in scope.upstream(cmd):
-        texts += literal_output(up)
-    for text in texts:
-        found = sql_danger(text)
-        if found:
-            yield Hit("DG501", f"{name}: {found}")
-            return
-
 
 def _terraform(name: str, args: tuple[Word, ...]) -> Iterator[Hit]:
     words = go_flags(args)  # Go's flag package: -chdir is --chdir
@@ -364,10 +266,6 @@ def _dry_run(name: str, parsed: Parsed) -> bool:
 
 
 CHECKS = {
-    **{
-        n: check_sql
-        for n in (*_SQL_CLIENTS, "dropdb", "dropuser", "mysqladmin", "redis-cli", "valkey-cli")
-    },
     **{
         n: check_teardown
         for n in (

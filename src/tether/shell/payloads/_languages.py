@@ -217,15 +217,39 @@ def _awk_tokens(program: str) -> Iterator[tuple[str, str]]:
             yield "op", c
 
 
+def _awk_literals(tokens: list[tuple[str, str]], name: str) -> set[str] | None:
+    """Return the strings ``name = "…"`` assigns in an awk program, or None if any is computed."""
+    found: set[str] = set()
+    for k, token in enumerate(tokens):
+        if token == ("word", name) and tokens[k + 1 : k + 2] == [("op", "=")]:
+            value = tokens[k + 2 : k + 3]
+            if not value or value[0][0] != "str":
+                return None
+            found.add(value[0][1])
+    return found or None
+
+
 def awk_payloads(program: str, how: str = "awk") -> list[Payload]:
     """Return the commands an awk program runs: ``system()``, ``| "cmd"``, ``"cmd" | getline``."""
-    if "system" not in program and "|" not in program:
+    if "system" not in program and "|" not in program and "@" not in program:
         return []
     tokens = list(_awk_tokens(program))
     out: list[Payload] = []
     for k, (kind, value) in enumerate(tokens):
         after = tokens[k + 1 : k + 4]
-        if kind == "word" and value == "system" and after[:1] == [("op", "(")]:
+        if (kind, value) == ("op", "@") and after[:1] and after[0][0] == "word" and (
+            after[1:2] == [("op", "(")]
+        ):
+            # gawk's indirect call ``@f(…)`` calls the function named by f's value, builtins
+            # such as system() included (gawk 5): read when f is only ever given literals.
+            called = _awk_literals(tokens, after[0][1])
+            if called is None or "system" in called:
+                args = tokens[k + 2 : k + 5]
+                if called and args[1:2] and args[1][0] == "str" and args[2:3] == [("op", ")")]:
+                    out.append(Payload(f"{how} indirect system()", args[1][1]))
+                else:
+                    out.append(Payload(f"{how} indirect call @{after[0][1]}()", dynamic=True))
+        elif kind == "word" and value == "system" and after[:1] == [("op", "(")]:
             if len(after) == 3 and after[1][0] == "str" and after[2] == ("op", ")"):
                 out.append(Payload(f"{how} system()", after[1][1]))
             else:
