@@ -97,6 +97,9 @@ RULES = (
             "curl -o /dev/sd? http://x",
             "curl --output-dir /dev -o sda http://x",
             "aria2c -d /dev -o sdb http://x/img",
+            'python3 -c \'open("/dev/sda", "wb").write(bytes(4096))\'',
+            "node -e \"require('fs').writeFileSync('/dev/nvme0n1', Buffer.alloc(512))\"",
+            "perl -e 'open(my $f, \">/dev/sda\"); print $f 0'",
         ),
         not_match=(
             "dd if=/dev/zero of=./image.bin",
@@ -140,6 +143,8 @@ RULES = (
             "pvs",
             "nvme list",
             "hdparm -I /dev/sda",
+            'python3 -c \'open("/dev/sda", "rb").read(512)\'',
+            'python3 -c \'open("/dev/null", "w")\'',
         ),
     ),
     Rule(

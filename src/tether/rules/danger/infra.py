@@ -124,6 +124,7 @@ RULES = (
     ),
 )
 
+
 def _terraform(name: str, args: tuple[Word, ...]) -> Iterator[Hit]:
     words = go_flags(args)  # Go's flag package: -chdir is --chdir
     top = parse(TERRAFORM[""], words, stop_at=1).operands

@@ -131,6 +131,7 @@ RULES = (
             "chroot $ROOT ls ~",  # bash splits $ROOT: it may hold the command too
             "su -c ls $U",
             "bash -o $OPTS -c ls",
+            "gawk -v f=system 'BEGIN { @f(\"rm -rf /\") }'",
         ),
         not_match=(
             "eval 'echo hi'",

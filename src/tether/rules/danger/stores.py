@@ -143,9 +143,7 @@ def sql_danger(text: str) -> str | None:
                 if m is None or not re.search(r"\bdelete\s+from\b", statement, re.I):
                     continue
                 return " ".join(statement.split())[:60]
-            if m.group(0).lower().startswith("delete") and re.search(
-                r"\bwhere\b", statement, re.I
-            ):
+            if m.group(0).lower().startswith("delete") and re.search(r"\bwhere\b", statement, re.I):
                 continue
             return " ".join(m.group(0).split())[:60]
     return None

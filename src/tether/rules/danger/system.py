@@ -34,8 +34,14 @@ _OWN = (
         summary="A function that pipes into itself in the background (fork bomb)",
         why="A fork bomb exhausts the process table and takes the machine down until a reboot.",
         instead="Don't; if you need load, use a bounded tool (`stress-ng --cpu 2 --timeout 10s`).",
-        match=(":(){ :|:& };:", "bomb(){ bomb|bomb& };bomb"),
-        not_match=("f(){ echo hi; }; f", "g(){ g; }"),
+        match=(
+            ":(){ :|:& };:",
+            "bomb(){ bomb|bomb& };bomb",
+            "python3 -c 'import os\nwhile True: os.fork()'",
+            "perl -e 'fork while fork'",
+            "ruby -e 'loop { fork }'",
+        ),
+        not_match=("f(){ echo hi; }; f", "g(){ g; }", "python3 -c 'import os; pid = os.fork()'"),
     ),
     Rule(
         code="DG403",
