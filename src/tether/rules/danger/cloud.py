@@ -36,6 +36,10 @@ RULES = (
             "gsutil -m rsync -rd ./src gs://bucket",
             "aws s3 sync . s3://b --delete",
             "kafka-topics --bootstrap-server k:9092 --delete --topic t",
+            "aws kms schedule-key-deletion --key-id 1234abcd --pending-window-in-days 7",
+            "aws kms disable-key --key-id 1234abcd",
+            "gcloud kms keys versions destroy 1 --key k --keyring r --location global",
+            "aws secretsmanager delete-secret --secret-id prod/db --force-delete-without-recovery",
         ),
         not_match=(
             "aws s3 ls",
@@ -46,6 +50,8 @@ RULES = (
             "rclone sync /src remote:b --dry-run",
             "gh repo view",
             "unleash features disable t",
+            "aws kms describe-key --key-id 1234abcd",
+            "aws kms cancel-key-deletion --key-id 1234abcd",
         ),
     ),
     Rule(
@@ -133,8 +139,17 @@ _EXTRA_VERBS: dict[str, frozenset[str]] = {
     "splunk": frozenset({"clean"}),
     "gitlab-runner": frozenset(),
     "fastly": frozenset({"activate"}),
+    # A KMS key scheduled for deletion or disabled makes every secret it encrypts unreadable.
     "aws": frozenset(
-        {"put-secret-value", "update-secret", "unsubscribe", "create-invalidation", "rb"}
+        {
+            "put-secret-value",
+            "update-secret",
+            "unsubscribe",
+            "create-invalidation",
+            "rb",
+            "schedule-key-deletion",
+            "disable-key",
+        }
     ),
     "algolia": frozenset({"clear"}),
     "gitlab-rake": frozenset({"gitlab:backup:restore", "gitlab:cleanup:orphan_job_artifact_files"}),

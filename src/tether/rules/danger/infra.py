@@ -52,6 +52,10 @@ RULES = (
             "docker image prune --all",
             "tofu destroy",
             "terragrunt run-all destroy",
+            "kubectl scale deploy web --replicas=0",
+            "kubectl -n prod scale statefulset db --replicas 0",
+            "kubectl apply --prune -f manifests/ -l app=web",
+            "oc apply -f dir --prune --all",
         ),
         not_match=(
             "terraform apply -destroy=false",
@@ -67,6 +71,9 @@ RULES = (
             "docker ps",
             "docker compose down",
             "docker rm web",
+            "kubectl scale deploy web --replicas=3",
+            "kubectl apply -f deploy.yaml",
+            "kubectl apply --prune=false -f dir",
         ),
     ),
     Rule(
@@ -171,10 +178,32 @@ def check_teardown(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     elif name in ("kubectl", "oc", "kubecolor"):
         if "delete" in verbs[:1] or verbs[:1] == ["drain"]:
             yield Hit("DG502", f"kubectl {' '.join(verbs[:3])}")
+        elif verbs[:1] in (["scale"], ["apply"]):
+            yield from _kubectl_scale_prune(name, verbs[0], cmd.args)
     elif name == "helm" and verbs[:1] and verbs[0] in ("uninstall", "delete", "del"):
         yield Hit("DG502", f"helm {verbs[0]}")
     elif name in ("eksctl", "kind", "minikube", "k3d") and verbs[:1] == ["delete"]:
         yield Hit("DG502", f"{name} delete")
+
+
+def _kubectl_scale_prune(name: str, verb: str, args: tuple[Word, ...]) -> Iterator[Hit]:
+    """Flag ``kubectl scale --replicas=0`` and ``kubectl apply --prune`` (deletes objects)."""
+    words = [w.value for w in args]
+    for i, w in enumerate(words):
+        if verb == "scale" and w.startswith("--replicas"):
+            value = (
+                w.partition("=")[2] if "=" in w else (words[i + 1] if i + 1 < len(words) else "")
+            )
+            if value.strip() == "0":
+                yield Hit("DG502", f"{name} scale --replicas=0 stops every pod of the workload")
+                return
+        elif (
+            verb == "apply"
+            and (w == "--prune" or w.startswith("--prune="))
+            and (w.partition("=")[2].lower() != "false")
+        ):
+            yield Hit("DG502", f"{name} apply --prune deletes objects missing from the files")
+            return
 
 
 def _docker(name: str, words: tuple[Word, ...]) -> Iterator[Hit]:

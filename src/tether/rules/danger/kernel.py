@@ -1,4 +1,4 @@
-"""DG415, DG416: turning swap off and changing kernel parameters at run time."""
+"""DG415, DG416, DG423-DG425: swap, kernel parameters, mounts, modules and SELinux at run time."""
 
 from __future__ import annotations
 
@@ -52,6 +52,42 @@ RULES = (
             "echo sysctl -w x=1",
         ),
     ),
+    Rule(
+        code="DG423",
+        name="unmount-all",
+        tier=Tier.ASK,
+        summary="Unmount every filesystem (umount -a) or the root",
+        why="`umount -a` detaches every mounted filesystem in /etc/mtab (data volumes, /home, "
+        "network shares) under every running program; `umount /` (or -l, lazily) pulls the "
+        "system out from under itself. Ask, not hardline: remounting undoes it.",
+        instead="Unmount the one mount point the task created (`umount /mnt/scratch`).",
+        match=("umount -a", "sudo umount --all", "umount -at nfs", "umount -l /"),
+        not_match=("umount /mnt/usb", "umount --help", "echo umount -a", "mount -a"),
+    ),
+    Rule(
+        code="DG424",
+        name="kernel-module-remove",
+        tier=Tier.ASK,
+        summary="Remove a kernel module (rmmod, modprobe -r)",
+        why="Unloading a module takes its driver away at once: a storage, network or "
+        "filesystem module under use drops disks or connections, and `rmmod -f` removes one "
+        "still in use. Ask, not hardline: `modprobe NAME` loads it back.",
+        instead="Leave kernel modules alone; ask the user if one must go.",
+        match=("rmmod ext4", "sudo rmmod -f nvme", "modprobe -r e1000e", "modprobe --remove xfs"),
+        not_match=("lsmod", "modprobe -n -v ext4", "modinfo ext4", "rmmod --help"),
+    ),
+    Rule(
+        code="DG425",
+        name="security-enforcement-off",
+        tier=Tier.ASK,
+        summary="Switch SELinux or AppArmor enforcement off (setenforce 0, aa-teardown)",
+        why="With SELinux permissive or AppArmor profiles unloaded, every confined service "
+        "runs with none of its policy: a compromise is no longer contained. Ask, not hardline: "
+        "`setenforce 1` restores it, and debugging a denial sometimes needs it off briefly.",
+        instead="Read the denial (`ausearch -m avc`, `journalctl`) and fix the label or policy.",
+        match=("setenforce 0", "sudo setenforce Permissive", "aa-teardown"),
+        not_match=("setenforce 1", "getenforce", "sestatus"),
+    ),
 )
 
 
@@ -72,4 +108,36 @@ def check_kernel(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
             yield Hit("DG416", f"sysctl {assigned[0]}")
 
 
-CHECKS = {"swapoff": check_kernel, "sysctl": check_kernel}
+def check_mounts_modules(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
+    """Flag umount -a (or of /), module removal and SELinux/AppArmor switched off."""
+    name = name_of(cmd)
+    words = [w.value for w in cmd.args]
+    if "--help" in words or "--version" in words:
+        return
+    shorts = "".join(w[1:] for w in words if w[:1] == "-" and w[1:2] != "-")
+    if name == "umount":
+        if "a" in shorts or "--all" in words:
+            yield Hit("DG423", "umount -a detaches every filesystem")
+        elif "/" in words:
+            yield Hit("DG423", "umount /")
+    elif name == "rmmod":
+        modules = [w for w in words if w[:1] != "-"]
+        if modules:
+            yield Hit("DG424", f"rmmod {modules[0]}")
+    elif name == "modprobe":
+        if ("r" in shorts or "--remove" in words) and not ("n" in shorts or "--dry-run" in words):
+            yield Hit("DG424", "modprobe -r " + " ".join(w for w in words if w[:1] != "-")[:40])
+    elif name == "setenforce":
+        if words[:1] and words[0].lower() in ("0", "permissive"):
+            yield Hit("DG425", "setenforce 0 makes SELinux permissive")
+    elif name == "aa-teardown":
+        yield Hit("DG425", "aa-teardown unloads every AppArmor profile")
+
+
+CHECKS = {
+    "swapoff": check_kernel,
+    "sysctl": check_kernel,
+    **dict.fromkeys(
+        ("umount", "rmmod", "modprobe", "setenforce", "aa-teardown"), check_mounts_modules
+    ),
+}

@@ -80,7 +80,7 @@ _OWN = (
         "`pkill -u root` / `killall -u root` with no name signal every process of the user, "
         "and as root every process of the machine, the agent and sshd included; only a "
         "reboot brings the services back.",
-        instead="Kill the specific process id (`kill 12345`) or use `pkill -f exact-pattern`.",
+        instead="Kill the specific process id (`kill 12345`), found with `pgrep -af pattern`.",
         match=(
             "kill -9 -1",
             "kill -1",
@@ -115,6 +115,37 @@ _OWN = (
         ),
     ),
     Rule(
+        code="DG422",
+        name="process-kill-by-pattern",
+        tier=Tier.ASK,
+        summary="Kill processes chosen by a name or pattern (pkill, pkill -f, killall, fuser -k)",
+        why="A name or pattern matches every process of it, of every session of the user (and "
+        "of every user as root): `pkill -f node` stops the editor's language server and other "
+        "projects' servers too, `fuser -km /home` every program with a file open there. Ask, "
+        "not hardline: the processes can be started again, and the pattern may be exact.",
+        instead="Find the process first (`pgrep -af pattern`) and kill its pid (`kill 12345`).",
+        match=(
+            "pkill -f python",
+            "pkill node",
+            "killall node",
+            "pkill -f 'cargo test'",
+            "killall -TERM nginx",
+            "fuser -k 8080/tcp",
+            "fuser -km /home",
+            "sudo fuser -k -9 /srv/data",
+        ),
+        not_match=(
+            "pgrep -af node",
+            "pkill -0 node",
+            "pkill -HUP nginx",
+            "killall -USR1 dd",
+            "fuser -v 8080/tcp",
+            "kill 1234",
+            "killall -l",
+            "echo pkill -f python",
+        ),
+    ),
+    Rule(
         code="DG418",
         name="mass-process-kill",
         tier=Tier.ASK,
@@ -126,8 +157,7 @@ _OWN = (
         "than meant; `kill -9` of pids found when it runs (`$(pgrep x)`, `$(lsof -t -i:3000)`, "
         "`ps aux | grep x | awk '{print $2}' | xargs kill -9`) is the same kill by pattern, "
         "spelt in two steps. But the machine keeps running and the services can be restarted.",
-        instead="Find the exact process first (`pgrep -af pattern`), then `kill PID` (SIGTERM), "
-        "or `pkill -f exact-pattern` without -9.",
+        instead="Find the exact process first (`pgrep -af pattern`), then `kill PID` (SIGTERM).",
         match=(
             "killall -9 node",
             "killall -KILL firefox",
@@ -224,6 +254,8 @@ def check_machine(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
         yield from _kill_chosen_at_run_time(cmd, scope)
     elif name in ("killall", "pkill"):
         yield from _kill_by_name(name, args)
+    elif name == "fuser":
+        yield from _fuser(args)
     elif name == "killall5":
         yield Hit("DG404", "killall5 signals every process outside its own session")
 
@@ -322,6 +354,21 @@ def _kill_by_name(name: str, args: tuple[Word, ...]) -> Iterator[Hit]:
         yield Hit("DG418", f"killall -r {' '.join(patterns[:2])}")
     elif any(p in _MATCH_ALL for p in patterns):
         yield Hit("DG418", f"{name} {' '.join(patterns[:2])} matches every process")
+    elif patterns and signal not in _HARMLESS_SIGNALS:
+        how = "-f " if parsed.has("--full") else ""
+        yield Hit("DG422", f"{name} {how}{quote(' '.join(patterns[:2]), 60)}")
+
+
+# Signals that do not end a process (a probe, a reload, a resume): sent by name they ask nothing.
+_HARMLESS_SIGNALS = frozenset({"0", "HUP", "1", "USR1", "10", "USR2", "12", "CONT", "18", "WINCH"})
+
+
+def _fuser(args: tuple[Word, ...]) -> Iterator[Hit]:
+    """Flag ``fuser -k``: it kills every process using a file, a mount or a port."""
+    if any(w.value == "--kill" or (w.value[:1] == "-" and w.value[1:2] != "-" and "k" in w.value)
+           for w in args):  # fmt: skip
+        targets = [w.value for w in args if w.value[:1] != "-"]
+        yield Hit("DG422", f"fuser -k {quote(' '.join(targets[:2]), 60)}")
 
 
 def check_fork_bomb(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
@@ -376,6 +423,7 @@ CHECKS = {
         "kill",
         "killall",
         "pkill",
+        "fuser",
         "killall5",
     )
 }
