@@ -15,9 +15,11 @@ from tether.quoting import clip, quote
 from tether.rules.base import NO_DANGER, Danger, DangerVerdict, Rule, Tier
 from tether.rules.danger import (
     cloud,
+    credentials,
     deletion,
     hidden,
     infra,
+    installs,
     permissions,
     privilege,
     remote,
@@ -41,6 +43,7 @@ RULES: tuple[Rule, ...] = tuple(
             *deletion.RULES,
             *vcs.RULES,
             *remote.RULES,
+            *installs.RULES,
             *runners.RULES,
             *hidden.RULES,
             *system.RULES,
@@ -50,6 +53,7 @@ RULES: tuple[Rule, ...] = tuple(
             *stores.RULES,
             *cloud.RULES,
             *secrets.RULES,
+            *credentials.RULES,
             *self_protection.RULES,
         ),
         key=lambda r: r.code,
@@ -78,9 +82,12 @@ _BY_NAME = _merge(
     privilege.CHECKS,
     permissions.CHECKS,
     infra.CHECKS,
+    installs.CHECKS,
     stores.CHECKS,
     cloud.CHECKS,
     secrets.CHECKS,
+    credentials.CHECKS,
+    credentials.GIT_CHECKS,
     runners.CHECKS,  # awk system(), sed e, vim -c '!…', find -exec, docker run, su -c …
     *self_protection.TABLES,
 )

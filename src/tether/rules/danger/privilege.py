@@ -122,12 +122,24 @@ RULES = (
         code="DG411",
         name="crontab-remove",
         tier=Tier.ASK,
-        summary="crontab -r deletes every cron job of the user",
+        summary="crontab -r deletes every cron job of the user; crontab FILE or - replaces them",
         why="`crontab -r` removes the whole table without a prompt (and sits next to -e on the "
         "keyboard). Ask, not hardline: one user's table, not the machine.",
         instead="Edit the table (`crontab -l > cron.bak` first) and remove the one line.",
-        match=("crontab -r", "crontab -ir", "sudo crontab -u www -r"),
-        not_match=("crontab -l", "crontab -e"),
+        match=(
+            "crontab -r",
+            "crontab -ir",
+            "sudo crontab -u www -r",
+            "echo '' | crontab -",
+            "crontab - < /dev/null",
+            "crontab /tmp/empty",
+        ),
+        not_match=(
+            "crontab -l",
+            "crontab -e",
+            "(crontab -l; echo '0 * * * * date') | crontab -",
+            "crontab -l > cron.bak",
+        ),
     ),
     Rule(
         code="DG432",
@@ -183,8 +195,17 @@ def check_privilege(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
         if any(v in ("stop", "quit") for v in signals):
             yield Hit("DG410", f"nginx -s {signals[0]}")
     elif name == "crontab":
-        if scope.options("crontab", args).has("-r"):
+        parsed = scope.options("crontab", args)
+        if parsed.has("-r"):
             yield Hit("DG411", "crontab -r")
+        elif (
+            parsed.operands
+            and not parsed.has("-l", "-e")
+            and not any(name_of(up) == "crontab" for up in scope.upstream(cmd))
+        ):
+            # ``crontab FILE`` / ``crontab -`` installs FILE (or stdin) as the whole table;
+            # ``(crontab -l; echo …) | crontab -`` keeps the old lines and is not asked.
+            yield Hit("DG411", f"crontab {parsed.operands[0].value} replaces the whole table")
     elif name in ("cp", "mv", "install", "ln", "scp", "rsync"):
         parsed = scope.options(name, args)
         if name == "rsync" and parsed.has("--dry-run", "--list-only"):
