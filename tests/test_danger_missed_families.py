@@ -39,38 +39,42 @@ PROGRAMS_RUNNING_COMMANDS = [
     ("fakeroot rm -rf /", HARD, "DG101"),
     ("fakechroot rm -rf /", HARD, "DG101"),
     ("arch-chroot /mnt rm -rf /", HARD, "DG101"),
-    ("gawk 'BEGIN { f = \"system\"; @f(\"rm -rf /\") }'", HARD, "DG101"),
+    ('gawk \'BEGIN { f = "system"; @f("rm -rf /") }\'', HARD, "DG101"),
     ("gawk -v f=system 'BEGIN { @f(\"rm -rf /\") }'", ASK, "DG304"),
     ("git config alias.x '!rm -rf /' && git x", HARD, "DG101"),
     ("git config --global alias.up '!rm -rf ~'", HARD, "DG101"),
     ("git config core.pager 'rm -rf /'", HARD, "DG101"),
-    ("GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.x GIT_CONFIG_VALUE_0='!rm -rf /' git x", HARD,
-     "DG101"),  # fmt: skip
-    ("env GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0='rm -rf ~' git log",
-     HARD, "DG101"),  # fmt: skip
+    (
+        "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.x GIT_CONFIG_VALUE_0='!rm -rf /' git x",
+        HARD,
+        "DG101",
+    ),
+    (
+        "env GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0='rm -rf ~' git log",
+        HARD,
+        "DG101",
+    ),
 ]
 
 # Class 6: interpreters that spawn by argument list, concatenate, fork in a loop, write a disk.
 INTERPRETERS = [
-    ("python3 -c 'import os; os.execvp(\"rm\", [\"rm\", \"-rf\", \"/\"])'", HARD, "DG101"),
-    ("python3 -c 'import os; os.execv(\"/bin/rm\", (\"rm\", \"-rf\", \"/\"))'", HARD, "DG101"),
-    ("python3 -c 'import os; os.spawnvp(os.P_WAIT, \"rm\", [\"rm\", \"-rf\", \"~\"])'", HARD,
-     "DG101"),  # fmt: skip
-    ("python3 -c 'import os; os.posix_spawnp(\"rm\", [\"rm\", \"-rf\", \"/\"], {})'", HARD,
-     "DG101"),  # fmt: skip
-    ("python3 -c 'import os; os.system(\"rm -rf \" + \"/\")'", HARD, "DG101"),
-    ("perl -e 'system \"rm -rf \" . \"/\"'", HARD, "DG101"),
+    ('python3 -c \'import os; os.execvp("rm", ["rm", "-rf", "/"])\'', HARD, "DG101"),
+    ('python3 -c \'import os; os.execv("/bin/rm", ("rm", "-rf", "/"))\'', HARD, "DG101"),
+    ('python3 -c \'import os; os.spawnvp(os.P_WAIT, "rm", ["rm", "-rf", "~"])\'', HARD, "DG101"),
+    ('python3 -c \'import os; os.posix_spawnp("rm", ["rm", "-rf", "/"], {})\'', HARD, "DG101"),
+    ('python3 -c \'import os; os.system("rm -rf " + "/")\'', HARD, "DG101"),
+    ('perl -e \'system "rm -rf " . "/"\'', HARD, "DG101"),
     ("python3 -c 'import os; os.system(\"rm -rf \" + target)'", ASK, "DG102"),
     ("python3 -c 'import os\nwhile True: os.fork()'", HARD, "DG402"),
     ("perl -e 'fork while fork'", HARD, "DG402"),
     ("perl -e 'fork while 1'", HARD, "DG402"),
     ("ruby -e 'loop { fork }'", HARD, "DG402"),
     ("php -r 'while(1) pcntl_fork();'", HARD, "DG402"),
-    ("python3 -c 'open(\"/dev/sda\", \"wb\").write(bytes(4096))'", HARD, "DG401"),
+    ('python3 -c \'open("/dev/sda", "wb").write(bytes(4096))\'', HARD, "DG401"),
     ("python3 -c 'import os; os.open(\"/dev/nvme0n1\", os.O_RDWR)'", HARD, "DG401"),
     ("node -e \"require('fs').writeFileSync('/dev/sdb', Buffer.alloc(512))\"", HARD, "DG401"),
     ("perl -e 'open(my $f, \">/dev/sda\"); print $f 0'", HARD, "DG401"),
-    ("ruby -e 'File.write(\"/dev/vda\", \"\\0\" * 512)'", HARD, "DG401"),
+    ('ruby -e \'File.write("/dev/vda", "\\0" * 512)\'', HARD, "DG401"),
 ]
 
 # Class 8: data stores destroyed without the literal keywords.
@@ -141,10 +145,10 @@ BENIGN = [
     "git config alias.st status",
     "git config --global alias.lg '!git log --oneline --graph'",
     "git config user.email me@example.com",
-    "gawk 'BEGIN { f = \"toupper\"; print @f(\"a\") }'",
+    'gawk \'BEGIN { f = "toupper"; print @f("a") }\'',
     "python3 -c 'import os; pid = os.fork()'",
-    "python3 -c 'open(\"/dev/null\", \"w\").write(\"x\")'",
-    "python3 -c 'import subprocess; subprocess.run([\"ls\", \"-la\"])'",
+    'python3 -c \'open("/dev/null", "w").write("x")\'',
+    'python3 -c \'import subprocess; subprocess.run(["ls", "-la"])\'',
     "redis-cli --scan --pattern 'user:*'",
     "redis-cli --scan | xargs redis-cli get",
     "pgrep -af python",
