@@ -32,6 +32,7 @@ from tether.rules.danger import (
     vcs,
 )
 from tether.rules.danger._base import Budget, Hit, Scope, name_of
+from tether.rules.danger._registry import registered
 from tether.rules.danger.interp import check_interpreter, is_interpreter
 from tether.shell.model import CommandModel, SimpleCommand, Word, Wrapper
 from tether.shell.programs import WRAPPERS
@@ -64,13 +65,14 @@ _BY_CODE = {r.code: r for r in RULES}
 _Check = Callable[[SimpleCommand, Scope], Iterable[Hit]]
 
 
-def _merge(*tables: Mapping[str, _Check]) -> dict[str, tuple[_Check, ...]]:
+def _merge(*tables: Mapping[str, _Check | tuple[_Check, ...]]) -> dict[str, tuple[_Check, ...]]:
     merged: dict[str, list[_Check]] = {}
     for table in tables:
-        for name, check in table.items():
+        for name, given in table.items():
             merged.setdefault(name, [])
-            if check not in merged[name]:
-                merged[name].append(check)
+            for check in given if isinstance(given, tuple) else (given,):
+                if check not in merged[name]:
+                    merged[name].append(check)
     return {k: tuple(v) for k, v in merged.items()}
 
 
@@ -82,12 +84,9 @@ _BY_NAME = _merge(
     privilege.CHECKS,
     permissions.CHECKS,
     infra.CHECKS,
-    installs.CHECKS,
-    stores.CHECKS,
     cloud.CHECKS,
     secrets.CHECKS,
-    credentials.CHECKS,
-    credentials.GIT_CHECKS,
+    registered(),  # the checks filed with @program_check (tether.rules.danger._registry)
     runners.CHECKS,  # awk system(), sed e, vim -c '!…', find -exec, docker run, su -c …
     *self_protection.TABLES,
 )

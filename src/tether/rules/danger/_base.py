@@ -10,8 +10,8 @@ from __future__ import annotations
 import functools
 import posixpath
 from collections.abc import Callable, Iterable, Iterator
-from typing import NamedTuple
 
+from tether.rules.base import Hit as Hit  # re-exported: every check module imports it here
 from tether.shell.model import CommandModel, SimpleCommand, Word
 from tether.shell.options import Parsed, parse
 from tether.shell.programs import CD, PUSHD
@@ -27,13 +27,6 @@ MAX_REPARSE_DEPTH = 3
 MAX_REPARSE_CHARS = 65_536
 # How many stages before a shell a pipe-to-shell check looks at (bounds 10,000-stage pipelines).
 MAX_UPSTREAM = 6
-
-
-class Hit(NamedTuple):
-    """One rule matching one command: the rule's code and what matched (the evidence)."""
-
-    code: str
-    detail: str
 
 
 class Budget:

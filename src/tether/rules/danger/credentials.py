@@ -16,73 +16,73 @@ from collections.abc import Iterator
 from tether.quoting import quote
 from tether.rules.base import Rule, Tier
 from tether.rules.danger._base import Hit, Scope, name_of, options_of
+from tether.rules.danger._registry import program_check
 from tether.rules.danger.paths import home_relative, resolve
-from tether.rules.danger.secrets import SENDERS, is_secret_file
+from tether.rules.danger.secrets import SECRETS_TO_NETWORK, SENDERS, is_secret_file
 from tether.shell.model import SimpleCommand, Word
 from tether.shell.options import parse
 from tether.shell.tools import GIT, GIT_SUBCOMMANDS
 
-RULES = (
-    Rule(
-        code="DG611",
-        name="credential-delete",
-        tier=Tier.ASK,
-        summary="Delete or empty a private key, a keyring or a cloud credentials file",
-        why="A deleted SSH or GPG key, keyring or cloud credentials file locks the user out of "
-        "the machines, repositories and accounts it opened; most have no copy, and a new key "
-        "must be registered everywhere again. Ask, not hardline: rotating a key is a real task.",
-        instead="Leave credentials alone; if one must be replaced, ask the user to do it.",
-        match=(
-            "rm -f ~/.ssh/id_rsa",
-            "rm ~/.ssh/*",
-            "rm -rf ~/.ssh",
-            "shred -u ~/.ssh/id_ed25519",
-            "truncate -s 0 ~/.ssh/id_ed25519",
-            "rm -rf ~/.local/share/keyrings",
-            "rm ~/.aws/credentials",
-            "rm -f ~/.config/gcloud/credentials.db",
-            "rm -rf ~/.gnupg",
-            'rm "$HOME/.kube/config"',
-            "find ~/.ssh -type f -delete",
-            "unlink ~/.git-credentials",
-        ),
-        not_match=(
-            "rm -f ~/.ssh/known_hosts.old",
-            "rm ./id_rsa.pub",
-            "cat ~/.ssh/id_rsa.pub",
-            "rm -rf ./build",
-            "ls ~/.aws",
-            "rm ~/.ssh/id_rsa.pub",
-        ),
+CREDENTIAL_DELETE = Rule(
+    code="DG611",
+    name="credential-delete",
+    tier=Tier.ASK,
+    summary="Delete or empty a private key, a keyring or a cloud credentials file",
+    why="A deleted SSH or GPG key, keyring or cloud credentials file locks the user out of "
+    "the machines, repositories and accounts it opened; most have no copy, and a new key "
+    "must be registered everywhere again. Ask, not hardline: rotating a key is a real task.",
+    instead="Leave credentials alone; if one must be replaced, ask the user to do it.",
+    match=(
+        "rm -f ~/.ssh/id_rsa",
+        "rm ~/.ssh/*",
+        "rm -rf ~/.ssh",
+        "shred -u ~/.ssh/id_ed25519",
+        "truncate -s 0 ~/.ssh/id_ed25519",
+        "rm -rf ~/.local/share/keyrings",
+        "rm ~/.aws/credentials",
+        "rm -f ~/.config/gcloud/credentials.db",
+        "rm -rf ~/.gnupg",
+        'rm "$HOME/.kube/config"',
+        "find ~/.ssh -type f -delete",
+        "unlink ~/.git-credentials",
     ),
-    Rule(
-        code="DG210",
-        name="git-dir-delete",
-        tier=Tier.ASK,
-        summary="Delete a repository's .git directory (its whole history)",
-        why="`.git` holds every commit, branch, stash and reflog of the repository: commits "
-        "not pushed anywhere are gone with it, and the working tree stops being a repository. "
-        "Ask, not hardline: a fresh `git init` in a scratch copy is sometimes the task.",
-        instead="Keep .git; to start over, clone again into a new directory or create a new "
-        "branch (`git checkout --orphan`).",
-        match=(
-            "rm -rf .git",
-            "rm -rf ./.git",
-            "rm -fr vendor/lib/.git",
-            "rm -rf .git/objects",
-            "rm -rf .git/*",
-            "find . -name .git -type d -exec rm -rf {} +",
-        ),
-        not_match=(
-            "rm -f .git/index.lock",
-            "rm -rf .github",
-            "rm -rf .gitignore",
-            "rm -rf .git/modules/lib",
-            "git rm -r --cached .",
-            "rm -rf .git-cache",
-        ),
+    not_match=(
+        "rm -f ~/.ssh/known_hosts.old",
+        "rm ./id_rsa.pub",
+        "cat ~/.ssh/id_rsa.pub",
+        "rm -rf ./build",
+        "ls ~/.aws",
+        "rm ~/.ssh/id_rsa.pub",
     ),
 )
+GIT_DIR_DELETE = Rule(
+    code="DG210",
+    name="git-dir-delete",
+    tier=Tier.ASK,
+    summary="Delete a repository's .git directory (its whole history)",
+    why="`.git` holds every commit, branch, stash and reflog of the repository: commits "
+    "not pushed anywhere are gone with it, and the working tree stops being a repository. "
+    "Ask, not hardline: a fresh `git init` in a scratch copy is sometimes the task.",
+    instead="Keep .git; to start over, clone again into a new directory or create a new "
+    "branch (`git checkout --orphan`).",
+    match=(
+        "rm -rf .git",
+        "rm -rf ./.git",
+        "rm -fr vendor/lib/.git",
+        "rm -rf .git/objects",
+        "rm -rf .git/*",
+        "find . -name .git -type d -exec rm -rf {} +",
+    ),
+    not_match=(
+        "rm -f .git/index.lock",
+        "rm -rf .github",
+        "rm -rf .gitignore",
+        "rm -rf .git/modules/lib",
+        "git rm -r --cached .",
+        "rm -rf .git-cache",
+    ),
+)
+RULES = (CREDENTIAL_DELETE, GIT_DIR_DELETE)
 
 # Credentials under a home directory: the files, and the directories holding only such files.
 _CREDENTIAL_DIRS = (".ssh", ".gnupg", ".local/share/keyrings", ".password-store", ".aws",
@@ -113,6 +113,7 @@ def _credential(word: Word, cmd: SimpleCommand, scope: Scope) -> str | None:
 _DELETERS = frozenset({"rm", "unlink", "shred", "srm", "truncate", "find"})
 
 
+@program_check(*_DELETERS, rules=(CREDENTIAL_DELETE,))
 def check_credential_delete(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     """Flag rm/unlink/shred/truncate/find -delete of keys, keyrings and credential files."""
     name = name_of(cmd)
@@ -128,13 +129,14 @@ def check_credential_delete(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     for w in words:
         found = _credential(w, cmd, scope)
         if found is not None:
-            yield Hit("DG611", f"{name} ~/{found}")
+            yield CREDENTIAL_DELETE.hit(f"{name} ~/{found}")
             return
 
 
 _GIT_PARTS = re.compile(r"(?:^|/)\.git(?:/(?:\*|objects|refs|objects/\*|refs/\*))?/?$")
 
 
+@program_check("rm", "find", rules=(GIT_DIR_DELETE,))
 def check_git_dir_delete(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     """Flag a recursive delete of ``.git`` (or its objects and refs)."""
     name = name_of(cmd)
@@ -144,7 +146,7 @@ def check_git_dir_delete(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
         if parsed.maybe("--recursive"):
             for w in parsed.operands:
                 if _GIT_PARTS.search(w.value):
-                    yield Hit("DG210", f"rm -r {quote(w.value)}")
+                    yield GIT_DIR_DELETE.hit(f"rm -r {quote(w.value)}")
                     return
     elif name == "find" and any(w.value in ("-delete", "-exec", "-execdir") for w in args):
         _, primaries = scope.find(args)
@@ -154,7 +156,7 @@ def check_git_dir_delete(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
             for p, t in primaries
         )
         if named and deletes:
-            yield Hit("DG210", "find -name .git deletes every repository's history below")
+            yield GIT_DIR_DELETE.hit("find -name .git deletes every repository's history below")
 
 
 # Programs that look a name up (the name itself travels to the DNS server) or fetch a URL.
@@ -162,13 +164,14 @@ _LOOKUPS = frozenset({"dig", "nslookup", "host", "drill", "ping", "ping6", "gete
 _SUBSTITUTION = re.compile(r"\$\(|`")
 
 
+@program_check(*SENDERS, *_LOOKUPS, rules=(SECRETS_TO_NETWORK,))
 def check_leaks(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     """Flag a secret file given to a network program as input, or spliced into its arguments."""
     name = name_of(cmd)
     if name in SENDERS:
         for r in cmd.redirects:
             if r.op in ("<", "<>") and r.target is not None and is_secret_file(r.target, cmd):
-                yield Hit("DG602", f"{name} reads {quote(r.target.value)} as its input")
+                yield SECRETS_TO_NETWORK.hit(f"{name} reads {quote(r.target.value)} as its input")
                 return
     for w in cmd.args:
         if w.literal or not _SUBSTITUTION.search(w.value):
@@ -176,13 +179,16 @@ def check_leaks(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
         # The text of ``$(…)`` in an argument: a secret file read there travels with it.
         for token in re.split(r"[\s|;&()<>`$\"']+", w.value):
             if token and is_secret_file(Word(token), cmd):
-                yield Hit("DG602", f"{name} sends {quote(token)} inside {quote(w.value, 60)}")
+                yield SECRETS_TO_NETWORK.hit(
+                    f"{name} sends {quote(token)} inside {quote(w.value, 60)}"
+                )
                 return
 
 
 _URL = re.compile(r"^(?:[a-z][a-z0-9+.-]*://|[\w.-]+@[\w.-]+:)", re.I)
 
 
+@program_check("git", rules=(SECRETS_TO_NETWORK,))
 def check_git_push_url(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     """Flag ``git push URL``: the repository sent to a place no configured remote names."""
     top = parse(GIT, cmd.args)
@@ -190,11 +196,6 @@ def check_git_push_url(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
         return
     rest = parse(GIT_SUBCOMMANDS["push"], top.operands[1:]).operands
     if rest and rest[0].literal and _URL.match(rest[0].value):
-        yield Hit("DG602", f"git push to {quote(rest[0].value, 80)} (not a configured remote)")
-
-
-CHECKS = {
-    **dict.fromkeys(_DELETERS, check_credential_delete),
-    **{n: check_leaks for n in (*SENDERS, *_LOOKUPS)},
-}
-GIT_CHECKS = {"rm": check_git_dir_delete, "find": check_git_dir_delete, "git": check_git_push_url}
+        yield SECRETS_TO_NETWORK.hit(
+            f"git push to {quote(rest[0].value, 80)} (not a configured remote)"
+        )

@@ -16,69 +16,70 @@ from collections.abc import Iterator
 
 from tether.rules.base import Rule, Tier
 from tether.rules.danger._base import Hit, Scope, name_of, options_of
+from tether.rules.danger._registry import program_check
 from tether.rules.danger._stdin import stdin_texts
 from tether.rules.danger.interp import literal_output
 from tether.shell.model import SimpleCommand, Word
 from tether.shell.payloads import console_payloads
 
-RULES = (
-    Rule(
-        code="DG501",
-        name="sql-destructive",
-        tier=Tier.ASK,
-        summary="SQL DROP, TRUNCATE, ALTER … DROP or an unqualified DELETE sent to a database "
-        "client; a Redis flush or mass delete",
-        why="Dropped tables and unqualified deletes are gone unless someone restores a backup. "
-        "Ask, not hardline: the database may be a scratch or test one; only a human knows.",
-        instead="Run a SELECT to show what would go, back the table up, or add a WHERE clause.",
-        match=(
-            "psql -c 'DROP TABLE users'",
-            "mysql -e 'TRUNCATE orders' shop",
-            'sqlite3 app.db "DELETE FROM users"',
-            "echo 'DROP DATABASE prod;' | psql",
-            "redis-cli FLUSHALL",
-            "dropdb prod",
-            "mysqladmin drop mydb",
-            "psql -c 'DR/**/OP TABLE users'",
-            "psql -c 'DROP/**/TABLE users'",
-            "mysql -e '/*!50000 DROP */ TABLE users'",
-            "psql -c 'DELETE FROM users WHERE 1=1'",
-            "psql -c \"DELETE FROM users WHERE 'a' = 'a'\"",
-            "sqlite3 app.db 'DELETE FROM users WHERE true;'",
-            "psql -c 'ALTER TABLE users DROP COLUMN email'",
-            "psql -c 'TRUNCATE users'",
-            "psql -c 'DROP FUNCTION f'",
-            "Q='DROP TABLE users'; psql -c \"$Q\"",
-            'psql -c "$SQL"',
-            "psql <<'EOF'\nDROP TABLE users;\nEOF",
-            "sqlite3 app.db <<< 'DELETE FROM t'",
-            "redis-cli --scan | xargs redis-cli del",
-            "redis-cli --scan --pattern 'user:*' | xargs -n 100 redis-cli unlink",
-            "redis-cli keys '*' | xargs redis-cli DEL",
-            "echo FLUSHALL | redis-cli",
-            "redis-cli <<< 'FLUSHDB'",
-            "printf 'SELECT 1\\nFLUSHALL\\n' | redis-cli -n 2",
-            "redis-cli -n 0 flushdb",
-            "redis-cli EVAL \"return redis.call('flushall')\" 0",
-        ),
-        not_match=(
-            "psql -c 'SELECT 1'",
-            'sqlite3 app.db "DELETE FROM users WHERE id = 1"',
-            "echo 'DROP TABLE x' >> notes.md",
-            "redis-cli GET key",
-            "psql -c 'SELECT 1 /* DROP TABLE x */'",
-            "psql -c 'DELETE FROM users WHERE id = 1 -- WHERE 1=1'",
-            "psql -c 'ALTER TABLE users ADD COLUMN drop_at date'",
-            "psql -c \"SELECT * FROM t WHERE name = 'truncate'\"",
-            "sqlite3 app.db \"UPDATE issues SET status = 'done' WHERE number = 5\"",
-            "Q='SELECT 1'; psql -c \"$Q\"",
-            "redis-cli --scan --pattern 'user:*'",
-            "redis-cli del session:1",
-            "echo PING | redis-cli",
-            "redis-cli --scan | xargs redis-cli get",
-        ),
+SQL_DESTRUCTIVE = Rule(
+    code="DG501",
+    name="sql-destructive",
+    tier=Tier.ASK,
+    summary="SQL DROP, TRUNCATE, ALTER … DROP or an unqualified DELETE sent to a database "
+    "client; a Redis flush or mass delete",
+    why="Dropped tables and unqualified deletes are gone unless someone restores a backup. "
+    "Ask, not hardline: the database may be a scratch or test one; only a human knows.",
+    instead="Run a SELECT to show what would go, back the table up, or add a WHERE clause.",
+    match=(
+        "psql -c 'DROP TABLE users'",
+        "mysql -e 'TRUNCATE orders' shop",
+        'sqlite3 app.db "DELETE FROM users"',
+        "echo 'DROP DATABASE prod;' | psql",
+        "redis-cli FLUSHALL",
+        "dropdb prod",
+        "mysqladmin drop mydb",
+        "psql -c 'DR/**/OP TABLE users'",
+        "psql -c 'DROP/**/TABLE users'",
+        "mysql -e '/*!50000 DROP */ TABLE users'",
+        "psql -c 'DELETE FROM users WHERE 1=1'",
+        "psql -c \"DELETE FROM users WHERE 'a' = 'a'\"",
+        "sqlite3 app.db 'DELETE FROM users WHERE true;'",
+        "psql -c 'ALTER TABLE users DROP COLUMN email'",
+        "psql -c 'TRUNCATE users'",
+        "psql -c 'DROP FUNCTION f'",
+        "Q='DROP TABLE users'; psql -c \"$Q\"",
+        'psql -c "$SQL"',
+        "psql <<'EOF'\nDROP TABLE users;\nEOF",
+        "sqlite3 app.db <<< 'DELETE FROM t'",
+        "redis-cli --scan | xargs redis-cli del",
+        "redis-cli --scan --pattern 'user:*' | xargs -n 100 redis-cli unlink",
+        "redis-cli keys '*' | xargs redis-cli DEL",
+        "echo FLUSHALL | redis-cli",
+        "redis-cli <<< 'FLUSHDB'",
+        "printf 'SELECT 1\\nFLUSHALL\\n' | redis-cli -n 2",
+        "redis-cli -n 0 flushdb",
+        "redis-cli EVAL \"return redis.call('flushall')\" 0",
+    ),
+    not_match=(
+        "psql -c 'SELECT 1'",
+        'sqlite3 app.db "DELETE FROM users WHERE id = 1"',
+        "echo 'DROP TABLE x' >> notes.md",
+        "redis-cli GET key",
+        "psql -c 'SELECT 1 /* DROP TABLE x */'",
+        "psql -c 'DELETE FROM users WHERE id = 1 -- WHERE 1=1'",
+        "psql -c 'ALTER TABLE users ADD COLUMN drop_at date'",
+        "psql -c \"SELECT * FROM t WHERE name = 'truncate'\"",
+        "sqlite3 app.db \"UPDATE issues SET status = 'done' WHERE number = 5\"",
+        "Q='SELECT 1'; psql -c \"$Q\"",
+        "redis-cli --scan --pattern 'user:*'",
+        "redis-cli del session:1",
+        "echo PING | redis-cli",
+        "redis-cli --scan | xargs redis-cli get",
     ),
 )
+
+RULES = (SQL_DESTRUCTIVE,)
 
 SQL_CLIENTS = frozenset(
     {
@@ -190,16 +191,17 @@ def _statements(cmd: SimpleCommand, scope: Scope, name: str) -> tuple[list[str],
     return texts, unknown
 
 
+@program_check(*SQL_CLIENTS, *_REDIS, "dropdb", "dropuser", "mysqladmin", rules=(SQL_DESTRUCTIVE,))
 def check_sql(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     """Flag destructive SQL given to a database client by flag, operand, heredoc or pipe."""
     name = name_of(cmd)
     if name in ("dropdb", "dropuser"):
         operands = options_of(name, cmd.args).operands
-        yield Hit("DG501", f"{name} {' '.join(w.value for w in operands[-1:])}")
+        yield SQL_DESTRUCTIVE.hit(f"{name} {' '.join(w.value for w in operands[-1:])}")
         return
     if name == "mysqladmin":
         if "drop" in [w.value for w in options_of(name, cmd.args).operands]:
-            yield Hit("DG501", "mysqladmin drop")
+            yield SQL_DESTRUCTIVE.hit("mysqladmin drop")
         return
     if name in _REDIS:
         yield from _redis(cmd, scope, name)
@@ -210,11 +212,11 @@ def check_sql(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     for text in texts:
         found = sql_danger(text)
         if found:
-            yield Hit("DG501", f"{name}: {found}")
+            yield SQL_DESTRUCTIVE.hit(f"{name}: {found}")
             break
     else:
         if unknown:
-            yield Hit("DG501", f"{name}: a statement only known at run time ({unknown[0]})")
+            yield SQL_DESTRUCTIVE.hit(f"{name}: a statement only known at run time ({unknown[0]})")
     # The shell's own commands that run shell text, read from its input as well.
     for text in [r.body for r in cmd.redirects if r.body] + stdin_texts(cmd, scope):
         for payload in console_payloads(name, text):
@@ -230,24 +232,21 @@ def _redis(cmd: SimpleCommand, scope: Scope, name: str) -> Iterator[Hit]:
     operands = [w.value for w in options_of(name, cmd.args).operands]
     first = operands[0].upper() if operands else ""
     if first in _REDIS_WIPES:
-        yield Hit("DG501", f"redis {first}")
+        yield SQL_DESTRUCTIVE.hit(f"redis {first}")
         return
     if first in ("EVAL", "EVALSHA", "FCALL") and any(
         re.search(r"flush(?:all|db)", v, re.I) for v in operands[1:2]
     ):
-        yield Hit("DG501", "redis EVAL of a script that flushes")
+        yield SQL_DESTRUCTIVE.hit("redis EVAL of a script that flushes")
         return
     if first in _REDIS_DELETES and any(w.name == "xargs" for w in cmd.wrappers):
         # ``redis-cli --scan | xargs redis-cli del``: every key the listing prints.
-        yield Hit("DG501", f"redis {first} of keys read from xargs input")
+        yield SQL_DESTRUCTIVE.hit(f"redis {first} of keys read from xargs input")
         return
     if not operands:  # commands read on stdin, one a line
         for text in stdin_texts(cmd, scope):
             for line in text.splitlines():
                 word = line.split(maxsplit=1)[0].upper() if line.split() else ""
                 if word in _REDIS_WIPES:
-                    yield Hit("DG501", f"redis {word} read on stdin")
+                    yield SQL_DESTRUCTIVE.hit(f"redis {word} read on stdin")
                     return
-
-
-CHECKS = {n: check_sql for n in (*SQL_CLIENTS, *_REDIS, "dropdb", "dropuser", "mysqladmin")}

@@ -394,7 +394,6 @@ _FAMILY = {
         disks.CHECKS,
         firewall.CHECKS,
         accounts.CHECKS,
-        kernel.CHECKS,
         acl.CHECKS,
         network.CHECKS,
         attributes.CHECKS,
