@@ -91,8 +91,10 @@ _BY_NAME = _merge(
     *self_protection.TABLES,
 )
 # Checks that are not tied to one command name, grouped by what makes them relevant, so the
-# common case (a plain command: literal name, no redirects, no wrappers) runs only two of them.
-_ALWAYS: tuple[_Check, ...] = (secrets.check_metadata,)
+# common case (a plain command: literal name, no redirects, no wrappers) runs none of them:
+# metadata hosts only when a word of the input may name one, the redirect checks only when a
+# redirect can write or reach a socket (``2>&1``, ``> /dev/null`` and here-documents cannot).
+_METADATA: tuple[_Check, ...] = (secrets.check_metadata,)
 _ON_REDIRECTS: tuple[_Check, ...] = (
     hidden.check_redirect_socket,
     system.check_device_redirects,
@@ -117,13 +119,33 @@ _Pair = tuple[tuple[_Check, ...], tuple[_Check, ...]]
 _NO_WORD = Word("")
 
 
-def _checks_of(cmd: SimpleCommand, name: str) -> _Pair:
+_QUIET_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "-"})
+_BODIES = frozenset({"<<", "<<-", "<<<"})
+
+
+def _redirects_matter(cmd: SimpleCommand) -> bool:
+    """Return True when a redirect of ``cmd`` can write a file or reach a device or socket."""
+    for r in cmd.redirects:
+        target = r.target
+        if target is None or r.op in _BODIES:
+            continue
+        value = target.value
+        if target.literal and (value.isdigit() or value in _QUIET_TARGETS):
+            continue  # ``2>&1``, ``>&-``, ``> /dev/null``
+        if r.op == "<" and target.literal and not value.startswith("/dev/"):
+            continue  # reading a file: no redirect check reads it
+        return True
+    return False
+
+
+def _checks_of(cmd: SimpleCommand, name: str, metadata: bool = True) -> _Pair:
     """Return the checks ``cmd`` needs: its name's, then those its shape calls for."""
     argv = cmd.argv
     first = argv[0] if argv else _NO_WORD
     return _table(
         name,
-        cmd.redirects != (),
+        metadata,
+        _redirects_matter(cmd) if cmd.redirects else False,
         "/" in first.value,
         not first.literal,
         cmd.in_function,
@@ -135,6 +157,7 @@ def _checks_of(cmd: SimpleCommand, name: str) -> _Pair:
 @functools.lru_cache(maxsize=4096)
 def _table(
     name: str,
+    metadata: bool,
     redirects: bool,
     slash: bool,
     dynamic: bool,
@@ -144,7 +167,7 @@ def _table(
 ) -> _Pair:
     # One lookup per command: the name's checks, then those the command's shape calls for.
     own, own_quiet = _checks_for(name)
-    generic: tuple[_Check, ...] = _ALWAYS
+    generic: tuple[_Check, ...] = _METADATA if metadata else ()
     if redirects:
         generic += _ON_REDIRECTS
     elif name in _WRITERS:
@@ -305,6 +328,7 @@ _READINGS = 2  # split command words read through, one after another (each doubl
 
 
 def _judge(cmd: SimpleCommand, scope: Scope, readings: int = _READINGS) -> list[Hit]:
+    original = cmd if scope.index_of(cmd) >= 0 else None  # synthetic ones are judged in full
     argv = cmd.argv
     hits: list[Hit] = []
     other: list[Hit] = []
@@ -322,7 +346,9 @@ def _judge(cmd: SimpleCommand, scope: Scope, readings: int = _READINGS) -> list[
             cmd = resolved
         elif cmd.argv[0].split and readings > 0:
             other = _readings(cmd, scope, readings - 1)
-    checks, quiet = _checks_of(cmd, name_of(cmd))
+    # A command rebuilt from substitution output has words the input does not spell.
+    metadata = cmd is not original or secrets.may_name_metadata(scope)
+    checks, quiet = _checks_of(cmd, name_of(cmd), metadata)
     if checks is not quiet and not self_protection.concerns(scope):
         # Input that names none of Tether's files, hosts or routes skips those checks.
         checks = quiet

@@ -276,6 +276,21 @@ def _sensitive(word: Word, cmd: SimpleCommand) -> bool:
     )
 
 
+def may_name_metadata(scope: Scope) -> bool:
+    """Return True when a word of the input may name a metadata host (read once per input).
+
+    ``check_metadata`` finds nothing in a command whose words lack the hint, so the catalogue
+    dispatches it only for inputs where some word has it (and for commands rebuilt from
+    substitution output, whose words the input does not spell).
+    """
+    found = scope.cache.get("metadata")
+    if found is None:
+        words = [w.value for c in scope.model.commands for w in (*c.args, *c.argv[:1])]
+        words += [a.value.value for c in scope.model.commands for a in c.assignments]
+        found = scope.cache["metadata"] = _METADATA_HINT.search(" ".join(words)) is not None
+    return bool(found)
+
+
 def check_metadata(cmd: SimpleCommand, scope: Scope) -> tuple[Hit, ...]:
     """Flag cloud metadata hosts in the arguments of commands that can reach the network."""
     # A plain function, not a generator: it runs on every command, and almost never finds one.
