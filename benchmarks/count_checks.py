@@ -49,7 +49,7 @@ def main(argv: list[str]) -> None:
         concerns = self_protection.concerns(scope)
         for cmd in model.commands:
             if gated:
-                metadata = secrets.may_name_metadata(scope)
+                metadata = secrets.may_name_metadata(model)
                 checks, quiet = danger._checks_of(cmd, name_of(cmd), metadata)
             else:
                 checks, quiet = danger._checks_of(cmd, name_of(cmd))

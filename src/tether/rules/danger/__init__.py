@@ -328,7 +328,7 @@ _READINGS = 2  # split command words read through, one after another (each doubl
 
 
 def _judge(cmd: SimpleCommand, scope: Scope, readings: int = _READINGS) -> list[Hit]:
-    original = cmd if scope.index_of(cmd) >= 0 else None  # synthetic ones are judged in full
+    given = cmd
     argv = cmd.argv
     hits: list[Hit] = []
     other: list[Hit] = []
@@ -347,7 +347,7 @@ def _judge(cmd: SimpleCommand, scope: Scope, readings: int = _READINGS) -> list[
         elif cmd.argv[0].split and readings > 0:
             other = _readings(cmd, scope, readings - 1)
     # A command rebuilt from substitution output has words the input does not spell.
-    metadata = cmd is not original or secrets.may_name_metadata(scope)
+    metadata = cmd is not given or scope.metadata is not False
     checks, quiet = _checks_of(cmd, name_of(cmd), metadata)
     if checks is not quiet and not self_protection.concerns(scope):
         # Input that names none of Tether's files, hosts or routes skips those checks.
@@ -402,6 +402,7 @@ def _reparse(text: str, depth: int, budget: Budget) -> list[Hit]:
 
 def _hits(model: CommandModel, depth: int = 0, budget: Budget | None = None) -> list[Hit]:
     scope = Scope(model, depth, budget or Budget(), reparser=_reparse, judge_fn=_judge)
+    scope.metadata = secrets.may_name_metadata(model)  # once per input, not once per command
     hits: list[Hit] = []
     for cmd in model.commands:
         hits.extend(_judge(cmd, scope))

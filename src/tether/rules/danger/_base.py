@@ -49,7 +49,7 @@ class Scope:
     """
 
     __slots__ = ("_cwd", "_finds", "_index", "_parsed", "_pos", "budget", "cache", "depth",
-                 "edits", "judge_fn", "model", "reparser")  # fmt: skip
+                 "edits", "judge_fn", "metadata", "model", "reparser")  # fmt: skip
 
     def __init__(
         self,
@@ -71,6 +71,8 @@ class Scope:
         self.edits: dict[tuple[str, tuple[Word, ...]], tuple[Word, ...]] = {}
         self._finds: dict[tuple[Word, ...], FindReading] | None = None
         self.cache: dict[str, object] = {}
+        # Whether an argument of the input may name a metadata host (None: not read, judge all).
+        self.metadata: bool | None = None
 
     def __repr__(self) -> str:
         return f"Scope(model={self.model!r}, depth={self.depth!r}, budget={self.budget!r})"

@@ -110,14 +110,19 @@ def _credential(word: Word, cmd: SimpleCommand, scope: Scope) -> str | None:
     return None
 
 
+# Text a word must hold to name one of them (``$HOME``, ``~`` or ``/home/x`` come before it).
+_NEEDLES = (".ssh", ".gnupg", "keyrings", "password-store", ".aws", "gcloud", ".azure", ".kube",
+            "Keychains", *_CREDENTIAL_FILES)  # fmt: skip
 _DELETERS = frozenset({"rm", "unlink", "shred", "srm", "truncate", "find"})
 
 
 @program_check(*_DELETERS, rules=(CREDENTIAL_DELETE,))
 def check_credential_delete(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     """Flag rm/unlink/shred/truncate/find -delete of keys, keyrings and credential files."""
-    name = name_of(cmd)
     args = cmd.args
+    if not any(n in w.value for w in args for n in _NEEDLES):
+        return  # most deletes name no credential: one substring pass
+    name = name_of(cmd)
     if name == "find":
         if not any(w.value in ("-delete", "-exec", "-execdir") for w in args):
             return
@@ -139,8 +144,10 @@ _GIT_PARTS = re.compile(r"(?:^|/)\.git(?:/(?:\*|objects|refs|objects/\*|refs/\*)
 @program_check("rm", "find", rules=(GIT_DIR_DELETE,))
 def check_git_dir_delete(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     """Flag a recursive delete of ``.git`` (or its objects and refs)."""
-    name = name_of(cmd)
     args = cmd.args
+    if not any(".git" in w.value for w in args):
+        return
+    name = name_of(cmd)
     if name == "rm":
         parsed = scope.options("rm", args)
         if parsed.maybe("--recursive"):
@@ -167,6 +174,8 @@ _SUBSTITUTION = re.compile(r"\$\(|`")
 @program_check(*SENDERS, *_LOOKUPS, rules=(SECRETS_TO_NETWORK,))
 def check_leaks(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     """Flag a secret file given to a network program as input, or spliced into its arguments."""
+    if not cmd.redirects and all(w.literal for w in cmd.args):
+        return  # nothing read in, nothing spliced into an argument
     name = name_of(cmd)
     if name in SENDERS:
         for r in cmd.redirects:
@@ -191,6 +200,8 @@ _URL = re.compile(r"^(?:[a-z][a-z0-9+.-]*://|[\w.-]+@[\w.-]+:)", re.I)
 @program_check("git", rules=(SECRETS_TO_NETWORK,))
 def check_git_push_url(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     """Flag ``git push URL``: the repository sent to a place no configured remote names."""
+    if not any(w.value == "push" for w in cmd.args):
+        return  # most git commands: one pass, no parse
     top = parse(GIT, cmd.args)
     if not top.operands or top.operands[0].value != "push":
         return

@@ -13,7 +13,7 @@ from tether.rules.base import Rule, Tier
 from tether.rules.danger._base import Hit, Scope, edited_in_place, name_of, options_of
 from tether.rules.danger.paths import home_relative, resolve
 from tether.rules.protected import protected
-from tether.shell.model import SimpleCommand, Word
+from tether.shell.model import CommandModel, SimpleCommand, Word
 from tether.shell.options import parse
 from tether.shell.programs import WRAPPERS
 
@@ -276,19 +276,15 @@ def _sensitive(word: Word, cmd: SimpleCommand) -> bool:
     )
 
 
-def may_name_metadata(scope: Scope) -> bool:
-    """Return True when a word of the input may name a metadata host (read once per input).
+def may_name_metadata(model: CommandModel) -> bool:
+    """Return True when an argument of ``model`` may name a metadata host.
 
-    ``check_metadata`` finds nothing in a command whose words lack the hint, so the catalogue
-    dispatches it only for inputs where some word has it (and for commands rebuilt from
-    substitution output, whose words the input does not spell).
+    ``check_metadata`` finds nothing in a command whose arguments lack the hint, so the
+    catalogue reads this once per input and dispatches the check only where it can find one
+    (and for commands rebuilt from substitution output, whose words the input does not spell).
     """
-    found = scope.cache.get("metadata")
-    if found is None:
-        words = [w.value for c in scope.model.commands for w in (*c.args, *c.argv[:1])]
-        words += [a.value.value for c in scope.model.commands for a in c.assignments]
-        found = scope.cache["metadata"] = _METADATA_HINT.search(" ".join(words)) is not None
-    return bool(found)
+    text = " ".join([w.value for c in model.commands for w in c.args])
+    return _METADATA_HINT.search(text) is not None
 
 
 def check_metadata(cmd: SimpleCommand, scope: Scope) -> tuple[Hit, ...]:
