@@ -41,7 +41,11 @@ _OWN = (
             "perl -e 'fork while fork'",
             "ruby -e 'loop { fork }'",
         ),
-        not_match=("f(){ echo hi; }; f", "g(){ g; }", "python3 -c 'import os; pid = os.fork()'"),
+        not_match=(
+            "f(){ echo hi; }; f",
+            "g(){ g; }",
+            "python3 -c 'import os; pid = os.fork()'",
+        ),
     ),
     Rule(
         code="DG403",
@@ -388,18 +392,7 @@ def check_fork_bomb(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
 check_device_redirects = devices.check_device_redirects
 
 
-_FAMILY = {
-    n: c
-    for table in (
-        disks.CHECKS,
-        firewall.CHECKS,
-        accounts.CHECKS,
-        acl.CHECKS,
-        network.CHECKS,
-        attributes.CHECKS,
-    )
-    for n, c in table.items()
-}
+_FAMILY = {n: c for table in (disks.CHECKS,) for n, c in table.items()}
 RULES: tuple[Rule, ...] = (
     *_OWN,
     *disks.RULES,
