@@ -396,7 +396,9 @@ def _reparse(text: str, depth: int, budget: Budget) -> list[Hit]:
     hits = _hits(model, depth, budget)
     if model.unprovable is not None:
         # Past a parser cap, part of the payload was never seen: it cannot be checked.
-        hits.append(Hit("DG304", f"a nested command could not be analysed: {model.unprovable}"))
+        hits.append(
+            remote.EVAL_DYNAMIC.hit(f"a nested command could not be analysed: {model.unprovable}")
+        )
     return hits
 
 
