@@ -34,6 +34,13 @@ class Danger(enum.IntEnum):
         return self.name.lower()
 
 
+class Hit(NamedTuple):
+    """One rule matching one command: the rule's code and what matched (the evidence)."""
+
+    code: str
+    detail: str
+
+
 class Rule(NamedTuple):
     """One catalogue entry.
 
@@ -51,6 +58,10 @@ class Rule(NamedTuple):
     instead: str
     match: tuple[str, ...] = ()
     not_match: tuple[str, ...] = ()
+
+    def hit(self, detail: str) -> Hit:
+        """Return this rule matching one command, with what matched (the evidence)."""
+        return Hit(self.code, detail)
 
 
 class ReadVerdict(NamedTuple):

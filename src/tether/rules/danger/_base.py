@@ -10,8 +10,8 @@ from __future__ import annotations
 import functools
 import posixpath
 from collections.abc import Callable, Iterable, Iterator
-from typing import NamedTuple
 
+from tether.rules.base import Hit as Hit  # re-exported: every check module imports it here
 from tether.shell.embedded.awk import STANDARD_STREAMS as AWK_STREAMS
 from tether.shell.embedded.awk import read_awk
 from tether.shell.embedded.sed import STANDARD_STREAMS as SED_STREAMS
@@ -31,13 +31,6 @@ MAX_REPARSE_DEPTH = 3
 MAX_REPARSE_CHARS = 65_536
 # How many stages before a shell a pipe-to-shell check looks at (bounds 10,000-stage pipelines).
 MAX_UPSTREAM = 6
-
-
-class Hit(NamedTuple):
-    """One rule matching one command: the rule's code and what matched (the evidence)."""
-
-    code: str
-    detail: str
 
 
 class Budget:
@@ -60,7 +53,7 @@ class Scope:
     """
 
     __slots__ = ("_cwd", "_finds", "_index", "_parsed", "_pos", "budget", "cache", "depth",
-                 "edits", "judge_fn", "model", "reparser")  # fmt: skip
+                 "edits", "judge_fn", "metadata", "model", "reparser")  # fmt: skip
 
     def __init__(
         self,
@@ -82,6 +75,8 @@ class Scope:
         self.edits: dict[tuple[str, tuple[Word, ...]], tuple[Word, ...]] = {}
         self._finds: dict[tuple[Word, ...], FindReading] | None = None
         self.cache: dict[str, object] = {}
+        # Whether an argument of the input may name a metadata host (None: not read, judge all).
+        self.metadata: bool | None = None
 
     def __repr__(self) -> str:
         return f"Scope(model={self.model!r}, depth={self.depth!r}, budget={self.budget!r})"

@@ -36,6 +36,8 @@ class _Code(NamedTuple):
     more: re.Pattern[str]
     argv_call: re.Pattern[str]
     piped_open: re.Pattern[str]
+    exec_list: re.Pattern[str]
+    concat: re.Pattern[str]
 
 
 # Functions whose string argument is a shell command (os.system, subprocess.run(…, shell=True),
@@ -71,6 +73,14 @@ def _code() -> _Code:
             + _STR
             + r"\s*,\s*(\[[^\]]{0,4096}\])"
         ),
+        # python's os.execv*/spawnv*/posix_spawn*(FILE, [ARGV…]): argv[0] names, FILE runs.
+        exec_list=re.compile(
+            r"os\.(?:execv\w*|spawnv\w*|posix_spawnp?)\s*\(\s*(?:os\.P_\w+\s*,\s*)?"
+            + _STR
+            + r"\s*,\s*(\[[^\]]{0,4096}\]|\([^)]{0,4096}\))"
+        ),
+        # A string continued by concatenation: ``"rm -rf " + "/"``, perl's ``.``, or a name.
+        concat=re.compile(r"\s*[+.]\s*(?:" + _STR + r"|([A-Za-z_][\w.\[\]]{0,200})(?![\w(]))"),
         # perl's open(FH, "cmd |") / open(FH, "| cmd") / open(FH, "-|", "cmd"): a piped open.
         piped_open=re.compile(
             r"\bopen\s*\(?\s*(?:my\s+)?[$\w]+\s*,\s*(?:['\"][-+]?\|-?['\"]\s*,\s*"
@@ -106,6 +116,7 @@ _NEEDS = {
     "bare": ("system", "exec"),
     "quoted_call": ("system", "exec", "readpipe"),
     "argv_call": ("spawn", "execFile"),
+    "exec_list": ("execv", "spawnv", "posix_spawn"),
     "piped_open": ("open",),
     "list_call": ("subprocess", "spawn", "execFile"),
     "backtick": ("`",),
@@ -128,7 +139,14 @@ def code_payloads(code: str, how: str) -> list[Payload]:
             continue
         for m in pattern.finditer(code):
             text, double = _first(m)
-            words = [Word(_unescape_code(text, double))]
+            text = _unescape_code(text, double)
+            tail = p.concat.match(code, m.end())
+            while tail is not None and len(text) < 4096:
+                # ``os.system("rm -rf " + path)``: a name's value is only known at run time.
+                piece = tail.group(3)
+                text += "${_}" if piece else _unescape_code(*_first(tail))
+                tail = p.concat.match(code, tail.end())
+            words = [Word(text)]
             # ``system("rm", "-rf", "/")``: a list of words, run without a shell.
             more = p.more.match(code, m.end())
             while more is not None and len(words) < 256:
@@ -143,6 +161,11 @@ def code_payloads(code: str, how: str) -> list[Payload]:
             head, double = _first(m)
             items = [Word(_unescape_code(a or b, bool(b))) for a, b in p.item.findall(m.group(3))]
             out.append(Payload(how, render([Word(_unescape_code(head, double)), *items])))
+    if may("exec_list"):
+        for m in p.exec_list.finditer(code):
+            head, double = _first(m)
+            items = [Word(_unescape_code(a or b, bool(b))) for a, b in p.item.findall(m.group(3))]
+            out.append(Payload(how, render([Word(_unescape_code(head, double)), *items[1:]])))
     if may("piped_open"):
         for m in p.piped_open.finditer(code):
             out.append(Payload(how, _first(m)[0].strip()))
