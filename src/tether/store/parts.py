@@ -5,8 +5,9 @@ on a given call: of 70 signature records one is touched, of 64 window entries on
 A store that keeps the state in parts stores the head (every small top-level value) as one part,
 each entry of the tables (``sigs``, ``files``, ``pending``, ``agents``, ``echo``, ``tools``) as a
 part of its own, and each window entry as a part keyed by its position in the session, then
-writes per call the head and only the other parts that call touched: a *delta* ``{"put": {part: value}, "del": [part, …]}``, which is
-absolute (applying it twice changes nothing) and small.
+writes per call the head and only the other parts that call touched: a *delta*
+``{"put": {part: value}, "del": [part, …]}``, which is absolute (applying it twice changes
+nothing) and small.
 
 ``Tracked`` is the state dict handed to the update function: a plain ``dict`` whose tables are
 ``PartDict`` (a dict that notes every entry read or written: what is read may be changed in
