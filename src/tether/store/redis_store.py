@@ -40,16 +40,37 @@ LEASE_MS = 2000  # a holder silent this long is taken for dead and skipped
 LOCK_TTL_MS = 60_000  # the lock's keys outlive any queue, then expire
 WAIT_SLICE = 0.2  # seconds each BLPOP waits before the queue is checked for a dead holder
 
-# What a writer reads with its turn: the state's version, its parts unless the writer's copy is
-# at that version already ({kind, version, parts or text, halt}; kind 1 parts, 2 an older
-# Tether's JSON string, 0 nothing stored).
+# What a writer reads with its turn: the state's version and what its copy lacks (kind 1: every
+# part, or none when the copy is at that version; kind 3: the parts changed since the copy's
+# version, from the session's log of changed part names (``KEY:changes``, the last 64 writes;
+# a part deleted comes back as nil); kind 2: an older Tether's JSON string; 0: nothing stored).
 _SNAPSHOT = """
+local function changed_since(key, v, known)
+  local n = v - known
+  if known <= 0 or n <= 0 or n > 64 then return nil end
+  local entries = redis.call('LRANGE', key .. ':changes', -n, -1)
+  if #entries ~= n or tonumber(string.match(entries[1], '^%d+')) ~= known + 1 then return nil end
+  local seen, names = {}, {}
+  for _, entry in ipairs(entries) do
+    local first = true
+    for name in string.gmatch(entry, '[^%z]+') do
+      if first then first = false
+      elseif not seen[name] then seen[name] = true; names[#names + 1] = name end
+    end
+  end
+  return names
+end
 local function snapshot(key, halt_key, known)
   local kind = redis.call('TYPE', key)['ok']
   local halt = redis.call('GET', halt_key)
   if kind == 'hash' then
     local v = tonumber(redis.call('HGET', key, 'v') or '0')
-    if v == tonumber(known) then return {1, v, false, halt} end
+    known = tonumber(known)
+    if v == known then return {1, v, false, halt} end
+    local names = changed_since(key, v, known)
+    if names ~= nil and #names > 0 then
+      return {3, v, names, halt, redis.call('HMGET', key, unpack(names))}
+    end
     return {1, v, redis.call('HGETALL', key), halt}
   end
   if kind == 'string' then return {2, 0, redis.call('GET', key), halt} end
@@ -57,22 +78,37 @@ local function snapshot(key, halt_key, known)
 end
 """
 # Apply a delta (ARGV from ``first``: full (1: replace every part), the number of parts to
-# delete, their names, then name/value pairs to put) and move the version on; return it.
-# A state written whole starts at the server's clock in microseconds, so a version is never
-# reused by a later state of the same session (deleted, expired) that a stale copy could match.
+# delete, their names, then name/value pairs to put), log the names it changed and move the
+# version on; return it. A state written whole starts at the server's clock in microseconds,
+# so a version is never reused by a later state of the same session (deleted, expired) that a
+# stale copy could match.
 _APPLY = """
-local function apply(key, version, first)
+local function apply(key, version, first, ttl)
+  local log = key .. ':changes'
   if ARGV[first] == '1' or redis.call('TYPE', key)['ok'] ~= 'hash' then
-    redis.call('DEL', key)
+    redis.call('DEL', key, log)
     local now = redis.call('TIME')
     version = tonumber(now[1]) * 1000000 + tonumber(now[2])
   end
+  local new = string.format('%.0f', version + 1)
+  local names = {new}
   local ndel = tonumber(ARGV[first + 1])
   local i = first + 2
-  if ndel > 0 then redis.call('HDEL', key, unpack(ARGV, i, i + ndel - 1)) end
+  if ndel > 0 then
+    redis.call('HDEL', key, unpack(ARGV, i, i + ndel - 1))
+    for j = i, i + ndel - 1 do names[#names + 1] = ARGV[j] end
+  end
   i = i + ndel
-  for j = i, #ARGV, 2 do redis.call('HSET', key, ARGV[j], ARGV[j + 1]) end
-  redis.call('HSET', key, 'v', string.format('%.0f', version + 1))
+  for j = i, #ARGV, 2 do
+    redis.call('HSET', key, ARGV[j], ARGV[j + 1])
+    names[#names + 1] = ARGV[j]
+  end
+  redis.call('HSET', key, 'v', new)
+  if ARGV[first] ~= '1' then
+    redis.call('RPUSH', log, table.concat(names, '\\0'))
+    redis.call('LTRIM', log, -64, -1)
+    if tonumber(ttl) > 0 then redis.call('EXPIRE', log, ttl) end
+  end
   return version + 1
 end
 local function stamp(key, halt_key, index, ttl, sid, now, halt_action, halt)
@@ -100,7 +136,7 @@ local kind = redis.call('TYPE', KEYS[1])['ok']
 if kind ~= 'hash' then return {0} end
 local v = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')
 if v ~= tonumber(ARGV[1]) then return {0} end
-local new = apply(KEYS[1], v, 7)
+local new = apply(KEYS[1], v, 7, ARGV[2])
 stamp(KEYS[1], KEYS[2], KEYS[3], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6])
 return {1, new}
 """
@@ -164,7 +200,7 @@ local v = 0
 if redis.call('TYPE', KEYS[3])['ok'] == 'hash' then
   v = tonumber(redis.call('HGET', KEYS[3], 'v') or '0')
 end
-local new = apply(KEYS[3], v, 10)
+local new = apply(KEYS[3], v, 10, ARGV[2])
 stamp(KEYS[3], KEYS[4], KEYS[5], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6])
 redis.call('SET', KEYS[1], me, 'PX', ARGV[7])
 local nxt = me + 1
@@ -273,12 +309,37 @@ def _halt_args(held: str, halt: str) -> tuple[str, str]:
 
 
 class _Copy:
-    """A session's state as this store last wrote or read it, at ``version``."""
+    """A session's state as this store last wrote or read it, at ``version``, and its parts.
 
-    __slots__ = ("halt", "state", "version")
+    ``values``: each part decoded (shared with ``state``); ``texts``: each part as stored, to
+    put back the parts an update changed when its write is refused. ``contended``: another
+    writer got in first last time, and nothing showed since that it stopped: the next update
+    queues for the turn at once instead of computing on this copy first.
+    """
 
-    def __init__(self, version: int, state: parts.Tracked, halt: str) -> None:
+    __slots__ = ("contended", "halt", "state", "texts", "values", "version")
+
+    def __init__(
+        self, version: int, state: parts.Tracked, halt: str, values: dict[str, Any], texts: Any
+    ) -> None:
         self.version, self.state, self.halt = version, state, halt
+        self.values: dict[str, Any] = values
+        self.texts: dict[str, str | bytes] = texts
+        self.contended = False
+
+    def restore(self, touched: dict[str, Any]) -> bool:
+        """Put back the parts a refused update changed (``touched``: its delta); False if lost."""
+        for name in (*touched["put"], *touched["del"]):
+            text = self.texts.get(name)
+            if text is None:
+                self.values.pop(name, None)
+            else:
+                self.values[name] = json.loads(text)
+        state = parts.assemble(self.values.items())
+        if state is None:
+            return False
+        self.state = state
+        return True
 
 
 def redact_url(url: str) -> str:
@@ -403,36 +464,42 @@ class RedisStore:
 
         First on this store's copy, written in one round trip when the session is still at the
         copy's version and nobody holds its turn; otherwise under the session's ticket lock
-        (``_Lock``): writers queue in arrival order, the one whose turn it is reads what it
-        lacks, computes and writes (fenced: only while it still holds the turn).
+        (``_Lock``): writers queue in arrival order, the one whose turn it is reads what its
+        copy lacks, computes and writes (fenced: only while it still holds the turn).
         """
         deadline = time.monotonic() + self.max_wait
         try:
             self._check_policy()
-            copy = self._copies.pop(session_id, None)  # a copy ``fn`` ran on is spent
-            if copy is not None:
+            copy = self._copies.pop(session_id, None)
+            refused = copy is not None and not copy.contended
+            if copy is not None and refused:
                 done = self._fast(session_id, copy, fn)
                 if done is not None:
                     return done
+            contended = refused or (copy is not None and copy.contended)
             lock = _Lock(self, session_id)
             while True:
-                copy = self._copies.pop(session_id, None)
                 snap = lock.acquire(deadline, copy.version if copy is not None else -1)
-                current, held, version = self._from_snapshot(session_id, snap, copy)
+                alone = int(snap[0]) == 1 and not snap[2]  # nobody wrote since our copy
+                current, held, copy = self._from_snapshot(session_id, snap, copy)
                 given = with_halt(current, held)
                 new = fn(given)
-                version = lock.write(
-                    self._delta(session_id, given, new), held, halt_of(new), self._clock()
-                )
+                args, delta, texts = self._delta(session_id, given, new)
+                version = lock.write(args, held, halt_of(new), self._clock())
                 if version:
-                    self._keep(session_id, version, new)
+                    kept = self._keep(session_id, version, new, copy, delta, texts)
+                    if kept is not None:
+                        kept.contended = contended and not alone
                     return new
-                # The turn was taken from us (we were slower than the lease): queue again.
+                copy = None  # the turn was taken from us (slower than the lease): queue again
         except self._redis.exceptions.RedisError as exc:
             raise self._error(exc) from exc
 
     def _fast(self, session_id: str, copy: _Copy, fn: Updater) -> State | None:
-        """Run ``fn`` on this store's copy and write it without the lock; None if refused."""
+        """Run ``fn`` on this store's copy and write it without the lock; None if refused.
+
+        Refused, the copy gets back the parts ``fn`` changed (or is marked as knowing nothing).
+        """
         given = with_halt(copy.state, copy.halt)
         new = fn(given)
         halt = halt_of(new)
@@ -440,64 +507,96 @@ class RedisStore:
             self._key(session_id), self._halt_key(session_id), self._index,
             f"{self.key_prefix}lock:{session_id}:t", f"{self.key_prefix}lock:{session_id}:d",
         ]  # fmt: skip
+        tail, delta, texts = self._delta(session_id, given, new)
         args = [
-            copy.version, self.ttl, session_id, self._clock(), *_halt_args(copy.halt, halt),
-            *self._delta(session_id, given, new),
+            copy.version, self.ttl, session_id, self._clock(), *_halt_args(copy.halt, halt), *tail,
         ]  # fmt: skip
         done = self._scripts["fast"](keys=keys, args=args)
-        if not int(done[0]):
-            return None  # another writer got in first, or holds the turn: queue
-        self._keep(session_id, int(done[1]), new)
-        return new
+        if int(done[0]):
+            self._keep(session_id, int(done[1]), new, copy, delta, texts)
+            return new
+        # Another writer got in first, or holds the turn.
+        if delta is None or not copy.restore(delta):
+            copy.version = -1  # not put back: the turn brings every part
+        return None
 
-    def _delta(self, session_id: str, given: State | None, new: State) -> list[Any]:
-        """Return the script arguments that store ``new``: its changed parts, or all of it."""
+    def _delta(
+        self, session_id: str, given: State | None, new: State
+    ) -> tuple[list[Any], dict[str, Any] | None, dict[str, str]]:
+        """Return the script arguments that store ``new`` (its changed parts, or all of it),
+        the delta they hold (None: all of it) and the parts' texts."""
         delta = new.delta() if new is given and isinstance(new, parts.Tracked) else None
+        full = delta is None
         if delta is None:
-            put, gone, full = parts.split(new), [], 1
-        else:
-            put, gone, full = delta["put"], delta["del"], 0
-        args: list[Any] = [full, len(gone), *gone]
-        for name, value in put.items():
-            args += (name, self._encode(session_id, value))
-        return args
+            delta = {"put": parts.split(new), "del": []}
+        gone = delta["del"]
+        texts = {name: self._encode(session_id, value) for name, value in delta["put"].items()}
+        args: list[Any] = [int(full), len(gone), *gone]
+        for name, text in texts.items():
+            args += (name, text)
+        return args, None if full else delta, texts
 
-    def _keep(self, session_id: str, version: int, new: State) -> None:
-        """Keep ``new`` as this store's copy of the session at ``version``."""
-        state = new if isinstance(new, parts.Tracked) else parts.assemble(parts.split(new).items())
+    def _keep(
+        self,
+        session_id: str,
+        version: int,
+        new: State,
+        copy: _Copy | None,
+        delta: dict[str, Any] | None,
+        texts: dict[str, str],
+    ) -> _Copy | None:
+        """Keep ``new`` as this store's copy of the session at ``version``; return the copy."""
+        if delta is not None and copy is not None and isinstance(new, parts.Tracked):
+            parts.apply(copy.values, delta)  # the parts as stored now (shared with ``new``)
+            parts.apply(copy.texts, {"put": texts, "del": delta["del"]})
+            values, stored = copy.values, copy.texts
+            state: parts.Tracked | None = new
+            new.settle()
+        else:
+            values, stored = parts.split(new), dict(texts)
+            state = parts.assemble(values.items())
         if state is None:
-            return
-        state.settle()
-        self._copies[session_id] = _Copy(version, state, halt_of(new))
+            return None
+        kept = self._copies[session_id] = _Copy(version, state, halt_of(new), values, stored)
         while len(self._copies) > CACHED_SESSIONS:
             self._copies.popitem(last=False)
+        return kept
 
     def _from_snapshot(
         self, session_id: str, snap: list[Any], copy: _Copy | None
-    ) -> tuple[State | None, str, int]:
-        """Return (state, halt, version) from a snapshot (see _SNAPSHOT) and this store's copy."""
-        kind, version, data, found = snap
+    ) -> tuple[State | None, str, _Copy | None]:
+        """Return (state, halt, our copy brought to it) from a snapshot (see _SNAPSHOT)."""
+        kind, found = int(snap[0]), snap[3]
         held = found.decode("utf-8", "replace") if found else ""
-        if int(kind) == 2:
-            return self._decode(session_id, data), held, 0  # an older Tether's JSON string
-        if int(kind) == 0:
-            return None, held, 0
-        if not data:
-            assert copy is not None  # the script sends no parts only at the copy's version
-            return copy.state, held, int(version)
-        pairs = iter(data)
-        found_parts = {
-            name.decode(): self._value(session_id, value)
-            for name, value in zip(pairs, pairs, strict=True)
-            if name != b"v"
-        }
-        state = parts.assemble(found_parts.items())
+        if kind == 2:
+            return self._decode(session_id, snap[2]), held, None  # an older Tether's JSON
+        if kind == 0:
+            return None, held, None
+        if kind == 1 and not snap[2]:
+            assert copy is not None  # no parts are sent only at the copy's version
+            return copy.state, held, copy
+        if kind == 3:
+            assert copy is not None  # parts changed since the copy's version
+            values, texts = copy.values, copy.texts
+            for raw, text in zip(snap[2], snap[4], strict=True):
+                name = raw.decode()
+                if text is None:
+                    values.pop(name, None)
+                    texts.pop(name, None)
+                else:
+                    values[name], texts[name] = self._value(session_id, text), text
+        else:
+            pairs = iter(snap[2])
+            texts = {name.decode(): text for name, text in zip(pairs, pairs, strict=True)}
+            texts.pop("v", None)
+            values = {name: self._value(session_id, text) for name, text in texts.items()}
+        state = parts.assemble(values.items())
         if state is None:
             raise StoreError(
                 f"redis at {self.location}: session {session_id!r} holds no readable state; "
                 f"reset it with 'tether session reset {session_id}'"
             )
-        return state, held, int(version)
+        return state, held, _Copy(int(snap[1]), state, held, values, texts)
 
     def _value(self, session_id: str, text: bytes) -> Any:
         try:
