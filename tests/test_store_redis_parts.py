@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 from test_store_parts import HARD, _call, _plain
-
 from tether.guard import Guard
 from tether.model import ToolCall, ToolResult
 from tether.store.memory import MemoryStore
