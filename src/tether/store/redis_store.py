@@ -598,7 +598,7 @@ class RedisStore:
             )
         return state, held, _Copy(int(snap[1]), state, held, values, texts)
 
-    def _value(self, session_id: str, text: bytes) -> Any:
+    def _value(self, session_id: str, text: str | bytes) -> Any:
         try:
             return json.loads(text)
         except ValueError as exc:
