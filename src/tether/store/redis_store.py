@@ -578,13 +578,19 @@ class RedisStore:
         if kind == 3:
             assert copy is not None  # parts changed since the copy's version
             values, texts = copy.values, copy.texts
+            changed: dict[str, Any] = {}
             for raw, text in zip(snap[2], snap[4], strict=True):
                 name = raw.decode()
                 if text is None:
                     values.pop(name, None)
                     texts.pop(name, None)
+                    changed[name] = None
                 else:
-                    values[name], texts[name] = self._value(session_id, text), text
+                    changed[name] = values[name] = self._value(session_id, text)
+                    texts[name] = text
+            if parts.patch(copy.state, changed):
+                copy.version = int(snap[1])
+                return copy.state, held, copy
         else:
             pairs = iter(snap[2])
             texts = {name.decode(): text for name, text in zip(pairs, pairs, strict=True)}
