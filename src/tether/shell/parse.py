@@ -24,7 +24,7 @@ import re
 import time
 from typing import TYPE_CHECKING, NamedTuple
 
-from tether.shell import nodes
+from tether.shell import evaluate, nodes
 from tether.shell.model import (
     Assignment,
     CommandModel,
@@ -320,8 +320,9 @@ class _Builder:
     """Collects the commands of one input (and of the shell payloads inside it)."""
 
     # Slots: one builder per input, and no per-instance dict to build, read through and free.
-    __slots__ = ("commands", "deadline", "errors", "functions", "joined", "nodes", "pending",
-                 "pipelines", "substitutions", "tail_redirects", "unprovable", "words")  # fmt: skip
+    __slots__ = ("commands", "deadline", "errors", "evaluating", "functions", "joined", "nodes",
+                 "pending", "pipelines", "substitutions", "tail_redirects", "unprovable",
+                 "words")  # fmt: skip
 
     def __init__(self) -> None:
         self.commands: list[SimpleCommand] = []
@@ -341,6 +342,7 @@ class _Builder:
         self.nodes = 0
         # An unquoted word's source -> its Word, for this input only (see _plain_word).
         self.words: dict[bytes, Word] = {}
+        self.evaluating = False  # adding an evaluated reading (never evaluated again)
 
     def build(self, source: str) -> CommandModel:
         """Return the model, with pipeline ids renumbered densely."""
@@ -402,6 +404,21 @@ class _Builder:
             if dropped is not None:
                 self.errors.append(f"the parser dropped {dropped}")
         self._walk(root, ctx, src)
+        if not self.evaluating and self.unprovable is None and evaluate.wanted(text):
+            self._add_reading(root, src, ctx)
+
+    def _add_reading(self, root: Node, src: bytes, ctx: _Ctx) -> None:
+        """Add the commands bash runs as the evaluator reads them (``d=/usr; rm -rf "$d"``)."""
+        reading = evaluate.reading(root, src)
+        if reading is None:
+            return
+        self.evaluating = True
+        errors = len(self.errors)
+        try:
+            self.add_source(reading, ctx)
+        finally:
+            self.evaluating = False
+        del self.errors[errors:]  # the reading's own spelling is not the input's problem
 
     def _payload(self, text: str, ctx: _Ctx) -> None:
         if ctx.shell_depth >= MAX_SHELL_DEPTH:

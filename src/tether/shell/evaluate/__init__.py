@@ -1,0 +1,57 @@
+"""A bounded partial evaluation of a command line, in bash's order, before any judge reads it.
+
+Aliases are not expanded (bash does not in a non-interactive shell, nor later on the line
+that defines one); functions defined earlier apply at once; assignments, arrays, ``set --``,
+``read <<<``, ``printf -v``, ``declare``/``local``/``export`` set variables in order; words
+are expanded (braces, tilde, parameters with their operators, static substitutions,
+arithmetic, IFS splitting, quote removal); ``eval``, ``sh -c SCRIPT NAME ARGS``, ``source`` of
+a known script and xargs fed a static input run what they are given; ``cd`` and links made
+earlier in the line, and ``/proc/self/root``, are followed. The result is a *reading*: shell
+text of the commands as bash runs them, each word its static value or, where only known at
+run time, its own source again. The parser adds the reading's commands to the model beside
+the original ones, so every judge reads both and the strictest verdict stands.
+
+Bounded: caps on steps, depth, fields, loop values and value length (``_state``); an explicit
+stack walks the statements; expansions nest at most ``MAX_NEST`` deep.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+# Words whose presence may let evaluation say more than the text (a cheap test, in C).
+_TRIGGERS = ("$", "`", "{", "/proc/", "cd ", "ln ", "xargs", "eval", "source", ". ", "set ",
+             "read ", "for ", "()", "declare", "local ", "export ", "typeset", "readonly",
+             "sh ", "printf -v", "pushd")  # fmt: skip
+
+
+def wanted(text: str) -> bool:
+    """Return True when evaluating ``text`` may reveal something its words do not say."""
+    return any(t in text for t in _TRIGGERS)
+
+
+def reading(root: Node, src: bytes) -> str | None:
+    """Return the evaluated reading of a parsed source, or None when it says nothing new."""
+    from tether.shell.evaluate._emit import render
+    from tether.shell.evaluate._state import MARKERS, MAX_READING, GiveUp, State
+    from tether.shell.evaluate._walk import Walker
+
+    text = src.decode("utf-8", "replace")
+    if any(m in text for m in MARKERS):
+        return None  # the markers could be forged
+    st = State()
+    walker = Walker(st)
+    try:
+        walker.run(root, src, 0)
+    except (GiveUp, RecursionError):
+        pass  # what was evaluated stands; the original is judged as well
+    if not st.revealed or not walker.records:
+        return None
+    out = render(walker.records, st)
+    return out if len(out) <= MAX_READING else None
+
+
+__all__ = ["reading", "wanted"]
