@@ -750,6 +750,7 @@ class _Builder:
                 pipeline=ctx.pipeline,
                 stage=ctx.stage,
                 text=_text(src, node, TEXT_CAP),
+                evaluated=self.evaluating,
             )
         )
 

@@ -33,8 +33,11 @@ def wanted(text: str) -> bool:
     return any(t in text for t in _TRIGGERS)
 
 
-def reading(root: Node, src: bytes) -> str | None:
-    """Return the evaluated reading of a parsed source, or None when it says nothing new."""
+def reading(root: Node, src: bytes, strict: bool = False) -> str | None:
+    """Return the evaluated reading of a parsed source, or None when it says nothing new.
+
+    A fault in the evaluator leaves the input judged as written (``strict`` raises it: tests).
+    """
     from tether.shell.evaluate._emit import render
     from tether.shell.evaluate._state import MARKERS, MAX_READING, GiveUp, State
     from tether.shell.evaluate._walk import Walker
@@ -48,6 +51,10 @@ def reading(root: Node, src: bytes) -> str | None:
         walker.run(root, src, 0)
     except (GiveUp, RecursionError):
         pass  # what was evaluated stands; the original is judged as well
+    except Exception:
+        if strict:
+            raise
+        return None
     if not st.revealed or not walker.records:
         return None
     out = render(walker.records, st)

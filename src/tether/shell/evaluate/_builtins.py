@@ -79,9 +79,10 @@ def _shell(w: Walker, argv: list[str], stdin: str | None, depth: int, stack: _St
             args = rest[n + 1 :]
         elif reads_stdin:
             script, args = stdin, rest[n:]
+        elif n < len(rest):
+            script, args = read_file(rest[n], st), rest[n:]
         else:
-            script, args = read_file(rest[n], st) if n < len(rest) else None, rest[n + 1 :]
-            args = [rest[n], *args]
+            return False
         if script is None or (has_c and not args and depth == 0 and stdin is None):
             return False  # the parser reads a bare ``sh -c '…'`` already
         stack.append(("restore", st.snapshot()))

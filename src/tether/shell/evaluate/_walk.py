@@ -118,6 +118,8 @@ class Walker:
                 st.functions[_text(src, name)] = (body, src)
         elif t == "for_statement":
             self._for(node, src, depth, stack)
+        elif t == "ERROR" and node.start_byte < len(src) and src[node.start_byte] == 123:
+            self._brace_command(_text(src, node), depth, stack)
         elif t == "c_style_for_statement":
             body = node.child_by_field_name("body")
             if body is not None:
@@ -157,6 +159,20 @@ class Walker:
         for value in reversed(values):
             stack.append(("node", body, src, depth))
             stack.append(("bind", name, value))
+
+    def _brace_command(self, text: str, depth: int, stack: list[tuple[object, ...]]) -> None:
+        """Read what tree-sitter-bash cannot: a brace expansion in command position.
+
+        ``{sh,-c,'rm -rf /'}`` is the word list ``sh -c 'rm -rf /'`` to bash; the grammar
+        reads ``{`` as a group and fails. The text is split into words as bash splits them.
+        """
+        for words in split_commands(text):
+            argv: list[str] = []
+            for raw in words:
+                argv.extend(expand(raw, self.st, depth=depth))
+            self.st.revealed = True
+            if argv and not _builtins.run(self, argv, None, depth, stack):
+                self.records.append(Record(tuple(argv), (), (), *self.pipe))
 
     def _assign(self, node: Node, src: bytes, depth: int) -> tuple[str, str] | None:
         name_node = node.child_by_field_name("name")
@@ -291,6 +307,42 @@ class Walker:
             raise GiveUp(f"scripts nested more than {MAX_DEPTH} deep")
         root, src = parse_tree(text)
         stack.append(("node", root, src, depth + 1))
+
+
+def split_commands(text: str) -> list[list[str]]:
+    """Split ``text`` into commands (at unquoted ``;``, ``&``, ``|``, newline) of raw words."""
+    from tether.shell.evaluate._expand import _dq_end, close
+
+    commands: list[list[str]] = [[]]
+    start, i, n = -1, 0, len(text)
+    while i <= n:
+        c = text[i] if i < n else "\n"
+        if i < n and c in "'\"\\$`":
+            if start < 0:
+                start = i
+            if c == "\\":
+                i += 2
+            elif c == "'":
+                j = text.find("'", i + 1)
+                i = n if j < 0 else j + 1
+            elif c == '"':
+                i = _dq_end(text, i + 1) + 1
+            elif c == "$" and text[i + 1 : i + 2] in ("(", "{"):
+                j = close(text, i + 2, text[i + 1], ")" if text[i + 1] == "(" else "}")
+                i = n if j < 0 else j + 1
+            else:
+                i += 1
+            continue
+        if c in " \t\n;&|":
+            if start >= 0:
+                commands[-1].append(text[start:i])
+                start = -1
+            if c in ";&|\n" and commands[-1]:
+                commands.append([])
+        elif start < 0:
+            start = i
+        i += 1
+    return [c for c in commands if c]
 
 
 def output_of(inner: str, st: State, depth: int) -> str | None:
