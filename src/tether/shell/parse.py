@@ -33,6 +33,7 @@ from tether.shell.model import (
     Word,
     Wrapper,
 )
+from tether.shell.pipes import pipe_operators
 from tether.shell.programs import SOURCES
 from tether.shell.words import (
     decode_ansi_c,
@@ -385,7 +386,11 @@ class _Builder:
 
     def _add_joined(self, text: str, ctx: _Ctx) -> None:
         pipes = text.count("|")
-        if pipes > MAX_PIPES and (pipes := pipes - 2 * text.count("||")) > MAX_PIPES:
+        if (
+            pipes > MAX_PIPES
+            and (pipes := pipes - 2 * text.count("||")) > MAX_PIPES
+            and (pipes := pipe_operators(text)) > MAX_PIPES  # not in quotes or heredoc text
+        ):
             self._give_up(f"{pipes:,} pipe operators, over the {MAX_PIPES:,} cap")
             return
         src = text.encode("utf-8", "surrogatepass")
