@@ -31,7 +31,7 @@ def pipe_operators(text: str) -> int:
             while j < n and text[j] != '"':
                 if text[j] == "\\":
                     j += 1
-                elif text[j] == "$" and text[j + 1 : j + 2] == "(" or text[j] == "`":
+                elif (text[j] == "$" and text[j + 1 : j + 2] == "(") or text[j] == "`":
                     end = _substitution_end(text, j)
                     count += text.count("|", j, end)
                     j = end

@@ -368,12 +368,18 @@ def _reparse(text: str, depth: int, budget: Budget) -> list[Hit]:
 def _hits(model: CommandModel, depth: int = 0, budget: Budget | None = None) -> list[Hit]:
     scope = Scope(model, depth, budget or Budget(), reparser=_reparse, judge_fn=_judge)
     hits: list[Hit] = []
-    if model.errors:
-        # bash may run what the parser could not read (``{sh,-c,'rm -rf /'}``).
+    if model.errors and not _bash_rejects(model.source):
+        # bash runs what the parser could not read (``{sh,-c,'rm -rf /'}``).
         hits.append(Hit("DG309", f"the parser could not read it: {model.errors[0]}"))
     for cmd in model.commands:
         hits.extend(_judge(cmd, scope))
     return hits
+
+
+def _bash_rejects(source: str) -> bool:
+    from tether.shell.syntax import bash_rejects  # only for input the parser could not read
+
+    return bash_rejects(source)
 
 
 def assess(model: CommandModel) -> DangerVerdict:

@@ -192,7 +192,9 @@ def check_device_redirects(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
         if found is not None:
             yield Hit(found[0], f"redirect into {quote(target.value)} ({found[1]})")
         elif unknown_device(target):
-            yield Hit("DG420", f"redirect into {quote(target.value)}, a device only known at run time")
+            yield Hit(
+                "DG420", f"redirect into {quote(target.value)}, a device only known at run time"
+            )
 
 
 # The raw copiers: an output only known at run time may be a disk (``dd of=$DISK``).
@@ -202,8 +204,9 @@ _RAW_COPIERS = frozenset({"dd", "dcfldd", "dc3dd"})
 def unknown_device(word: Word) -> bool:
     """Return True for a /dev path whose device name is only known at run time (``/dev/$d``)."""
     path = word.value
-    return not word.literal and path[:5] == "/dev/" and path[5:6] in ("$", "`") or (
-        not word.literal and path.startswith("/dev/disk/") and "$" in path)
+    return (not word.literal and path[:5] == "/dev/" and path[5:6] in ("$", "`")) or (
+        not word.literal and path.startswith("/dev/disk/") and "$" in path
+    )
 
 
 WRITERS = ("dd", "dcfldd", "dc3dd", "qemu-img", *(n for n in OUTPUTS if " " not in n))

@@ -63,17 +63,21 @@ RULES = (
         tier=Tier.ASK,
         summary="bash runs text the parser cannot read",
         why="tree-sitter-bash reads some forms bash runs as errors: a brace expansion in "
-        "command position (`{sh,-c,'rm -rf /'}` runs `sh -c 'rm -rf /'`), unbalanced quotes "
-        "it recovers from differently than bash. What Tether cannot read is never judged "
-        "harmless; the evaluator still judges what it can see through.",
+        "command position (`{sh,-c,'rm -rf /'}` runs `sh -c 'rm -rf /'`), quoting it recovers "
+        "from differently than bash. What Tether cannot read is never judged harmless; the "
+        "evaluator still judges what it can see through. Text bash refuses as well (an "
+        "unterminated quote, `&& ls`, `if then`) runs nothing and is not flagged.",
         instead="Spell the command plainly: a literal command word, balanced quotes, and long "
         "scripts in a file (`python3 script.py`) instead of inline.",
-        match=(
-            "{sh,-c,'rm -rf /tmp/x'}",
-            "{ls,-la}",
+        match=("{sh,-c,'rm -rf /tmp/x'}", "{ls,-la}", "{git,status}"),
+        not_match=(
+            "ls {a,b}",
+            "echo '{a,b}'",
+            "{ ls; }",
             "echo 'unterminated",
+            "&& ls",
+            "if then rm -rf /tmp/example",
         ),
-        not_match=("ls {a,b}", "echo '{a,b}'", "{ ls; }"),
     ),
 )
 

@@ -163,7 +163,7 @@ def _operator(
     text = "" if value is None else str(value)
     if op in (":+", "+"):
         st.revealed = True
-        if (empty if op == ":+" else unset):
+        if empty if op == ":+" else unset:
             return [("", False)] if quoted else []
         return _word(word, st, depth, quoted)
     if op in (":?", "?"):
@@ -320,10 +320,13 @@ def _substring(text: str, word: str, st: State, depth: int) -> str | None:
 
 # --- arithmetic -----------------------------------------------------------------------------
 
-_TOKEN = re.compile(r"\s*(?:(0[xX][0-9a-fA-F]+|[0-9]+)|([A-Za-z_][A-Za-z0-9_]*)|"
-                    r"(\*\*|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%()<>!~&|^]))")  # fmt: skip
-_BINARY = {"||": 1, "&&": 2, "|": 3, "^": 4, "&": 5, "==": 6, "!=": 6, "<": 7, ">": 7, "<=": 7,
-           ">=": 7, "<<": 8, ">>": 8, "+": 9, "-": 9, "*": 10, "/": 10, "%": 10, "**": 11}  # fmt: skip
+_TOKEN = re.compile(
+    r"\s*(?:(0[xX][0-9a-fA-F]+|[0-9]+)|([A-Za-z_][A-Za-z0-9_]*)|"
+    r"(\*\*|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%()<>!~&|^]))"
+)
+_BINARY = {"||": 1, "&&": 2, "|": 3, "^": 4, "&": 5, "==": 6, "!=": 6, "<": 7, ">": 7,
+           "<=": 7, ">=": 7, "<<": 8, ">>": 8, "+": 9, "-": 9, "*": 10, "/": 10, "%": 10,
+           "**": 11}  # fmt: skip
 MAX_ARITH = 256
 
 
@@ -407,7 +410,7 @@ def _apply(op: str, a: int, b: int) -> int:
     if op == "**":
         if b < 0 or b > 64:
             raise ValueError("exponent")
-        return a**b
+        return int(a**b)
     table = {"+": a + b, "-": a - b, "*": a * b, "<<": a << min(b, 63) if b >= 0 else 0,
              ">>": a >> min(b, 63) if b >= 0 else 0, "<": int(a < b), ">": int(a > b),
              "<=": int(a <= b), ">=": int(a >= b), "==": int(a == b), "!=": int(a != b),

@@ -112,10 +112,10 @@ class Walker:
                 st.variables.pop(name, None)
                 st.arrays.pop(name, None)
         elif t == "function_definition":
-            name = node.child_by_field_name("name")
+            label = node.child_by_field_name("name")
             body = node.child_by_field_name("body")
-            if name is not None and body is not None:
-                st.functions[_text(src, name)] = (body, src)
+            if label is not None and body is not None:
+                st.functions[_text(src, label)] = (body, src)
         elif t == "for_statement":
             self._for(node, src, depth, stack)
         elif t == "ERROR" and node.start_byte < len(src) and src[node.start_byte] == 123:
@@ -127,7 +127,9 @@ class Walker:
 
     # --- statements ---------------------------------------------------------------------
 
-    def _pipeline(self, node: Node, src: bytes, depth: int, stack: list[tuple[object, ...]]) -> None:
+    def _pipeline(
+        self, node: Node, src: bytes, depth: int, stack: list[tuple[object, ...]]
+    ) -> None:
         legs = node.named_children
         pid = self.pipes
         self.pipes += 1
@@ -224,7 +226,7 @@ class Walker:
                 assigns.append(child)
             elif kind in ("file_redirect", "heredoc_redirect", "herestring_redirect"):
                 redirect_nodes.append(child)
-            elif kind == "comment" or not child.is_named and kind in (";", "&"):
+            elif kind == "comment" or (not child.is_named and kind in (";", "&")):
                 continue
             elif spans and spans[-1][1] == child.start_byte:
                 spans[-1][1] = child.end_byte
@@ -268,9 +270,7 @@ class Walker:
                 quoted = start is not None and any(q in _text(src, start) for q in "'\"\\")
                 if body is not None:
                     text = _text(src, body)
-                    if quoted:
-                        stdin = text
-                    elif "$" not in text and "`" not in text:
+                    if quoted or ("$" not in text and "`" not in text):
                         stdin = text
                 continue
             descriptor = ""
