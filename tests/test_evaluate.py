@@ -131,7 +131,25 @@ def test_readings(command: str, expected: str | None) -> None:
     if expected is None:
         assert got is None
     else:
-        assert got is not None and expected in got, got
+        assert got is not None and expected in got.text, got
+
+
+@pytest.mark.parametrize(
+    ("command", "resolved"),
+    [
+        ("cmd=ls; $cmd -la", True),
+        ("$(echo ls) -la", True),
+        ("rm${IFS}-rf${IFS}/tmp/x", True),
+        ("if true; then x=ls; fi; $x -la", False),  # x may be the environment's
+        ("true && x=ls; $x -la", False),
+        ("$CMD -la", False),
+    ],
+)
+def test_a_command_word_the_line_says_is_resolved(command: str, resolved: bool) -> None:
+    model = parse_command(command)
+    original = next(c for c in model.commands if c.argv and not c.argv[0].literal)
+    assert original.resolved is resolved
+    assert ("DG306" in classify_command(command).danger_codes) is not resolved
 
 
 def test_evaluated_commands_are_marked() -> None:

@@ -115,6 +115,9 @@ class SimpleCommand(NamedTuple):
     # Read from the evaluator's reading (``d=/usr; rm -rf "$d"`` gives ``rm -rf /usr``), not
     # from the input's text: ``text`` is the reading's, not a span of the input.
     evaluated: bool = False
+    # The evaluator made this command's computed command word static (``x=rm; $x -rf /``):
+    # the reading's command stands for it, so it is not "a command only known at run time".
+    resolved: bool = False
 
     @property
     def name(self) -> str:

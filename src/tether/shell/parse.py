@@ -328,8 +328,8 @@ class _Builder:
 
     # Slots: one builder per input, and no per-instance dict to build, read through and free.
     __slots__ = ("commands", "deadline", "errors", "evaluating", "functions", "joined", "nodes",
-                 "pending", "pipelines", "substitutions", "tail_redirects", "unprovable",
-                 "words")  # fmt: skip
+                 "origins", "pending", "pipelines", "substitutions", "tail_redirects",
+                 "unprovable", "words")  # fmt: skip
 
     def __init__(self) -> None:
         self.commands: list[SimpleCommand] = []
@@ -350,6 +350,9 @@ class _Builder:
         # An unquoted word's source -> its Word, for this input only (see _plain_word).
         self.words: dict[bytes, Word] = {}
         self.evaluating = False  # adding an evaluated reading (never evaluated again)
+        # While a source the evaluator will read is walked: its bytes, and where each of its
+        # own commands starts -> their indices in ``commands``.
+        self.origins: tuple[bytes, dict[int, list[int]]] | None = None
 
     def build(self, source: str) -> CommandModel:
         """Return the model, with pipeline ids renumbered densely."""
@@ -414,19 +417,35 @@ class _Builder:
             dropped = _dropped_text(root, src)
             if dropped is not None:
                 self.errors.append(f"the parser dropped {dropped}")
-        self._walk(root, ctx, src)
-        if not self.evaluating and self.unprovable is None and evaluate.wanted(text):
-            self._add_reading(root, src, ctx)
+        if self.evaluating or not evaluate.wanted(text):
+            self._walk(root, ctx, src)
+            return
+        outer = self.origins
+        origins: dict[int, list[int]] = {}
+        self.origins = (src, origins)
+        try:
+            self._walk(root, ctx, src)
+        finally:
+            self.origins = outer
+        if self.unprovable is None:
+            self._add_reading(root, src, ctx, origins)
 
-    def _add_reading(self, root: Node, src: bytes, ctx: _Ctx) -> None:
+    def _add_reading(
+        self, root: Node, src: bytes, ctx: _Ctx, origins: dict[int, list[int]]
+    ) -> None:
         """Add the commands bash runs as the evaluator reads them (``d=/usr; rm -rf "$d"``)."""
         reading = evaluate.reading(root, src)
         if reading is None:
             return
+        for start in reading.resolved:
+            for i in origins.get(start, ()):
+                cmd = self.commands[i]
+                if cmd.argv and not cmd.argv[0].literal:
+                    self.commands[i] = cmd._replace(resolved=True)
         self.evaluating = True
         errors = len(self.errors)
         try:
-            self.add_source(reading, ctx)
+            self.add_source(reading.text, ctx)
         finally:
             self.evaluating = False
         del self.errors[errors:]  # the reading's own spelling is not the input's problem
@@ -748,6 +767,8 @@ class _Builder:
                 )
                 self._payload(script, inner)
                 return
+        if self.origins is not None and self.origins[0] is src:
+            self.origins[1].setdefault(node.start_byte, []).append(len(self.commands))
         self.commands.append(
             SimpleCommand(
                 argv=peeled.argv,

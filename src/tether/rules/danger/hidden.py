@@ -115,8 +115,10 @@ def check_redirect_socket(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
 
 def check_dynamic_word(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     """Flag a command word assembled at run time (``$x``, ``$(echo rm)``)."""
-    if not cmd.argv or cmd.argv[0].literal or scope.model.errors:
-        return  # words recovered from a parse error are not commands anyone runs
+    if not cmd.argv or cmd.argv[0].literal or cmd.resolved or scope.model.errors:
+        # A parse error's words are DG309's; a word the evaluator resolved (``x=rm; $x``) is
+        # judged as the reading's literal command.
+        return
     word = cmd.argv[0].value
     head, _, tail = word.rpartition("/")
     if (

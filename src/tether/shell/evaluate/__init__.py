@@ -17,10 +17,19 @@ stack walks the statements; expansions nest at most ``MAX_NEST`` deep.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from tree_sitter import Node
+
+
+class Reading(NamedTuple):
+    """The evaluated reading of one source, and which of its commands it stands for."""
+
+    text: str
+    # Where the source's own commands start whose command word evaluation made static, on
+    # values certain to be set (not in an if, a loop or after && / ||): ``x=rm; $x …``.
+    resolved: frozenset[int] = frozenset()
 
 # Words whose presence may let evaluation say more than the text (a cheap test, in C).
 _TRIGGERS = ("$", "`", "{", "/proc/", "cd ", "ln ", "xargs", "eval", "source", ". ", "set ",
@@ -33,13 +42,13 @@ def wanted(text: str) -> bool:
     return any(t in text for t in _TRIGGERS)
 
 
-def reading(root: Node, src: bytes, strict: bool = False) -> str | None:
+def reading(root: Node, src: bytes, strict: bool = False) -> Reading | None:
     """Return the evaluated reading of a parsed source, or None when it says nothing new.
 
     A fault in the evaluator leaves the input judged as written (``strict`` raises it: tests).
     """
     from tether.shell.evaluate._emit import render
-    from tether.shell.evaluate._state import MARKERS, MAX_READING, GiveUp, State
+    from tether.shell.evaluate._state import DYN, MARKERS, MAX_READING, GiveUp, State
     from tether.shell.evaluate._walk import Walker
 
     text = src.decode("utf-8", "replace")
@@ -58,7 +67,14 @@ def reading(root: Node, src: bytes, strict: bool = False) -> str | None:
     if not st.revealed or not walker.records:
         return None
     out = render(walker.records, st)
-    return out if len(out) <= MAX_READING else None
+    if len(out) > MAX_READING:
+        return None
+    resolved: dict[int, bool] = {}
+    for r in walker.records:
+        if r.origin >= 0:
+            static = r.certain and bool(r.argv) and DYN not in r.argv[0]
+            resolved[r.origin] = resolved.get(r.origin, True) and static
+    return Reading(out, frozenset(k for k, ok in resolved.items() if ok))
 
 
-__all__ = ["reading", "wanted"]
+__all__ = ["Reading", "reading", "wanted"]

@@ -232,7 +232,7 @@ def _printf(w: Walker, argv: list[str], stdin: str | None, depth: int) -> bool:
 
     name = argv[2]
     out = printf_output([plain(a) for a in argv[3:]]) if _static(argv[3:]) else None
-    w.st.variables[name] = out
+    w.st.set(name, out)
     w.st.revealed = True
     return False
 
@@ -259,18 +259,20 @@ def _read(w: Walker, argv: list[str], stdin: str | None, depth: int) -> bool:
         i += 1
     if stdin is None or DYN in stdin:
         for n in names or ["REPLY"]:
-            st.variables[n] = None
+            st.set(n, None)
         return False
     line = stdin.split(delim, 1)[0]
     ifs = st.ifs() or " \t\n"
     if array is not None:
-        st.arrays[array] = [p for p in _split(line, ifs, 0)]
+        st.set(array, None)
+        st.variables.pop(array, None)
+        st.arrays[array] = list(_split(line, ifs, 0))
         st.revealed = True
         return False
     names = names or ["REPLY"]
     parts = _split(line, ifs, len(names)) if names != ["REPLY"] else [line]
     for k, n in enumerate(names):
-        st.variables[n] = parts[k] if k < len(parts) else ""
+        st.set(n, parts[k] if k < len(parts) else "")
     st.revealed = True
     return False
 
@@ -304,7 +306,7 @@ def _declare(w: Walker, argv: list[str], stdin: str | None, depth: int) -> bool:
     for a in argv[1:]:
         name, eq, value = a.partition("=")
         if eq and name.isidentifier():
-            st.variables[name] = None if DYN in value else value.replace(GLOB, "")
+            st.set(name, None if DYN in value else value.replace(GLOB, ""))
     return False
 
 

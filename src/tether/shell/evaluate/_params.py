@@ -25,6 +25,8 @@ def _dyn(source: str, st: State, quoted: bool) -> Segments:
 
 def _value(name: str, st: State) -> object:
     """Return a scalar's value, None when unset, or _UNKNOWN."""
+    if name in st.uncertain:
+        st.doubt = True
     if name.isdigit():
         if name == "0":
             return _UNKNOWN if st.zero is None else st.zero
@@ -47,6 +49,8 @@ def _value(name: str, st: State) -> object:
         return _UNKNOWN if value is None else value
     if name == "HOME":
         return HOME
+    if name == "IFS":
+        return st.ifs() if st.ifs() is not None else _UNKNOWN  # bash ignores an inherited IFS
     return _UNKNOWN
 
 
@@ -123,6 +127,8 @@ def braced(body: str, source: str, st: State, depth: int, quoted: bool) -> Segme
 
 
 def _element(name: str, sub: str, st: State, depth: int) -> tuple[object, list[str] | None]:
+    if name in st.uncertain:
+        st.doubt = True
     if sub in ("@", "*"):
         if name in st.arrays:
             return "", st.arrays[name]
@@ -155,7 +161,7 @@ def _operator(
             return pieces_of(str(value), quoted)
         pieces = _word(word, st, depth, quoted)
         if op.endswith("=") and name.isidentifier():
-            st.variables[name] = join(pieces).replace(GLOB, "")
+            st.set(name, join(pieces).replace(GLOB, ""))
         st.revealed = True
         return pieces
     if value is _UNKNOWN:

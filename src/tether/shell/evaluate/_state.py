@@ -36,8 +36,9 @@ class GiveUp(Exception):
 class State:
     """What the line has set so far (one shell; subshells work on a copy)."""
 
-    __slots__ = ("arrays", "cwd", "dynamic", "files", "functions", "links", "positional",
-                 "revealed", "steps", "variables", "zero")  # fmt: skip
+    __slots__ = ("arrays", "conditional", "cwd", "doubt", "dynamic", "files", "functions",
+                 "links", "positional", "revealed", "steps", "uncertain", "variables",
+                 "zero")  # fmt: skip
 
     def __init__(self) -> None:
         # name -> value; a name absent is the environment's (only known at run time);
@@ -53,6 +54,11 @@ class State:
         self.dynamic: list[str] = []  # source texts of the parts only known at run time
         self.revealed = False  # evaluation saw through something the text alone does not say
         self.steps = 0
+        # Names set in code that may not run (an if, a loop, the right of && or ||): a value
+        # read from one is not certain, and the command that read it is not "resolved".
+        self.conditional = 0
+        self.uncertain: set[str] = set()
+        self.doubt = False  # the command being evaluated read an uncertain value
 
     def step(self, n: int = 1) -> None:
         """Count work; give up past the cap."""
@@ -69,6 +75,13 @@ class State:
         """Undo what a subshell changed."""
         (self.variables, self.arrays, self.positional, self.zero, self.functions,
          self.cwd) = saved  # type: ignore[assignment]  # fmt: skip
+
+    def set(self, name: str, value: str | None) -> None:
+        """Assign a scalar (None: only known at run time)."""
+        self.variables[name] = value
+        self.arrays.pop(name, None)
+        if self.conditional:
+            self.uncertain.add(name)
 
     def dyn(self, source: str) -> str:
         """Return the marker of a part only known at run time, shown as ``source``."""

@@ -25,12 +25,14 @@ class Record(NamedTuple):
     redirects: tuple[tuple[str, str], ...] = ()  # (operator with its descriptor, target)
     pipeline: int = -1
     stage: int = 0
+    origin: int = -1  # the byte where the input's own command starts (its first level only)
+    certain: bool = True  # no value read from code that may not run
 
 
-_SEQUENCE = frozenset(
-    {"program", "list", "compound_statement", "do_group", "if_statement", "elif_clause",
-     "else_clause", "while_statement", "case_statement", "case_item", "negated_command"}
-)  # fmt: skip
+_SEQUENCE = frozenset({"program", "compound_statement", "do_group", "negated_command"})
+# Statements whose parts may not run: what they assign is not certain afterwards.
+_CONDITIONAL = frozenset({"if_statement", "elif_clause", "else_clause", "while_statement",
+                          "case_statement", "case_item"})  # fmt: skip
 _WORDISH_SKIP = frozenset({"variable_assignment", "comment", "file_redirect",
                            "heredoc_redirect", "herestring_redirect"})  # fmt: skip
 
@@ -65,13 +67,16 @@ class Walker:
                 st.restore(item[1])  # type: ignore[arg-type]
                 continue
             if kind == "bind":
-                st.variables[item[1]] = item[2]  # type: ignore[index,assignment]
+                st.set(item[1], item[2])  # type: ignore[arg-type]
                 continue
             if kind == "args":
                 st.positional, st.zero = item[1], item[2]  # type: ignore[assignment]
                 continue
             if kind == "pipe":
                 self.pipe = item[1]  # type: ignore[assignment]
+                continue
+            if kind == "cond":
+                st.conditional += item[1]  # type: ignore[operator]
                 continue
             _, node, src, depth = item  # type: ignore[assignment]
             assert isinstance(node, object) and isinstance(src, bytes)
@@ -83,6 +88,14 @@ class Walker:
         st = self.st
         if t in _SEQUENCE:
             stack.extend(("node", c, src, depth) for c in reversed(node.named_children))
+        elif t in _CONDITIONAL or t == "list":
+            # ``a && b``: b may not run; an if's or a loop's body may not either.
+            children = node.named_children
+            stack.append(("cond", -1))
+            stack.extend(("node", c, src, depth) for c in reversed(children[1:]))
+            stack.append(("cond", 1))
+            if children:
+                stack.append(("node", children[0], src, depth))
         elif t == "subshell":
             stack.append(("restore", st.snapshot()))
             stack.extend(("node", c, src, depth) for c in reversed(node.named_children))
@@ -158,9 +171,11 @@ class Walker:
         if len(values) > MAX_LOOP:
             values = values[:MAX_LOOP]
         self.st.revealed = self.st.revealed or bool(words)
+        stack.append(("cond", -1))
         for value in reversed(values):
             stack.append(("node", body, src, depth))
             stack.append(("bind", name, value))
+        stack.append(("cond", 1))
 
     def _brace_command(self, text: str, depth: int, stack: list[tuple[object, ...]]) -> None:
         """Read what tree-sitter-bash cannot: a brace expansion in command position.
@@ -189,8 +204,12 @@ class Walker:
             for c in value_node.named_children:
                 items.extend(expand(_text(src, c), st, depth=depth))
             st.arrays[name] = (st.arrays.get(name, []) if append else []) + items
+            if st.conditional:
+                st.uncertain.add(name)
             st.variables.pop(name, None)
             return None
+        if st.conditional:
+            st.uncertain.add(name)
         value = expand_text(_text(src, value_node), st, depth) if value_node is not None else ""
         value = value.replace(GLOB, "")  # no globbing in an assignment
         if append:
@@ -217,6 +236,7 @@ class Walker:
     ) -> None:
         """Evaluate one simple command and what it does to the state."""
         st = self.st
+        st.doubt = False
         spans: list[list[int]] = []
         assigns: list[Node] = []
         redirect_nodes: list[Node] = []
@@ -252,7 +272,9 @@ class Walker:
         done = _builtins.run(self, argv, stdin, depth, stack)
         if done:
             return
-        record = Record(tuple(argv), tuple(pairs), tuple(redirects), *self.pipe)
+        origin = node.start_byte if depth == 0 else -1
+        certain = not st.doubt and not st.conditional
+        record = Record(tuple(argv), tuple(pairs), tuple(redirects), *self.pipe, origin, certain)
         self.records.append(record)
         _builtins.after(self, record, stdin)
 
