@@ -33,7 +33,6 @@ from tether.shell.model import (
     Word,
     Wrapper,
 )
-from tether.shell.pipes import pipe_operators
 from tether.shell.programs import SOURCES
 from tether.shell.words import (
     decode_ansi_c,
@@ -309,6 +308,12 @@ def heredoc_readings(text: str) -> tuple[str, ...]:
     return (text.translate({ord(ch): free[i] for i, ch in enumerate(sorted(wanted))}),)
 
 
+def _pipe_operators(text: str) -> int:
+    from tether.shell.pipes import pipe_operators  # only for text with over 500 `|` in it
+
+    return pipe_operators(text)
+
+
 def nesting_depth(text: str) -> int:
     """Return the deepest bracket nesting in ``text`` (an upper bound on substitution depth)."""
     if "(" not in text and "`" not in text:
@@ -398,7 +403,7 @@ class _Builder:
         if (
             pipes > MAX_PIPES
             and (pipes := pipes - 2 * text.count("||")) > MAX_PIPES
-            and (pipes := pipe_operators(text)) > MAX_PIPES  # not in quotes or heredoc text
+            and (pipes := _pipe_operators(text)) > MAX_PIPES  # not in quotes or heredoc text
         ):
             self._give_up(f"{pipes:,} pipe operators, over the {MAX_PIPES:,} cap")
             return
