@@ -212,6 +212,9 @@ def _parse_command(text: str) -> CommandModel:
         variants = heredoc_readings(text)
         for variant in variants:
             builder.add_source(variant, _TOP)
+        spaced = backslash_body_reading(text) if "\n\\" in text else None
+        if spaced is not None:
+            builder.add_source(spaced, _TOP)
         if variants and errors and len(builder.errors) == errors:
             # The reading bash closes the heredoc in parsed cleanly: the first reading's errors
             # came from the grammar's one-byte delimiters (``<<é``), not from the input.
@@ -312,6 +315,22 @@ def _pipe_operators(text: str) -> int:
     from tether.shell.pipes import pipe_operators  # only for text with over 500 `|` in it
 
     return pipe_operators(text)
+
+
+def backslash_body_reading(text: str) -> str | None:
+    r"""Return ``text`` with a space before each heredoc body's first line that starts with ``\``.
+
+    tree-sitter-bash reads such a line (``cat <<'EOF' | sh`` then ``\rm -rf /``) as words of
+    the command, not as the body; with a blank first it reads the body as bash does. For a
+    script or a data check the space changes nothing that matters.
+    """
+    lines = text.split("\n")
+    changed = False
+    for i in range(1, len(lines)):
+        if lines[i].startswith("\\") and "<<" in lines[i - 1].replace("<<<", ""):
+            lines[i] = " " + lines[i]
+            changed = True
+    return "\n".join(lines) if changed else None
 
 
 def nesting_depth(text: str) -> int:
@@ -924,9 +943,15 @@ class _Builder:
         # followed by words): the words after the separator are a command of their own.
         split: list[Word] | None = None
         split_op = ""
+        # tree-sitter-bash reads a body whose first line starts with a backslash (`\! rm …`
+        # fed to psql) as words of the command and leaves the body empty: the body is then
+        # the text between the delimiter's line and the closing line.
+        in_body = _body_start(node, src)
         for i, child in enumerate(node.children):
             kind = child.type
             field = node.field_name_for_child(i)
+            if in_body >= 0 and child.start_byte >= in_body - 1 and kind != "heredoc_end":
+                continue  # (from the newline that ends the delimiter's line)
             if kind in ("<<", "<<-"):
                 op = kind
             elif kind == "heredoc_start":
@@ -950,6 +975,11 @@ class _Builder:
             elif field == "argument":
                 word = self._word(child, ctx, src, stack)
                 (extra_args if split is None else split).append(word)
+        if in_body >= 0:
+            end = next((c for c in node.children if c.type == "heredoc_end"), None)
+            body = _slice(src, in_body, end.start_byte if end is not None else node.end_byte)
+            if not quoted and "`" in body:
+                self._backticks(body, ctx)
         out.append(Redirect(op, None, delimiter, body))
         if split:
             piped = split_op.startswith("|")
@@ -1057,6 +1087,25 @@ def _push_children(node: Node, ctx: _Ctx, src: bytes, stack: _Stack) -> None:
         background = i + 1 < len(children) and children[i + 1].type == "&"
         items.append((child, ctx._replace(background=True) if background else ctx, src))
     stack.extend(reversed(items))
+
+
+def _body_start(node: Node, src: bytes) -> int:
+    """Return where a heredoc's body starts when tree-sitter-bash left it empty, else -1."""
+    start = body = end = None
+    for child in node.children:
+        kind = child.type
+        if kind == "heredoc_start":
+            start = child
+        elif kind == "heredoc_body":
+            body = child
+        elif kind == "heredoc_end":
+            end = child
+    if start is None or end is None or (body is not None and body.end_byte > body.start_byte):
+        return -1
+    line_end = src.find(b"\n", start.end_byte, end.start_byte)
+    if line_end < 0 or line_end + 1 >= end.start_byte:
+        return -1
+    return line_end + 1
 
 
 def _stdin_script(redirects: tuple[Redirect, ...]) -> str | None:

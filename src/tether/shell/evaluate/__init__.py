@@ -31,6 +31,7 @@ class Reading(NamedTuple):
     # values certain to be set (not in an if, a loop or after && / ||): ``x=rm; $x …``.
     resolved: frozenset[int] = frozenset()
 
+
 # Words whose presence may let evaluation say more than the text (a cheap test, in C).
 _TRIGGERS = ("$", "`", "{", "/proc/", "cd ", "ln ", "xargs", "eval", "source", ". ", "set ",
              "read ", "for ", "()", "declare", "local ", "export ", "typeset", "readonly",
