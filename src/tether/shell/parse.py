@@ -458,7 +458,7 @@ class _Builder:
         self, root: Node, src: bytes, ctx: _Ctx, origins: dict[int, list[int]]
     ) -> None:
         """Add the commands bash runs as the evaluator reads them (``d=/usr; rm -rf "$d"``)."""
-        reading = evaluate.reading(root, src)
+        reading = evaluate.reading(root, src, deadline=self.deadline)
         if reading is None:
             return
         for start in reading.resolved:

@@ -43,7 +43,9 @@ def wanted(text: str) -> bool:
     return any(t in text for t in _TRIGGERS)
 
 
-def reading(root: Node, src: bytes, strict: bool = False) -> Reading | None:
+def reading(
+    root: Node, src: bytes, strict: bool = False, deadline: float = float("inf")
+) -> Reading | None:
     """Return the evaluated reading of a parsed source, or None when it says nothing new.
 
     A fault in the evaluator leaves the input judged as written (``strict`` raises it: tests).
@@ -55,7 +57,7 @@ def reading(root: Node, src: bytes, strict: bool = False) -> Reading | None:
     text = src.decode("utf-8", "replace")
     if any(m in text for m in MARKERS):
         return None  # the markers could be forged
-    st = State()
+    st = State(deadline)
     walker = Walker(st)
     try:
         walker.run(root, src, 0)

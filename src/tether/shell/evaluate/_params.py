@@ -15,6 +15,8 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!-]")
 _OPS = (":-", ":=", ":+", ":?", "-", "=", "+", "?", "##", "#", "%%", "%", "//", "/#", "/%", "/",
         "^^", "^", ",,", ",", "@", ":")  # fmt: skip
 _UNKNOWN = object()  # only known at run time (the environment, a computed value)
+# Characters of a value a pattern operator reads: a glob's regex backtracks in its length.
+MAX_PATTERN_TEXT = 256
 
 
 def _dyn(source: str, st: State, quoted: bool) -> Segments:
@@ -175,17 +177,15 @@ def _operator(
     if op in (":?", "?"):
         st.revealed = True
         return pieces_of(text, quoted) if not (empty if op == ":?" else unset) else []
-    if DYN in text or len(text) > 1024:
+    if DYN in text or len(text) > MAX_PATTERN_TEXT:
         return _dyn(source, st, quoted)
     result: str | None
     if op in ("#", "##", "%", "%%"):
-        pattern = _pattern(join(_segments(word, st, depth + 1, tilde=True)))
-        result = _trim(text, pattern, op) if pattern is not None else None
+        result = _trim(text, join(_segments(word, st, depth + 1, tilde=True)), op)
     elif op in ("/", "//", "/#", "/%"):
         pat, _, rep = _split_replace(word)
-        pattern = _pattern(join(_segments(pat, st, depth + 1, tilde=True)))
         repl = join(_segments(rep, st, depth + 1, tilde=False)).replace(GLOB, "")
-        result = _replace(text, pattern, repl, op) if pattern is not None else None
+        result = _replace(text, join(_segments(pat, st, depth + 1, tilde=True)), repl, op)
     elif op in ("^^", "^", ",,", ","):
         result = _case(text, op) if word == "" else None
     elif op == "@":
@@ -219,10 +219,14 @@ def _split_replace(word: str) -> tuple[str, str, str]:
     return word, "", ""
 
 
-def _pattern(text: str) -> re.Pattern[str] | None:
-    """Return the regex of a glob pattern (marked characters are live, the rest literal)."""
-    if DYN in text or HOME in text:
+def _pattern(text: str, lazy: bool = False) -> str | None:
+    """Return the regex of a glob pattern (marked characters are live, the rest literal).
+
+    At most two ``*``: a glob's regex backtracks polynomially in their number.
+    """
+    if DYN in text or HOME in text or text.count(GLOB + "*") > 2:
         return None
+    star = "(?s:.*?)" if lazy else "(?s:.*)"
     out: list[str] = []
     i, n = 0, len(text)
     while i < n:
@@ -230,7 +234,7 @@ def _pattern(text: str) -> re.Pattern[str] | None:
         if c == GLOB and i + 1 < n:
             g = text[i + 1]
             if g == "*":
-                out.append("(?s:.*)")
+                out.append(star)
             elif g == "?":
                 out.append("(?s:.)")
             elif g == "[":
@@ -250,53 +254,39 @@ def _pattern(text: str) -> re.Pattern[str] | None:
             continue
         out.append(re.escape(c))
         i += 1
+    regex = "".join(out)
     try:
-        return re.compile("".join(out))
+        re.compile(regex)
     except re.error:
         return None
+    return regex
 
 
-def _trim(text: str, pattern: re.Pattern[str], op: str) -> str:
-    n = len(text)
-    cuts = range(n + 1) if op in ("#", "%") else range(n, -1, -1)
-    for k in cuts:
-        if op in ("#", "##"):
-            if pattern.fullmatch(text, 0, k):
-                return text[k:]
-        elif pattern.fullmatch(text, n - k, n):
-            return text[: n - k]
-    return text
+def _trim(text: str, word: str, op: str) -> str | None:
+    """``${x#p}`` (shortest prefix), ``##`` (longest), ``%`` (shortest suffix), ``%%``."""
+    pattern = _pattern(word, lazy=op in ("#", "%%"))
+    if pattern is None:
+        return None
+    if op in ("#", "##"):
+        m = re.match(pattern, text)
+        return text[m.end() :] if m is not None else text
+    # The prefix before the suffix: greedy for the shortest suffix, lazy for the longest.
+    lead = "(?s:.*)" if op == "%" else "(?s:.*?)"
+    m = re.match(f"{lead}({pattern})\\Z", text)
+    return text[: m.start(1)] if m is not None else text
 
 
-def _replace(text: str, pattern: re.Pattern[str], repl: str, op: str) -> str:
-    n = len(text)
+def _replace(text: str, word: str, repl: str, op: str) -> str | None:
+    """``${x/p/r}`` (first, longest), ``//`` (every), ``/#`` (at the start), ``/%`` (at the end)."""
+    pattern = _pattern(word)
+    if pattern is None or re.fullmatch(pattern, ""):
+        return None  # a pattern that matches nothing at all: bash's rules are subtler
+    escaped = repl.replace("\\", "\\\\")
     if op == "/#":
-        for k in range(n, -1, -1):
-            if pattern.fullmatch(text, 0, k):
-                return repl + text[k:]
-        return text
+        return re.sub(f"^(?:{pattern})", escaped, text, count=1)
     if op == "/%":
-        for k in range(n + 1):
-            if pattern.fullmatch(text, k, n):
-                return text[:k] + repl
-        return text
-    out: list[str] = []
-    i = 0
-    while i <= n:
-        for k in range(n, i - 1, -1):  # the longest match at i
-            if k > i and pattern.fullmatch(text, i, k):
-                out.append(repl)
-                i = k
-                break
-        else:
-            if i < n:
-                out.append(text[i])
-            i += 1
-            continue
-        if op == "/":
-            out.append(text[i:])
-            return "".join(out)
-    return "".join(out)
+        return re.sub(f"(?:{pattern})\\Z", escaped, text, count=1)
+    return re.sub(pattern, escaped, text, count=1 if op == "/" else 0)
 
 
 def _case(text: str, op: str) -> str:

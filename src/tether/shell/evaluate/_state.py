@@ -8,6 +8,7 @@ An input that holds one of these characters itself is not evaluated (it could fo
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -26,6 +27,8 @@ MAX_VALUE = 4_096  # characters of one value; longer is only known at run time
 MAX_FIELDS = 256  # words one word may expand to (brace lists, arrays, loops)
 MAX_LOOP = 16  # values of a for loop evaluated
 MAX_READING = 64 * 1024  # characters of the evaluated reading
+MAX_RECORDS = 256  # commands in the reading
+_CLOCK_EVERY = 32  # steps between two looks at the clock
 DEFAULT_IFS = " \t\n"
 
 
@@ -36,11 +39,12 @@ class GiveUp(Exception):
 class State:
     """What the line has set so far (one shell; subshells work on a copy)."""
 
-    __slots__ = ("arrays", "conditional", "cwd", "doubt", "dynamic", "files", "functions",
-                 "links", "positional", "revealed", "steps", "uncertain", "variables",
-                 "zero")  # fmt: skip
+    __slots__ = ("arrays", "conditional", "cwd", "deadline", "doubt", "dynamic", "files",
+                 "functions", "links", "positional", "revealed", "steps", "uncertain",
+                 "variables", "zero")  # fmt: skip
 
-    def __init__(self) -> None:
+    def __init__(self, deadline: float = float("inf")) -> None:
+        self.deadline = deadline  # time.monotonic() past which evaluation stops (the parse's)
         # name -> value; a name absent is the environment's (only known at run time);
         # None is assigned something only known at run time.
         self.variables: dict[str, str | None] = {}
@@ -65,6 +69,8 @@ class State:
         self.steps += n
         if self.steps > MAX_STEPS:
             raise GiveUp(f"more than {MAX_STEPS:,} evaluation steps")
+        if self.steps % _CLOCK_EVERY == 0 and time.monotonic() > self.deadline:
+            raise GiveUp("the parse's time budget ran out")
 
     def snapshot(self) -> tuple[object, ...]:
         """Return what a subshell may change, to restore afterwards."""

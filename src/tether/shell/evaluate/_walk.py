@@ -11,7 +11,16 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from tether.shell.evaluate import _builtins
 from tether.shell.evaluate._expand import expand, expand_text
-from tether.shell.evaluate._state import BREAK, DYN, GLOB, MAX_DEPTH, MAX_LOOP, GiveUp, State
+from tether.shell.evaluate._state import (
+    BREAK,
+    DYN,
+    GLOB,
+    MAX_DEPTH,
+    MAX_LOOP,
+    MAX_RECORDS,
+    GiveUp,
+    State,
+)
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -276,6 +285,8 @@ class Walker:
         certain = not st.doubt and not st.conditional
         record = Record(tuple(argv), tuple(pairs), tuple(redirects), *self.pipe, origin, certain)
         self.records.append(record)
+        if len(self.records) > MAX_RECORDS:
+            raise GiveUp(f"more than {MAX_RECORDS} commands evaluated")
         _builtins.after(self, record, stdin)
 
     def _redirects(
