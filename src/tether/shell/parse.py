@@ -160,6 +160,73 @@ class _Ctx(NamedTuple):
     assignments: tuple[Assignment, ...] = ()
 
 
+class _Probe:
+    """What the walk of one source saw that evaluation may see through (``evaluate``).
+
+    Set as a side effect of the walk, so deciding costs nothing more: a value assigned and
+    used, an expansion with an operator, arithmetic, a static substitution, positional
+    parameters, a loop, a function, a brace list, a builtin that sets state, a cd chain.
+    """
+
+    __slots__ = ("assigned", "cds", "src", "starts", "used", "wants")
+
+    def __init__(self, src: bytes) -> None:
+        self.src = src
+        self.starts: dict[int, list[int]] = {}  # where each own command starts -> indices
+        self.wants = b"`" in src or b"/proc/" in src
+        self.assigned: set[str] = set()
+        self.used: set[str] = set()
+        self.cds = 0
+
+    def wanted(self) -> bool:
+        return self.wants or not self.assigned.isdisjoint(self.used)
+
+    def expansion(self, text: str, kind: str) -> None:
+        """Note an expansion's source (``$x``, ``${x%/*}``, ``$(echo …)``, ``$((…))``)."""
+        if kind == "simple_expansion":
+            name = text[1:]
+            if name[:1] in _POSITIONAL or name == "IFS":
+                self.wants = True
+            self.used.add(name)
+        elif kind == "expansion":
+            body = text[2:-1]
+            if any(c in body for c in _OPERATORS) or body[:1] in _POSITIONAL or body == "IFS":
+                self.wants = True
+            self.used.add(body)
+        elif kind == "command_substitution":
+            self.wants = self.wants or text[2:].lstrip().startswith(_STATIC_PRINTERS)
+        elif kind == "arithmetic_expansion":
+            self.wants = True
+
+    def command(self, argv: list[Word]) -> None:
+        """Note a command that changes what evaluation knows (cd, ln -s, read, eval …)."""
+        name = argv[0].value if argv else ""
+        if name not in _STATEFUL:
+            return
+        if name == "cd":
+            self.cds += 1
+            self.wants = self.wants or self.cds > 1
+        elif name == "printf":
+            self.wants = self.wants or any(w.value == "-v" for w in argv[1:3])
+        elif name == "set":
+            self.wants = self.wants or (len(argv) > 1 and argv[1].value[:1] not in "-+")
+            self.wants = self.wants or (len(argv) > 1 and argv[1].value == "--")
+        elif name in _SHELL_NAMES:
+            self.wants = self.wants or len(argv) > 3  # sh -c SCRIPT NAME ARGS
+        else:
+            self.wants = True
+
+
+_POSITIONAL = frozenset("0123456789@*#")
+_OPERATORS = frozenset(":%#/^,@[!")
+_STATIC_PRINTERS = ("echo ", "printf ", "dirname ", "basename ", "cat ", "pwd")
+_SHELL_NAMES = frozenset({"sh", "bash", "dash", "zsh", "ksh"})
+_STATEFUL = frozenset(
+    {"cd", "pushd", "ln", "xargs", "eval", "read", "source", ".", "set", "shift", "printf",
+     "mapfile", "readarray", *_SHELL_NAMES}
+)  # fmt: skip
+
+
 _TOP = _Ctx()  # an input's own commands (contexts are immutable: one serves every input)
 _Stack = list[tuple["Node", _Ctx, bytes]]
 
@@ -374,9 +441,8 @@ class _Builder:
         # An unquoted word's source -> its Word, for this input only (see _plain_word).
         self.words: dict[bytes, Word] = {}
         self.evaluating = False  # adding an evaluated reading (never evaluated again)
-        # While a source the evaluator will read is walked: its bytes, and where each of its
-        # own commands starts -> their indices in ``commands``.
-        self.origins: tuple[bytes, dict[int, list[int]]] | None = None
+        # While a source is walked: what evaluation may see through in it (None: a reading).
+        self.origins: _Probe | None = None
 
     def build(self, source: str) -> CommandModel:
         """Return the model, with pipeline ids renumbered densely."""
@@ -441,18 +507,17 @@ class _Builder:
             dropped = _dropped_text(root, src)
             if dropped is not None:
                 self.errors.append(f"the parser dropped {dropped}")
-        if self.evaluating or not evaluate.wanted(text):
+        if self.evaluating:
             self._walk(root, ctx, src)
             return
         outer = self.origins
-        origins: dict[int, list[int]] = {}
-        self.origins = (src, origins)
+        probe = self.origins = _Probe(src)
         try:
             self._walk(root, ctx, src)
         finally:
             self.origins = outer
-        if self.unprovable is None:
-            self._add_reading(root, src, ctx, origins)
+        if self.unprovable is None and probe.wanted():
+            self._add_reading(root, src, ctx, probe.starts)
 
     def _add_reading(
         self, root: Node, src: bytes, ctx: _Ctx, origins: dict[int, list[int]]
@@ -541,6 +606,9 @@ class _Builder:
             if kind == "command":
                 self._command(node, ctx, src, (), stack, tail=tail)
             elif kind in nodes.CONTAINERS:  # `program` and `list` hold most commands
+                if kind in _EVALUATED_NODES and self.origins is not None:
+                    self.origins.wants = self.origins.wants or kind != "ERROR" or (
+                        src[node.start_byte : node.start_byte + 1] == b"{")  # fmt: skip
                 _push_children(node, ctx, src, stack)
             elif kind == "redirected_statement":
                 self._redirected(node, ctx, src, stack)
@@ -551,6 +619,8 @@ class _Builder:
                 inner = ctx._replace(in_substitution=True, pipeline=-1, stage=0, redirects=())
                 _push_children(node, inner._replace(background=False), src, stack)
             elif kind == "function_definition":
+                if self.origins is not None:
+                    self.origins.wants = True
                 name = node.child_by_field_name("name")
                 if name is not None:
                     self.functions.append(_text(src, name, TEXT_CAP))
@@ -667,6 +737,8 @@ class _Builder:
             if kind == "word":
                 # Most children are plain words: read here, without the general word path.
                 word = _plain_word(src[start:end], kept)
+                if not word.literal and self.origins is not None:
+                    self.origins.wants = True  # a brace list
                 if start == word_end and argv:
                     argv[-1] = _joined(argv[-1], word)
                 else:
@@ -767,6 +839,9 @@ class _Builder:
         if len(self.commands) >= MAX_COMMANDS:
             self._give_up(f"more than {MAX_COMMANDS:,} commands")
             return
+        probe = self.origins
+        if probe is not None and argv and probe.src is src:
+            probe.command(argv)
         all_redirects = ctx.redirects + tuple(redirects) if redirects else ctx.redirects
         peeled = unwrap(tuple(argv))
         head = peeled.argv[0].value if peeled.argv else ""
@@ -791,8 +866,8 @@ class _Builder:
                 )
                 self._payload(script, inner)
                 return
-        if self.origins is not None and self.origins[0] is src:
-            self.origins[1].setdefault(node.start_byte, []).append(len(self.commands))
+        if probe is not None and probe.src is src:
+            probe.starts.setdefault(node.start_byte, []).append(len(self.commands))
         self.commands.append(
             SimpleCommand(
                 argv=peeled.argv,
@@ -822,7 +897,11 @@ class _Builder:
             word = word._replace(split=False)
         if word.literal and "[" in word.value:
             self._evaluated(word.value, ctx)  # X='a[$(cmd)]'; [[ X -eq 0 ]] runs cmd
-        return Assignment(_text(src, name, TEXT_CAP) if name is not None else "", word)
+        label = _text(src, name, TEXT_CAP) if name is not None else ""
+        if self.origins is not None:
+            self.origins.assigned.add(label)
+            self.origins.wants = self.origins.wants or label == "IFS"
+        return Assignment(label, word)
 
     def _word(
         self, node: Node, ctx: _Ctx, src: bytes, stack: _Stack, kind: str | None = None
@@ -845,7 +924,12 @@ class _Builder:
         raw = "".join(unquoted)
         glob = glob or _is_glob(raw)
         word = Word("".join(values), literal, glob, split or glob)
-        return _mark_braces(word, raw) if literal else word
+        if not literal:
+            return word
+        word = _mark_braces(word, raw)
+        if not word.literal and self.origins is not None:
+            self.origins.wants = True  # a brace list
+        return word
 
     def _part(self, node: Node, kind: str, ctx: _Ctx, src: bytes, stack: _Stack) -> Word:
         if kind == "word":
@@ -860,6 +944,8 @@ class _Builder:
         if kind in ("string", "translated_string"):
             return self._string(node, ctx, src, stack)
         self._scan(node, ctx, src, stack)
+        if self.origins is not None:
+            self.origins.expansion(_text(src, node, TEXT_CAP), kind)
         if kind == "arithmetic_expansion":
             self._evaluated_strings(node, ctx, src)  # $(( 'a[$(cmd)]' ))
         # Unquoted, bash splits what an expansion gives into words. ``<(…)`` is one path, and
@@ -889,6 +975,8 @@ class _Builder:
             values.append(text)
             split = split or ("@" in text and _MANY_WORDS.match(text) is not None)
             self._scan(child, ctx, src, stack)
+            if self.origins is not None:
+                self.origins.expansion(text, child.type)
             pos = child.end_byte
         if stop > pos:
             values.append(unescape_double_quoted(_slice(src, pos, stop)))
@@ -1066,6 +1154,11 @@ class _Builder:
                 self.pending.append((current, ctx, src))
             else:
                 todo.extend(c for c in reversed(current.children) if c.child_count)
+
+
+# Statements evaluation reads through: loops bind values, an ERROR may be a brace list in
+# command position (``{sh,-c,…}``).
+_EVALUATED_NODES = frozenset({"for_statement", "c_style_for_statement", "ERROR"})
 
 
 # Builtins whose operands name variables (or are arithmetic): bash evaluates an array subscript

@@ -1,5 +1,10 @@
 """A bounded partial evaluation of a command line, in bash's order, before any judge reads it.
 
+The parser decides whether to call it from what its own walk saw (``parse._Probe``): a value
+assigned and used, an expansion with an operator, arithmetic, a static substitution,
+positional parameters, a loop, a function, a brace list, a builtin that sets state, a cd
+chain; most commands have none of these and pay nothing.
+
 Aliases are not expanded (bash does not in a non-interactive shell, nor later on the line
 that defines one); functions defined earlier apply at once; assignments, arrays, ``set --``,
 ``read <<<``, ``printf -v``, ``declare``/``local``/``export`` set variables in order; words
@@ -30,17 +35,6 @@ class Reading(NamedTuple):
     # Where the source's own commands start whose command word evaluation made static, on
     # values certain to be set (not in an if, a loop or after && / ||): ``x=rm; $x …``.
     resolved: frozenset[int] = frozenset()
-
-
-# Words whose presence may let evaluation say more than the text (a cheap test, in C).
-_TRIGGERS = ("$", "`", "{", "/proc/", "cd ", "ln ", "xargs", "eval", "source", ". ", "set ",
-             "read ", "for ", "()", "declare", "local ", "export ", "typeset", "readonly",
-             "sh ", "printf -v", "pushd")  # fmt: skip
-
-
-def wanted(text: str) -> bool:
-    """Return True when evaluating ``text`` may reveal something its words do not say."""
-    return any(t in text for t in _TRIGGERS)
 
 
 def reading(
@@ -80,4 +74,4 @@ def reading(
     return Reading(out, frozenset(k for k, ok in resolved.items() if ok))
 
 
-__all__ = ["Reading", "reading", "wanted"]
+__all__ = ["Reading", "reading"]
