@@ -205,7 +205,8 @@ class _Probe:
             return
         if name == "cd":
             self.cds += 1
-            self.wants = self.wants or self.cds > 1
+            # a cd chain, or a cd and then an operand spelled from it (`cd /; mkfs ./dev/sda`)
+            self.wants = self.wants or self.cds > 1 or b"./" in self.src
         elif name == "printf":
             self.wants = self.wants or any(w.value == "-v" for w in argv[1:3])
         elif name == "set":
@@ -223,7 +224,7 @@ _STATIC_PRINTERS = ("echo ", "printf ", "dirname ", "basename ", "cat ", "pwd")
 _SHELL_NAMES = frozenset({"sh", "bash", "dash", "zsh", "ksh"})
 _STATEFUL = frozenset(
     {"cd", "pushd", "ln", "xargs", "eval", "read", "source", ".", "set", "shift", "printf",
-     "mapfile", "readarray", *_SHELL_NAMES}
+     "mapfile", "readarray", "shopt", *_SHELL_NAMES}
 )  # fmt: skip
 
 

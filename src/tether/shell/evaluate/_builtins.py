@@ -6,7 +6,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tether.shell.evaluate._state import BREAK, DYN, GLOB, HOME, MAX_DEPTH, MAX_LOOP, State, plain
+from tether.shell.evaluate._state import (
+    BREAK,
+    DYN,
+    DYN_END,
+    GLOB,
+    HOME,
+    MAX_DEPTH,
+    MAX_LOOP,
+    State,
+    plain,
+)
 from tether.shell.model import Word, command_name
 
 if TYPE_CHECKING:
@@ -39,7 +49,7 @@ def run(w: Walker, argv: list[str], stdin: str | None, depth: int, stack: _Stack
     if name == "eval" and len(argv) > 1 and _static(argv[1:]):
         w.evaluate_text(" ".join(plain(a) for a in argv[1:]), depth, stack)
         return True
-    if name in _SOURCES and len(argv) > 1 and _static(argv[1:2]):
+    if name in _SOURCES and len(argv) > 1:
         script = stdin if plain(argv[1]) in _STDIN else read_file(argv[1], st)
         if script is not None:
             stack.append(("args", st.positional, st.zero))
@@ -97,8 +107,10 @@ def _cd(w: Walker, argv: list[str], stdin: str | None, depth: int) -> bool:
     st = w.st
     ops = [a for a in argv[1:] if not (a.startswith("-") and len(a) > 1)]
     target = ops[0] if ops else HOME
+    if target == "-" and st.oldcwd is not None:
+        target = st.oldcwd
     if DYN in target or target == "-":
-        st.cwd = None
+        st.cwd = st.oldcwd = None
         return False
     target = plain_path(target)
     if target.startswith(("/", HOME)):
@@ -109,6 +121,7 @@ def _cd(w: Walker, argv: list[str], stdin: str | None, depth: int) -> bool:
     else:
         return False
     new = st.links.get(new, new)
+    st.oldcwd = st.cwd
     st.cwd = new
     from tether.shell.evaluate._walk import Record
 
@@ -161,6 +174,14 @@ def rewrite_path(value: str, st: State) -> str:
         "", "", value)  # fmt: skip
     new = _follow(tail, st)
     return value if new == tail else head + eq + new
+
+
+def relative(value: str, st: State) -> str:
+    """Return an operand spelled ``./x`` or ``../x`` as the path it names from a known cwd."""
+    if st.cwd is None or DYN in value or not value.startswith(("./", "../")):
+        return value
+    st.revealed = True
+    return norm(st.cwd + "/" + value.replace(GLOB, "\x00")).replace("\x00", GLOB)
 
 
 def _follow(path: str, st: State) -> str:
@@ -357,7 +378,23 @@ def _xargs(w: Walker, argv: list[str], stdin: str | None, depth: int) -> bool:
     return True
 
 
+def _shopt(w: Walker, argv: list[str], stdin: str | None, depth: int) -> bool:
+    if "-s" in argv and "expand_aliases" in argv:
+        w.st.expand_aliases = True
+    return False
+
+
+def _alias(w: Walker, argv: list[str], stdin: str | None, depth: int) -> bool:
+    for a in argv[1:]:
+        name, eq, value = a.partition("=")
+        if eq and DYN not in value:
+            w.st.aliases[name] = value.replace(GLOB, "")
+    return False
+
+
 _HANDLERS = {
+    "shopt": _shopt,
+    "alias": _alias,
     "cd": _cd,
     "pushd": _cd,
     "set": _set,
@@ -372,7 +409,13 @@ _HANDLERS = {
 
 
 def read_file(path: str, st: State) -> str | None:
-    """Return the text of a file written earlier in the line, if the line says it."""
+    """Return the text of a file written earlier in the line, or of a static ``<(…)``."""
+    if path.startswith(DYN) and path.endswith(DYN_END) and path.count(DYN) == 1:
+        source = st.dynamic[int(path[1:-1])]
+        if source.startswith("<(") and source.endswith(")"):
+            from tether.shell.evaluate._walk import output_of
+
+            return output_of(source[2:-1], st, 1)
     if DYN in path:
         return None
     where = key(path, st)

@@ -39,9 +39,9 @@ class GiveUp(Exception):
 class State:
     """What the line has set so far (one shell; subshells work on a copy)."""
 
-    __slots__ = ("arrays", "conditional", "cwd", "deadline", "doubt", "dynamic", "files",
-                 "functions", "links", "positional", "revealed", "steps", "uncertain",
-                 "variables", "zero")  # fmt: skip
+    __slots__ = ("aliases", "arrays", "conditional", "cwd", "deadline", "doubt", "dynamic",
+                 "expand_aliases", "files", "functions", "links", "oldcwd", "positional",
+                 "revealed", "steps", "uncertain", "variables", "zero")  # fmt: skip
 
     def __init__(self, deadline: float = float("inf")) -> None:
         self.deadline = deadline  # time.monotonic() past which evaluation stops (the parse's)
@@ -53,6 +53,11 @@ class State:
         self.zero: str | None = None
         self.functions: dict[str, tuple[Node, bytes]] = {}
         self.cwd: str | None = None  # None: where the command starts (unknown)
+        self.oldcwd: str | None = None  # OLDPWD, for ``cd -``
+        # ``shopt -s expand_aliases`` seen: aliases defined earlier apply (from the next line;
+        # expanded at once here, which only adds a reading).
+        self.expand_aliases = False
+        self.aliases: dict[str, str] = {}
         self.links: dict[str, str] = {}  # absolute or HOME-based link path -> its target
         self.files: dict[str, str] = {}  # files written earlier in the line -> their text
         self.dynamic: list[str] = []  # source texts of the parts only known at run time

@@ -262,6 +262,14 @@ class Walker:
             else:
                 spans.append([child.start_byte, child.end_byte])
         redirect_nodes.extend(outer)
+        if st.expand_aliases and st.aliases and spans and depth < MAX_DEPTH:
+            first = _slice(src, spans[0][0], spans[0][1])
+            if first in st.aliases:
+                # bash reads the alias's value in place of the word, then the rest of the line
+                text = st.aliases[first] + _slice(src, spans[0][1], node.end_byte)
+                self.evaluate_text(text, depth, stack)  # (an alias of itself: MAX_DEPTH)
+                st.revealed = True
+                return
         argv: list[str] = []
         for start, end in spans:
             argv.extend(expand(_slice(src, start, end), st, depth=depth))
@@ -276,6 +284,8 @@ class Walker:
         redirects, extra, stdin = self._redirects(redirect_nodes, src, depth)
         argv.extend(extra)
         argv = [_builtins.rewrite_path(v, st) for v in argv]
+        if st.cwd is not None:
+            argv[1:] = [_builtins.relative(v, st) for v in argv[1:]]
         if not argv:
             return
         done = _builtins.run(self, argv, stdin, depth, stack)
