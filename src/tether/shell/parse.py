@@ -382,7 +382,7 @@ def heredoc_readings(text: str) -> tuple[str, ...]:
 def _pipe_operators(text: str) -> int:
     from tether.shell.pipes import pipe_operators  # only for text with over 500 `|` in it
 
-    return pipe_operators(text)
+    return pipe_operators(text, stop=MAX_PIPES)
 
 
 def backslash_body_reading(text: str) -> str | None:
