@@ -205,8 +205,16 @@ class _Probe:
             return
         if name == "cd":
             self.cds += 1
-            # a cd chain, or a cd and then an operand spelled from it (`cd /; mkfs ./dev/sda`)
-            self.wants = self.wants or self.cds > 1 or b"./" in self.src
+            # a cd chain, or a cd to a system place then an operand spelled from it
+            # (`cd /; mkfs.ext4 ././/dev/sda1`)
+            target = argv[1].value if len(argv) > 1 else "~"
+            system = target in ("/", "~", "-", "..") or target.startswith(_SYSTEM_PLACES)
+            self.wants = self.wants or self.cds > 1 or (system and b"./" in self.src)
+        elif name == "xargs":
+            # fed from the line: a here-string, a file written earlier, echo or printf
+            self.wants = self.wants or any(
+                token in self.src for token in (b"<<<", b"echo ", b"printf ", b" -a", b"--arg-f")
+            )
         elif name == "printf":
             self.wants = self.wants or any(w.value == "-v" for w in argv[1:3])
         elif name == "set":
@@ -222,6 +230,9 @@ _POSITIONAL = frozenset("0123456789@*#")
 _OPERATORS = frozenset(":%#/^,@[!")
 _STATIC_PRINTERS = ("echo ", "printf ", "dirname ", "basename ", "cat ", "pwd")
 _SHELL_NAMES = frozenset({"sh", "bash", "dash", "zsh", "ksh"})
+_SYSTEM_PLACES = ("/etc", "/usr", "/dev", "/var", "/boot", "/lib", "/bin", "/sbin", "/proc",
+                  "/sys", "/root", "/home", "/opt", "/srv", "/Users", "/System", "~/..",
+                  "../")  # fmt: skip
 _STATEFUL = frozenset(
     {"cd", "pushd", "ln", "xargs", "eval", "read", "source", ".", "set", "shift", "printf",
      "mapfile", "readarray", "shopt", *_SHELL_NAMES}
