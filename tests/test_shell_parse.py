@@ -8,9 +8,14 @@ from tether.shell import MAX_INPUT_CHARS, CommandModel, parse_command
 from tether.shell.parse import MAX_NESTING
 
 
-def argvs(model: CommandModel) -> list[list[str]]:
-    """Render each command's argv, dynamic words prefixed with '~'."""
-    return [[w.value if w.literal else "~" + w.value for w in c.argv] for c in model.commands]
+def argvs(model: CommandModel, *, evaluated: bool = False) -> list[list[str]]:
+    """Render each command's argv as written (or, with ``evaluated``, the evaluator's reading
+    the parser adds beside them), dynamic words prefixed with '~'."""
+    return [
+        [w.value if w.literal else "~" + w.value for w in c.argv]
+        for c in model.commands
+        if c.evaluated is evaluated
+    ]
 
 
 @pytest.mark.parametrize(
@@ -59,6 +64,20 @@ def test_commands(source: str, expected: list[list[str]]) -> None:
     model = parse_command(source)
     assert model.ok, model.errors
     assert argvs(model) == expected
+
+
+@pytest.mark.parametrize(
+    ("source", "reading"),
+    [
+        ("for f in a b; do cat $f; done", [["cat", "a"], ["cat", "b"]]),
+        ("x=rm; $x -rf /", [["rm", "-rf", "/"]]),
+        ("ls -la", []),  # nothing to evaluate: no reading
+    ],
+)
+def test_the_evaluated_reading_is_added_beside_the_commands(
+    source: str, reading: list[list[str]]
+) -> None:
+    assert argvs(parse_command(source), evaluated=True) == reading
 
 
 @pytest.mark.parametrize(

@@ -49,7 +49,8 @@ def canonical_command(command: str, limit: int = 2048) -> str | None:
     model = recent(command) or parse_command(command)  # the review's parse, when it just ran
     if not model.ok or not model.commands:
         return None
-    commands = model.commands
+    # The evaluator's reading holds no span of the text: the signature reads the text's own.
+    commands = tuple(c for c in model.commands if not c.evaluated)
     for cmd in commands:
         if cmd.in_substitution or cmd.in_function or cmd.shell_depth:
             return None  # a command inside another command's text: its place is not certain

@@ -88,9 +88,21 @@ def _shell_script(argv: list[str]) -> str | None:
 
 
 def wait_seconds(command: str) -> float | None:
-    """Return how long a waiting command sleeps (0.0 for `watch`-style waits), or None."""
+    """Return how long a waiting command sleeps (0.0 for `watch`-style waits), or None.
+
+    Read from the parsed commands when the review just parsed ``command`` (its model is kept
+    for inputs up to 2,048 characters): a `sleep` in a heredoc's text or a quoted string is
+    not a wait. A longer input is scanned as text, its first 4 KiB only (a regex over 100 KB
+    cost about 11 ms; a wait worth counting is at the start of a polling command).
+    """
     if not any(word in command for word in ("sleep", "watch", "rollout", "wait")):
         return None  # none of the patterns can match: skip the regexes
+    from tether.shell.parse import recent  # loaded already: the review parsed the command
+
+    model = recent(command)
+    if model is not None and model.ok:
+        return _parsed_wait(model.commands)
+    command = command[:4096]
     total = 0.0
     found = False
     for m in _SLEEP.finditer(command):
@@ -101,6 +113,45 @@ def wait_seconds(command: str) -> float | None:
     if _WATCH.search(command):
         return 0.0
     return None
+
+
+# Subcommands that wait on something: ``gh run watch``, ``kubectl rollout status`` …
+_WATCH_WORDS = {
+    "gh": ("run", "watch"),
+    "kubectl": ("rollout", "status"),
+    "oc": ("rollout", "status"),
+}
+
+
+def _watches(cmd: Any, words: list[str]) -> bool:
+    name = cmd.name
+    return (
+        any(w.name == "watch" for w in cmd.wrappers)
+        or "--watch" in words
+        or (name in _WATCH_WORDS and tuple(words[:2]) == _WATCH_WORDS[name])
+        or (name == "kubectl" and words[:1] == ["wait"])
+    )
+
+
+def _parsed_wait(commands: tuple[Any, ...]) -> float | None:
+    """Return the wait of parsed commands: their `sleep`s, or 0.0 for a watching command."""
+    total = 0.0
+    watching = False
+    for cmd in commands:
+        if cmd.evaluated:
+            continue  # the evaluator's reading repeats the line's own commands
+        words = [w.value for w in cmd.args]
+        if cmd.name == "sleep" and words:
+            for word in words:
+                m = re.fullmatch(r"(\d+(?:\.\d+)?)([smhd]?)", word)
+                if m is None:
+                    break
+                total += float(m.group(1)) * _UNIT[m.group(2)]
+        elif _watches(cmd, words):
+            watching = True
+    if total >= 1.0:
+        return total
+    return 0.0 if watching else None
 
 
 def pause_seconds(command: str) -> float | None:

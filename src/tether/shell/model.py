@@ -98,6 +98,7 @@ class SimpleCommand(NamedTuple):
     ``argv`` may be empty (a bare assignment or redirect). ``wrappers`` lists, outermost first,
     what was peeled off, including ``bash -c`` for commands from a payload. ``pipeline`` is an
     index into ``CommandModel.pipelines`` (or -1), ``stage`` the position in that pipeline.
+    ``evaluated`` marks a command of the evaluated reading (``tether.shell.evaluate``).
     """
 
     argv: tuple[Word, ...]
@@ -111,6 +112,12 @@ class SimpleCommand(NamedTuple):
     pipeline: int = -1
     stage: int = 0
     text: str = ""
+    # Read from the evaluator's reading (``d=/usr; rm -rf "$d"`` gives ``rm -rf /usr``), not
+    # from the input's text: ``text`` is the reading's, not a span of the input.
+    evaluated: bool = False
+    # The evaluator made this command's computed command word static (``x=rm; $x -rf /``):
+    # the reading's command stands for it, so it is not "a command only known at run time".
+    resolved: bool = False
 
     @property
     def name(self) -> str:

@@ -24,7 +24,7 @@ import re
 import time
 from typing import TYPE_CHECKING, NamedTuple
 
-from tether.shell import nodes
+from tether.shell import evaluate, nodes
 from tether.shell.model import (
     Assignment,
     CommandModel,
@@ -160,6 +160,85 @@ class _Ctx(NamedTuple):
     assignments: tuple[Assignment, ...] = ()
 
 
+class _Probe:
+    """What the walk of one source saw that evaluation may see through (``evaluate``).
+
+    Set as a side effect of the walk, so deciding costs nothing more: a value assigned and
+    used, an expansion with an operator, arithmetic, a static substitution, positional
+    parameters, a loop, a function, a brace list, a builtin that sets state, a cd chain.
+    """
+
+    __slots__ = ("assigned", "cds", "src", "starts", "used", "wants")
+
+    def __init__(self, src: bytes) -> None:
+        self.src = src
+        self.starts: dict[int, list[int]] = {}  # where each own command starts -> indices
+        self.wants = b"`" in src or b"/proc/" in src
+        self.assigned: set[str] = set()
+        self.used: set[str] = set()
+        self.cds = 0
+
+    def wanted(self) -> bool:
+        return self.wants or not self.assigned.isdisjoint(self.used)
+
+    def expansion(self, text: str, kind: str) -> None:
+        """Note an expansion's source (``$x``, ``${x%/*}``, ``$(echo …)``, ``$((…))``)."""
+        if kind == "simple_expansion":
+            name = text[1:]
+            if name[:1] in _POSITIONAL or name == "IFS":
+                self.wants = True
+            self.used.add(name)
+        elif kind == "expansion":
+            body = text[2:-1]
+            if any(c in body for c in _OPERATORS) or body[:1] in _POSITIONAL or body == "IFS":
+                self.wants = True
+            self.used.add(body)
+        elif kind == "command_substitution":
+            self.wants = self.wants or text[2:].lstrip().startswith(_STATIC_PRINTERS)
+        elif kind == "arithmetic_expansion":
+            self.wants = True
+
+    def command(self, argv: list[Word]) -> None:
+        """Note a command that changes what evaluation knows (cd, ln -s, read, eval …)."""
+        name = argv[0].value if argv else ""
+        if name not in _STATEFUL:
+            return
+        if name == "cd":
+            self.cds += 1
+            # a cd chain, or a cd to a system place then an operand spelled from it
+            # (`cd /; mkfs.ext4 ././/dev/sda1`)
+            target = argv[1].value if len(argv) > 1 else "~"
+            system = target in ("/", "~", "-", "..") or target.startswith(_SYSTEM_PLACES)
+            self.wants = self.wants or self.cds > 1 or (system and b"./" in self.src)
+        elif name == "xargs":
+            # fed from the line: a here-string, a file written earlier, echo or printf
+            self.wants = self.wants or any(
+                token in self.src for token in (b"<<<", b"echo ", b"printf ", b" -a", b"--arg-f")
+            )
+        elif name == "printf":
+            self.wants = self.wants or any(w.value == "-v" for w in argv[1:3])
+        elif name == "set":
+            self.wants = self.wants or (len(argv) > 1 and argv[1].value[:1] not in "-+")
+            self.wants = self.wants or (len(argv) > 1 and argv[1].value == "--")
+        elif name in _SHELL_NAMES:
+            self.wants = self.wants or len(argv) > 3  # sh -c SCRIPT NAME ARGS
+        else:
+            self.wants = True
+
+
+_POSITIONAL = frozenset("0123456789@*#")
+_OPERATORS = frozenset(":%#/^,@[!")
+_STATIC_PRINTERS = ("echo ", "printf ", "dirname ", "basename ", "cat ", "pwd")
+_SHELL_NAMES = frozenset({"sh", "bash", "dash", "zsh", "ksh"})
+_SYSTEM_PLACES = ("/etc", "/usr", "/dev", "/var", "/boot", "/lib", "/bin", "/sbin", "/proc",
+                  "/sys", "/root", "/home", "/opt", "/srv", "/Users", "/System", "~/..",
+                  "../")  # fmt: skip
+_STATEFUL = frozenset(
+    {"cd", "pushd", "ln", "xargs", "eval", "read", "source", ".", "set", "shift", "printf",
+     "mapfile", "readarray", "shopt", *_SHELL_NAMES}
+)  # fmt: skip
+
+
 _TOP = _Ctx()  # an input's own commands (contexts are immutable: one serves every input)
 _Stack = list[tuple["Node", _Ctx, bytes]]
 
@@ -208,8 +287,17 @@ def _parse_command(text: str) -> CommandModel:
         for variant in control_readings(text):
             builder.add_source(variant, _TOP)
     if "<<" in text:
-        for variant in heredoc_readings(text):
+        errors = len(builder.errors)
+        variants = heredoc_readings(text)
+        for variant in variants:
             builder.add_source(variant, _TOP)
+        spaced = backslash_body_reading(text) if "\n\\" in text else None
+        if spaced is not None:
+            builder.add_source(spaced, _TOP)
+        if variants and errors and len(builder.errors) == errors:
+            # The reading bash closes the heredoc in parsed cleanly: the first reading's errors
+            # came from the grammar's one-byte delimiters (``<<é``), not from the input.
+            del builder.errors[:errors]
     return builder.build(text)
 
 
@@ -302,6 +390,28 @@ def heredoc_readings(text: str) -> tuple[str, ...]:
     return (text.translate({ord(ch): free[i] for i, ch in enumerate(sorted(wanted))}),)
 
 
+def _pipe_operators(text: str) -> int:
+    from tether.shell.pipes import pipe_operators  # only for text with over 500 `|` in it
+
+    return pipe_operators(text, stop=MAX_PIPES)
+
+
+def backslash_body_reading(text: str) -> str | None:
+    r"""Return ``text`` with a space before each heredoc body's first line that starts with ``\``.
+
+    tree-sitter-bash reads such a line (``cat <<'EOF' | sh`` then ``\rm -rf /``) as words of
+    the command, not as the body; with a blank first it reads the body as bash does. For a
+    script or a data check the space changes nothing that matters.
+    """
+    lines = text.split("\n")
+    changed = False
+    for i in range(1, len(lines)):
+        if lines[i].startswith("\\") and "<<" in lines[i - 1].replace("<<<", ""):
+            lines[i] = " " + lines[i]
+            changed = True
+    return "\n".join(lines) if changed else None
+
+
 def nesting_depth(text: str) -> int:
     """Return the deepest bracket nesting in ``text`` (an upper bound on substitution depth)."""
     if "(" not in text and "`" not in text:
@@ -320,8 +430,9 @@ class _Builder:
     """Collects the commands of one input (and of the shell payloads inside it)."""
 
     # Slots: one builder per input, and no per-instance dict to build, read through and free.
-    __slots__ = ("commands", "deadline", "errors", "functions", "joined", "nodes", "pending",
-                 "pipelines", "substitutions", "tail_redirects", "unprovable", "words")  # fmt: skip
+    __slots__ = ("commands", "deadline", "errors", "evaluating", "functions", "joined", "nodes",
+                 "origins", "pending", "pipelines", "substitutions", "tail_redirects",
+                 "unprovable", "words")  # fmt: skip
 
     def __init__(self) -> None:
         self.commands: list[SimpleCommand] = []
@@ -341,6 +452,9 @@ class _Builder:
         self.nodes = 0
         # An unquoted word's source -> its Word, for this input only (see _plain_word).
         self.words: dict[bytes, Word] = {}
+        self.evaluating = False  # adding an evaluated reading (never evaluated again)
+        # While a source is walked: what evaluation may see through in it (None: a reading).
+        self.origins: _Probe | None = None
 
     def build(self, source: str) -> CommandModel:
         """Return the model, with pipeline ids renumbered densely."""
@@ -383,7 +497,11 @@ class _Builder:
 
     def _add_joined(self, text: str, ctx: _Ctx) -> None:
         pipes = text.count("|")
-        if pipes > MAX_PIPES and (pipes := pipes - 2 * text.count("||")) > MAX_PIPES:
+        if (
+            pipes > MAX_PIPES
+            and (pipes := pipes - 2 * text.count("||")) > MAX_PIPES
+            and (pipes := _pipe_operators(text)) > MAX_PIPES  # not in quotes or heredoc text
+        ):
             self._give_up(f"{pipes:,} pipe operators, over the {MAX_PIPES:,} cap")
             return
         src = text.encode("utf-8", "surrogatepass")
@@ -401,7 +519,37 @@ class _Builder:
             dropped = _dropped_text(root, src)
             if dropped is not None:
                 self.errors.append(f"the parser dropped {dropped}")
-        self._walk(root, ctx, src)
+        if self.evaluating:
+            self._walk(root, ctx, src)
+            return
+        outer = self.origins
+        probe = self.origins = _Probe(src)
+        try:
+            self._walk(root, ctx, src)
+        finally:
+            self.origins = outer
+        if self.unprovable is None and probe.wanted():
+            self._add_reading(root, src, ctx, probe.starts)
+
+    def _add_reading(
+        self, root: Node, src: bytes, ctx: _Ctx, origins: dict[int, list[int]]
+    ) -> None:
+        """Add the commands bash runs as the evaluator reads them (``d=/usr; rm -rf "$d"``)."""
+        reading = evaluate.reading(root, src, deadline=self.deadline)
+        if reading is None:
+            return
+        for start in reading.resolved:
+            for i in origins.get(start, ()):
+                cmd = self.commands[i]
+                if cmd.argv and not cmd.argv[0].literal:
+                    self.commands[i] = cmd._replace(resolved=True)
+        self.evaluating = True
+        errors = len(self.errors)
+        try:
+            self.add_source(reading.text, ctx)
+        finally:
+            self.evaluating = False
+        del self.errors[errors:]  # the reading's own spelling is not the input's problem
 
     def _payload(self, text: str, ctx: _Ctx) -> None:
         if ctx.shell_depth >= MAX_SHELL_DEPTH:
@@ -470,6 +618,9 @@ class _Builder:
             if kind == "command":
                 self._command(node, ctx, src, (), stack, tail=tail)
             elif kind in nodes.CONTAINERS:  # `program` and `list` hold most commands
+                if kind in _EVALUATED_NODES and self.origins is not None:
+                    self.origins.wants = self.origins.wants or kind != "ERROR" or (
+                        src[node.start_byte : node.start_byte + 1] == b"{")  # fmt: skip
                 _push_children(node, ctx, src, stack)
             elif kind == "redirected_statement":
                 self._redirected(node, ctx, src, stack)
@@ -480,6 +631,8 @@ class _Builder:
                 inner = ctx._replace(in_substitution=True, pipeline=-1, stage=0, redirects=())
                 _push_children(node, inner._replace(background=False), src, stack)
             elif kind == "function_definition":
+                if self.origins is not None:
+                    self.origins.wants = True
                 name = node.child_by_field_name("name")
                 if name is not None:
                     self.functions.append(_text(src, name, TEXT_CAP))
@@ -596,6 +749,8 @@ class _Builder:
             if kind == "word":
                 # Most children are plain words: read here, without the general word path.
                 word = _plain_word(src[start:end], kept)
+                if not word.literal and self.origins is not None:
+                    self.origins.wants = True  # a brace list
                 if start == word_end and argv:
                     argv[-1] = _joined(argv[-1], word)
                 else:
@@ -696,6 +851,9 @@ class _Builder:
         if len(self.commands) >= MAX_COMMANDS:
             self._give_up(f"more than {MAX_COMMANDS:,} commands")
             return
+        probe = self.origins
+        if probe is not None and argv and probe.src is src:
+            probe.command(argv)
         all_redirects = ctx.redirects + tuple(redirects) if redirects else ctx.redirects
         peeled = unwrap(tuple(argv))
         head = peeled.argv[0].value if peeled.argv else ""
@@ -720,6 +878,8 @@ class _Builder:
                 )
                 self._payload(script, inner)
                 return
+        if probe is not None and probe.src is src:
+            probe.starts.setdefault(node.start_byte, []).append(len(self.commands))
         self.commands.append(
             SimpleCommand(
                 argv=peeled.argv,
@@ -733,6 +893,7 @@ class _Builder:
                 pipeline=ctx.pipeline,
                 stage=ctx.stage,
                 text=_text(src, node, TEXT_CAP),
+                evaluated=self.evaluating,
             )
         )
 
@@ -748,7 +909,11 @@ class _Builder:
             word = word._replace(split=False)
         if word.literal and "[" in word.value:
             self._evaluated(word.value, ctx)  # X='a[$(cmd)]'; [[ X -eq 0 ]] runs cmd
-        return Assignment(_text(src, name, TEXT_CAP) if name is not None else "", word)
+        label = _text(src, name, TEXT_CAP) if name is not None else ""
+        if self.origins is not None:
+            self.origins.assigned.add(label)
+            self.origins.wants = self.origins.wants or label == "IFS"
+        return Assignment(label, word)
 
     def _word(
         self, node: Node, ctx: _Ctx, src: bytes, stack: _Stack, kind: str | None = None
@@ -771,7 +936,12 @@ class _Builder:
         raw = "".join(unquoted)
         glob = glob or _is_glob(raw)
         word = Word("".join(values), literal, glob, split or glob)
-        return _mark_braces(word, raw) if literal else word
+        if not literal:
+            return word
+        word = _mark_braces(word, raw)
+        if not word.literal and self.origins is not None:
+            self.origins.wants = True  # a brace list
+        return word
 
     def _part(self, node: Node, kind: str, ctx: _Ctx, src: bytes, stack: _Stack) -> Word:
         if kind == "word":
@@ -786,6 +956,8 @@ class _Builder:
         if kind in ("string", "translated_string"):
             return self._string(node, ctx, src, stack)
         self._scan(node, ctx, src, stack)
+        if self.origins is not None:
+            self.origins.expansion(_text(src, node, TEXT_CAP), kind)
         if kind == "arithmetic_expansion":
             self._evaluated_strings(node, ctx, src)  # $(( 'a[$(cmd)]' ))
         # Unquoted, bash splits what an expansion gives into words. ``<(…)`` is one path, and
@@ -815,6 +987,8 @@ class _Builder:
             values.append(text)
             split = split or ("@" in text and _MANY_WORDS.match(text) is not None)
             self._scan(child, ctx, src, stack)
+            if self.origins is not None:
+                self.origins.expansion(text, child.type)
             pos = child.end_byte
         if stop > pos:
             values.append(unescape_double_quoted(_slice(src, pos, stop)))
@@ -869,9 +1043,15 @@ class _Builder:
         # followed by words): the words after the separator are a command of their own.
         split: list[Word] | None = None
         split_op = ""
+        # tree-sitter-bash reads a body whose first line starts with a backslash (`\! rm …`
+        # fed to psql) as words of the command and leaves the body empty: the body is then
+        # the text between the delimiter's line and the closing line.
+        in_body = _body_start(node, src)
         for i, child in enumerate(node.children):
             kind = child.type
             field = node.field_name_for_child(i)
+            if in_body >= 0 and child.start_byte >= in_body - 1 and kind != "heredoc_end":
+                continue  # (from the newline that ends the delimiter's line)
             if kind in ("<<", "<<-"):
                 op = kind
             elif kind == "heredoc_start":
@@ -895,6 +1075,11 @@ class _Builder:
             elif field == "argument":
                 word = self._word(child, ctx, src, stack)
                 (extra_args if split is None else split).append(word)
+        if in_body >= 0:
+            end = next((c for c in node.children if c.type == "heredoc_end"), None)
+            body = _slice(src, in_body, end.start_byte if end is not None else node.end_byte)
+            if not quoted and "`" in body:
+                self._backticks(body, ctx)
         out.append(Redirect(op, None, delimiter, body))
         if split:
             piped = split_op.startswith("|")
@@ -983,6 +1168,11 @@ class _Builder:
                 todo.extend(c for c in reversed(current.children) if c.child_count)
 
 
+# Statements evaluation reads through: loops bind values, an ERROR may be a brace list in
+# command position (``{sh,-c,…}``).
+_EVALUATED_NODES = frozenset({"for_statement", "c_style_for_statement", "ERROR"})
+
+
 # Builtins whose operands name variables (or are arithmetic): bash evaluates an array subscript
 # there, quoted or not. (declare/typeset/local/export/readonly/unset are tree-sitter-bash's
 # declaration commands, read by _keyword_command.)
@@ -1002,6 +1192,25 @@ def _push_children(node: Node, ctx: _Ctx, src: bytes, stack: _Stack) -> None:
         background = i + 1 < len(children) and children[i + 1].type == "&"
         items.append((child, ctx._replace(background=True) if background else ctx, src))
     stack.extend(reversed(items))
+
+
+def _body_start(node: Node, src: bytes) -> int:
+    """Return where a heredoc's body starts when tree-sitter-bash left it empty, else -1."""
+    start = body = end = None
+    for child in node.children:
+        kind = child.type
+        if kind == "heredoc_start":
+            start = child
+        elif kind == "heredoc_body":
+            body = child
+        elif kind == "heredoc_end":
+            end = child
+    if start is None or end is None or (body is not None and body.end_byte > body.start_byte):
+        return -1
+    line_end = src.find(b"\n", start.end_byte, end.start_byte)
+    if line_end < 0 or line_end + 1 >= end.start_byte:
+        return -1
+    return line_end + 1
 
 
 def _stdin_script(redirects: tuple[Redirect, ...]) -> str | None:

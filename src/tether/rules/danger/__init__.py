@@ -214,83 +214,6 @@ def _checks_for(name: str) -> _Pair:
     return found, self_protection.ungated(found, name)
 
 
-def _replace_argv(cmd: SimpleCommand, argv: tuple[Word, ...]) -> SimpleCommand:
-    return SimpleCommand(
-        argv,
-        cmd.assignments,
-        cmd.redirects,
-        cmd.wrappers,
-        cmd.in_substitution,
-        cmd.in_function,
-        cmd.background,
-        cmd.shell_depth,
-        cmd.pipeline,
-        cmd.stage,
-        cmd.text,
-    )
-
-
-def _ifs_split(cmd: SimpleCommand) -> SimpleCommand | None:
-    """Re-split a command whose words were glued with ``$IFS`` (``rm${IFS}-rf${IFS}/``)."""
-    if not cmd.argv or "IFS" not in cmd.argv[0].value:
-        return None
-    pieces = _unglue([w.value for w in cmd.argv])
-    if pieces is None and cmd.text and not any(q in cmd.text for q in "'\"\\"):
-        # The parser can split ``rm$IFS-rf$IFS/`` oddly (``rm$IFS-rf$`` + ``IFS/``); the
-        # command's own unquoted source text says what bash glues and splits.
-        pieces = _unglue(cmd.text.split())
-    return _replace_argv(cmd, tuple(Word(p) for p in pieces)) if pieces else None
-
-
-def _unglue(words: list[str]) -> list[str] | None:
-    out: list[str] = []
-    for text in words:
-        for spelling in ("${IFS:0:1}", "${IFS}", "$IFS"):
-            text = text.replace(spelling, " ")
-        if "$" in text or "`" in text:
-            return None
-        out.extend(text.split())
-    return out
-
-
-def _echo_output(text: str, scope: Scope) -> str | None:
-    """Return what a substitution prints when it is static (echo/printf, decoded base64 …)."""
-    if len(text) > 256 or "$" in text or "`" in text or not scope.take(text):
-        return None
-    from tether.shell.decode import substitution_output
-
-    return substitution_output(f"$({text})")
-
-
-def _resolve_word(cmd: SimpleCommand, scope: Scope) -> SimpleCommand | str | None:
-    """Resolve a computed command word we can see through (``$(echo rm)``, ``x=rm; $x``).
-
-    Return the command it is, or the shell text it runs (a wrapper peeled again gave a
-    payload), or None.
-    """
-    if not cmd.argv or cmd.argv[0].literal:
-        return None
-    word = cmd.argv[0].value
-    output: str | None = None
-    if word.startswith("$(") and word.endswith(")") and not word.startswith("$(("):
-        output = _echo_output(word[2:-1], scope)
-    elif word.startswith("`") and word.endswith("`") and len(word) > 1:
-        output = _echo_output(word[1:-1], scope)
-    elif word.startswith("$"):
-        name = word[2:-1] if word.startswith("${") and word.endswith("}") else word[1:]
-        if name.replace("_", "a").isalnum():
-            for other in scope.before(cmd):
-                if other.argv:
-                    continue
-                values = [a.value for a in other.assignments if a.name == name]
-                if values:
-                    output = values[-1].value if values[-1].literal else None
-                    break
-    if output is None or not output.split():
-        return None
-    return _repeel(cmd, (*(Word(p) for p in output.split()), *cmd.argv[1:]))
-
-
 def _repeel(cmd: SimpleCommand, words: tuple[Word, ...]) -> SimpleCommand | str:
     """Return ``cmd`` with ``words`` in place of its argv, peeled again (or the text it runs).
 
@@ -334,21 +257,11 @@ def _judge(cmd: SimpleCommand, scope: Scope, readings: int = _READINGS) -> list[
     argv = cmd.argv
     hits: list[Hit] = []
     other: list[Hit] = []
-    if argv and (cmd.wrappers or "IFS" in argv[0].value or not argv[0].literal):
-        # Rarely needed repairs, each guarded so a plain command pays nothing for them.
-        fixed = _ifs_split(cmd)
-        if fixed is not None:
-            scope.alias(fixed, cmd)
-            cmd = fixed
-        resolved = _resolve_word(cmd, scope)
-        if isinstance(resolved, str):
-            return [Hit(h.code, f"it runs {h.detail}") for h in scope.reparse(resolved)]
-        if resolved is not None:
-            scope.alias(resolved, cmd)
-            cmd = resolved
-        elif cmd.argv[0].split and readings > 0:
-            other = _readings(cmd, scope, readings - 1)
-    # A command rebuilt from substitution output has words the input does not spell.
+    if argv and not argv[0].literal and argv[0].split and readings > 0 and not cmd.resolved:
+        # Which word is the command is only known at run time (DG306); what runs when the
+        # split word is one word or none is judged too. (A command word the line itself
+        # says is the evaluator's: tether.shell.evaluate, the reading judged beside it.)
+        other = _readings(cmd, scope, readings - 1)
     metadata = cmd is not given or scope.metadata is not False
     checks, quiet = _checks_of(cmd, name_of(cmd), metadata)
     if checks is not quiet and not self_protection.concerns(scope):
@@ -408,9 +321,20 @@ def _hits(model: CommandModel, depth: int = 0, budget: Budget | None = None) -> 
     scope = Scope(model, depth, budget or Budget(), reparser=_reparse, judge_fn=_judge)
     scope.metadata = secrets.may_name_metadata(model)  # once per input, not once per command
     hits: list[Hit] = []
+    if model.errors and not _bash_rejects(model.source):
+        # bash runs what the parser could not read (``{sh,-c,'rm -rf /'}``).
+        hits.append(
+            hidden.UNREADABLE_COMMAND.hit(f"the parser could not read it: {model.errors[0]}")
+        )
     for cmd in model.commands:
         hits.extend(_judge(cmd, scope))
     return hits
+
+
+def _bash_rejects(source: str) -> bool:
+    from tether.shell.syntax import bash_rejects  # only for input the parser could not read
+
+    return bash_rejects(source)
 
 
 def assess(model: CommandModel) -> DangerVerdict:

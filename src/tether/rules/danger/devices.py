@@ -174,6 +174,9 @@ def check_raw_write(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
             return
         found = write_target(w, cmd, scope, system_files=name not in _SYSTEM_FILES_ELSEWHERE)
         if found is None:
+            if unknown_device(w) or (name in _RAW_COPIERS and not w.literal):
+                yield Hit("DG420", f"{name} writes onto {quote(w.value)}, only known at run time")
+                return
             continue
         yield Hit(found[0], f"{name} writes onto {quote(w.value)} ({found[1]})")
         return
@@ -188,6 +191,22 @@ def check_device_redirects(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
         found = write_target(target, cmd, scope, system_files=False)  # those: privilege.py
         if found is not None:
             yield Hit(found[0], f"redirect into {quote(target.value)} ({found[1]})")
+        elif unknown_device(target):
+            yield Hit(
+                "DG420", f"redirect into {quote(target.value)}, a device only known at run time"
+            )
+
+
+# The raw copiers: an output only known at run time may be a disk (``dd of=$DISK``).
+_RAW_COPIERS = frozenset({"dd", "dcfldd", "dc3dd"})
+
+
+def unknown_device(word: Word) -> bool:
+    """Return True for a /dev path whose device name is only known at run time (``/dev/$d``)."""
+    path = word.value
+    return (not word.literal and path[:5] == "/dev/" and path[5:6] in ("$", "`")) or (
+        not word.literal and path.startswith("/dev/disk/") and "$" in path
+    )
 
 
 WRITERS = ("dd", "dcfldd", "dc3dd", "qemu-img", *(n for n in OUTPUTS if " " not in n))

@@ -195,10 +195,11 @@ DISK_TOOL_UNKNOWN_TARGET = Rule(
     code="DG420",
     name="disk-tool-unknown-target",
     tier=Tier.ASK,
-    summary="Format or wipe a target only known at run time (mkfs $DEV, xargs wipefs -a)",
+    summary="Format, wipe or raw-write a target only known at run time (mkfs $DEV, dd of=/dev/$d)",
     why="Ask, not hardline: mkfs, wipefs -a, blkdiscard or cryptsetup luksFormat on `$DEV`, "
     "a loop variable, xargs input or the `{}` of `find -exec` (each match, past the "
-    "first) destroy a disk when the value is one, and the command line does not say; it "
+    "first), and dd or a redirect onto `/dev/$d` or `of=$DISK`, destroy a disk when the "
+    "value is one, and the command line does not say; it "
     "may as well be an image file, so a human looks.",
     instead="Name the target literally (an image file: `mkfs.ext4 disk.img`) so it can be "
     "judged, or ask the user to run the disk operation.",
@@ -212,9 +213,16 @@ DISK_TOOL_UNKNOWN_TARGET = Rule(
         "find / -name x -exec wipefs -a {} \\;",
         "find /dev -name 'sd*' -exec wipefs -a {} +",
         "find . -name '*.img' -exec mkfs.ext4 -F {} \\;",
+        "dd if=/dev/zero of=/dev/$d bs=1M",
+        "dd if=/dev/zero of=/dev/$(lsblk -dno NAME | head -1)",
+        "dd if=/dev/zero of=$DISK",
+        "cat /dev/zero > /dev/$DEV",
     ),
     not_match=(
         "mkfs.ext4 disk.img",
+        "dd if=/dev/zero of=disk.img bs=1M count=1",
+        "dd if=$IMG of=out.img",
+        "echo hi > $OUT",
         "find / -name x -exec wipefs {} \\;",
         "find . -exec ls {} \\;",
         "wipefs $DEV",

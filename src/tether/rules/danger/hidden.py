@@ -58,9 +58,34 @@ DYNAMIC_COMMAND_WORD = Rule(
     ),
 )
 
+UNREADABLE_COMMAND = Rule(
+    code="DG310",
+    name="unreadable-command",
+    tier=Tier.ASK,
+    summary="bash runs text the parser cannot read",
+    why="tree-sitter-bash reads some forms bash runs as errors: a brace expansion in "
+    "command position (`{sh,-c,'rm -rf /'}` runs `sh -c 'rm -rf /'`), quoting it recovers "
+    "from differently than bash. What Tether cannot read is never judged harmless; the "
+    "evaluator still judges what it can see through. Text bash refuses as well (an "
+    "unterminated quote, `&& ls`, `if then`) runs nothing and is not flagged.",
+    instead="Spell the command plainly: a literal command word, balanced quotes, and long "
+    "scripts in a file (`python3 script.py`) instead of inline.",
+    match=("{sh,-c,'rm -rf /tmp/x'}", "{ls,-la}", "{git,status}"),
+    not_match=(
+        "ls {a,b}",
+        "echo '{a,b}'",
+        "{ ls; }",
+        "echo 'unterminated",
+        "&& ls",
+        "if then rm -rf /tmp/example",
+    ),
+)
+
+
 RULES = (
     REVERSE_SHELL,
     DYNAMIC_COMMAND_WORD,
+    UNREADABLE_COMMAND,
 )
 
 
@@ -97,8 +122,10 @@ def check_redirect_socket(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
 
 def check_dynamic_word(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     """Flag a command word assembled at run time (``$x``, ``$(echo rm)``)."""
-    if not cmd.argv or cmd.argv[0].literal or scope.model.errors:
-        return  # words recovered from a parse error are not commands anyone runs
+    if not cmd.argv or cmd.argv[0].literal or cmd.resolved or scope.model.errors:
+        # A parse error's words are DG309's; a word the evaluator resolved (``x=rm; $x``) is
+        # judged as the reading's literal command.
+        return
     word = cmd.argv[0].value
     head, _, tail = word.rpartition("/")
     if (
