@@ -87,13 +87,18 @@ class Oracle:
         shutil.rmtree(self._base, ignore_errors=True)
 
     def run(
-        self, command: str, files: dict[str, str] | None = None, trace: bool = False
+        self,
+        command: str,
+        files: dict[str, str] | None = None,
+        trace: bool = False,
+        halt: bool = False,
     ) -> Verdict:
         """Run ``command`` in a fresh sandbox and return what it changed.
 
         ``files`` adds text files to the working directory first (relative path -> content:
         the operands a command reads, so that it reaches its write); ``trace`` records every
-        process it starts and every destructive filesystem operation (``Verdict.trace``)."""
+        process it starts and every destructive filesystem operation (``Verdict.trace``);
+        ``halt`` (with ``trace``) kills each process at its first destructive syscall."""
         problem = sandbox_problem() or self._problem
         if problem is not None:
             return unverified(command, f"sandbox could not be built: {problem}")
@@ -109,7 +114,9 @@ class Oracle:
             seeded = self._seeded
             if files:
                 seeded = {**seeded, **self._add(run / "upper", files)}
-            return self._run(command, run, seeded, cgroup, trace)
+            return self._run(
+                command, run, seeded, cgroup, ("halt" if halt else "trace") if trace else ""
+            )
         finally:
             _release(cgroup)
             shutil.rmtree(run, ignore_errors=True)
@@ -136,7 +143,7 @@ class Oracle:
 
     def _run(
         self, command: str, run: Path, seeded: dict[str, seed.Sig], cgroup: Path | None,
-        traced: bool,
+        mode: str,
     ) -> Verdict:  # fmt: skip
         env = self.fixture.environment(self._path)
         go_r, go_w = _pipe()
@@ -145,7 +152,7 @@ class Oracle:
             "unshare", "--mount", "--propagation", "private", "--",
             "/bin/bash", "-c", stages.STAGE1, "tether-verify",
             str(run), str(go_r), str(ready_w), str(cgroup or ""),
-            str(self.fixture.work), command, "trace" if traced else "plain",
+            str(self.fixture.work), command, mode or "plain",
             *(f"{k}={v}" for k, v in env.items()),
         ]  # fmt: skip
         started = time.monotonic()
@@ -183,7 +190,7 @@ class Oracle:
         found, touched = changes(upper, seeded, self._areas, skip=(seed.TRACE_DIR,))
         found = [self._refreshed(upper, c) for c in found]
         exit_code = None if timed_out else proc.returncode
-        record = trace.read(run / "trace", str(self.fixture.work)) if traced else None
+        record = trace.read(run / "trace", str(self.fixture.work)) if mode else None
         return judge(
             command, exit_code, out.text(), stderr, found, touched, elapsed,
             timed_out=self.timeout if timed_out else None, trace=record,

@@ -15,8 +15,10 @@ unprivileged user ``tether``, a host uid that no account and no host file has, w
 capabilities (none permitted, none inheritable, an empty bounding set), ``no_new_privs``,
 an environment that holds nothing but the fixture's, and a pseudo-terminal (``script``) for
 its stdout and stderr (stdin is /dev/null), so that pager and ``isatty`` paths run. With
-``trace`` it runs under ``strace -f`` (root, keeping only the capabilities to trace and to
-drop to the user), which writes to a root-only host directory. Any failed step exits 125
+``trace`` it runs under ``strace -f`` (root, keeping only the capabilities to trace, to read
+the tracee's fds and to drop to the user), which writes to a root-only host directory; with
+``halt`` too, and strace kills a process at its first destructive syscall (what was run is
+on record; the rest of a ``rm -rf /`` is not worth waiting for). Any failed step exits 125
 before the command is reached: a sandbox that cannot be built never runs it unguarded.
 """
 
@@ -31,6 +33,12 @@ TRACED = (
     "unlink,unlinkat,rmdir,rename,renameat,renameat2,truncate,ftruncate,"
     "chmod,fchmod,fchmodat,chown,fchown,lchown,fchownat,"
     "open,openat,openat2,creat,mknod,mknodat,mount,umount2,kill,tkill,tgkill,reboot"
+)
+
+# Syscalls at which ``halt`` kills the process (not tkill/tgkill: runtimes signal threads).
+HALT = (
+    "unlink,unlinkat,rmdir,rename,renameat,renameat2,truncate,ftruncate,chmod,fchmod,fchmodat,"
+    "chown,fchown,lchown,fchownat,mknod,mknodat,mount,umount2,kill,reboot"
 )
 
 # Arguments: $1 run dir, $2 go fd (unused), $3 ready fd, $4 cgroup dir or "", then stage 2's.
@@ -56,7 +64,7 @@ exec unshare --pid --net --ipc --uts --mount --propagation private --fork --kill
   -- /bin/bash -c "$STAGE2" tether-verify "$@"
 """
 
-# Arguments: $1 work dir, $2 the command, $3 plain|trace, then NAME=VALUE for its environment.
+# Arguments: $1 work dir, $2 the command, $3 plain|trace|halt, then NAME=VALUE for its environment.
 STAGE2 = rf"""
 set -eu
 fail() {{ echo "tether verify: sandbox check failed: $1" >&2; exit 125; }}
@@ -81,9 +89,11 @@ echo ready >&4
 exec 4>&-
 user="setpriv --reuid={UID} --regid={UID} --clear-groups --inh-caps=-all --bounding-set=-all"
 user="$user --no-new-privs --"
+halt=
+if [ "$mode" = halt ]; then halt="-e inject={HALT}:signal=SIGKILL"; mode=trace; fi
 if [ "$mode" = trace ]; then
-  exec setpriv --bounding-set=-all,+sys_ptrace,+setuid,+setgid --no-new-privs -- \
-    strace -f -y -qq -v -xx -s 4096 -ttt -o {TRACE_DIR}/trace -e trace={TRACED} \
+  exec setpriv --bounding-set=-all,+sys_ptrace,+dac_read_search,+setuid,+setgid --no-new-privs -- \
+    strace -f -y -qq -v -xx -s 4096 -ttt -o {TRACE_DIR}/trace -e trace={TRACED} $halt \
     -- $user env -i "$@" SHELL={SHELL} script -qefc "$cmd" /dev/null </dev/null
 fi
 exec $user env -i "$@" SHELL={SHELL} script -qefc "$cmd" /dev/null </dev/null

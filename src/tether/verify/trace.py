@@ -143,7 +143,7 @@ def _split(args: str) -> list[Any]:
 def _fd_path(value: Any) -> str | None:
     """Return the path of an fd argument printed by ``-y`` (``3</x>``), if it has one."""
     if isinstance(value, str):
-        m = re.match(r"^-?\d+<(.*)>$", value, re.S)
+        m = re.match(r"^(?:-?\d+|AT_FDCWD)<(.*)>$", value, re.S)
         if m:
             return _decode(m.group(1))
     return None
