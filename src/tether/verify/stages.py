@@ -91,10 +91,15 @@ user="setpriv --reuid={UID} --regid={UID} --clear-groups --inh-caps=-all --bound
 user="$user --no-new-privs --"
 halt=
 if [ "$mode" = halt ]; then halt="-e inject={HALT}:signal=SIGKILL"; mode=trace; fi
+# PID 1 stays this shell (root, out of the user's reach), so that orphans are reaped here
+# and not by script, which would take an orphan's exit status for the command's.
+status=0
 if [ "$mode" = trace ]; then
-  exec setpriv --bounding-set=-all,+sys_ptrace,+dac_read_search,+setuid,+setgid --no-new-privs -- \
+  setpriv --bounding-set=-all,+sys_ptrace,+dac_read_search,+setuid,+setgid --no-new-privs -- \
     strace -f -y -qq -v -xx -s 4096 -ttt -o {TRACE_DIR}/trace -e trace={TRACED} $halt \
-    -- $user env -i "$@" SHELL={SHELL} script -qefc "$cmd" /dev/null </dev/null
+    -- $user env -i "$@" SHELL={SHELL} script -qefc "$cmd" /dev/null </dev/null || status=$?
+else
+  $user env -i "$@" SHELL={SHELL} script -qefc "$cmd" /dev/null </dev/null || status=$?
 fi
-exec $user env -i "$@" SHELL={SHELL} script -qefc "$cmd" /dev/null </dev/null
+exit $status
 """
