@@ -50,7 +50,11 @@ def sandbox_problem() -> str | None:
 class Oracle:
     """A fixture plus a way to run commands over it in throwaway sandboxes."""
 
-    def __init__(self, timeout: float = DEFAULT_TIMEOUT, path: str | None = None) -> None:
+    def __init__(
+        self, timeout: float = DEFAULT_TIMEOUT, path: str | None = None, stubs: tuple[str, ...] = ()
+    ) -> None:
+        """``stubs`` names programs to provide as do-nothing stubs where none is installed
+        (on PATH after the real ones), so that a traced run shows their argv."""
         self.timeout = timeout
         self._path = path or os.environ.get("PATH") or _PATH
         self._base = Path(tempfile.mkdtemp(prefix="tether-verify-"))
@@ -61,6 +65,9 @@ class Oracle:
         try:
             os.chmod(self._base, 0o755)
             self.fixture = seed.build(self._seed, fixture.UID)
+            missing = [n for n in stubs if shutil.which(n, path=self._path) is None]
+            if missing:
+                self._path += ":" + seed.stubs(self._seed, missing)
             self._seeded = seed.snapshot(self._seed)
         except FixtureError:
             shutil.rmtree(self._base, ignore_errors=True)

@@ -120,3 +120,18 @@ def snapshot(top: Path) -> dict[str, Sig]:
             full = os.path.join(dirpath, name)
             out["/" + os.path.relpath(full, top)] = sig(full, os.lstat(full))
     return out
+
+
+STUBS = "/run/tether-stubs"
+
+
+def stubs(top: Path, names: list[str]) -> str:
+    """Add do-nothing programs to the seed (exit 0); return the directory to put on PATH."""
+    where = top / STUBS.lstrip("/")
+    where.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        if "/" in name or name in (".", ".."):
+            continue
+        (where / name).write_text("#!/bin/sh\nexit 0\n")
+        (where / name).chmod(0o755)
+    return STUBS
