@@ -24,7 +24,7 @@ from tether.errors import FixtureError
 
 # Files named by the catalogue's examples and by agents' commonly read paths, so that reads
 # read something instead of failing on a missing file.
-_TEXT_FILES = {
+TEXT_FILES = {
     "README.md": "# demo\n\nA small project for verifying commands.\n",
     "file.txt": "alpha\nbeta\ngamma\nalpha\n",
     "f.txt": "3\n1\n2\n",
@@ -139,7 +139,7 @@ def build(root: Path, owner: int) -> Fixture:
         "[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n"
         "[core]\n\tcheckStat = minimal\n\ttrustctime = false\n"
     )
-    for name, text in _TEXT_FILES.items():
+    for name, text in TEXT_FILES.items():
         path = host_work / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
