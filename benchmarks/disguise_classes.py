@@ -13,7 +13,8 @@ least as strict as on that argv alone. Prints examples run, examples/s, how many
 exercised (the run reached an argv as dangerous as the example), and violations by class
 (an example counts under each class it composes); ``--out`` writes every violating example
 as one JSON line (command, classes, base rule, today's verdict, the violating argv). The CI
-profile is tests/test_verify_disguise.py.
+profile is tests/test_verify_disguise.py. ``--plain`` runs each of the catalogue's examples
+once as it is written (the bases whose own run violates the invariant).
 """
 
 from __future__ import annotations
@@ -29,7 +30,15 @@ from pathlib import Path
 from hypothesis import HealthCheck, Phase, given, seed, settings
 
 from tether.verify import Oracle, sandbox_problem
-from tether.verify.disguise import Disguised, Finding, check, dangerous_level, disguised, programs
+from tether.verify.disguise import (
+    Disguised,
+    Finding,
+    check,
+    dangerous_level,
+    disguised,
+    programs,
+)
+from tether.verify.disguise import examples as all_examples
 
 
 def draw(n: int, seed_value: int) -> list[Disguised]:
@@ -74,13 +83,20 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--timeout", type=float, default=5.0)
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument(
+        "--plain", action="store_true", help="run every example once, undisguised, instead"
+    )
     args = parser.parse_args()
     problem = sandbox_problem()
     if problem:
         print(f"cannot run: {problem}", file=sys.stderr)
         return 2
     started = time.monotonic()
-    examples = draw(args.examples, args.seed)
+    examples = (
+        [Disguised(e.text, ("plain",), e) for e in all_examples()]
+        if args.plain
+        else draw(args.examples, args.seed)
+    )
     results = run_all(examples, args.jobs, args.timeout)
     elapsed = time.monotonic() - started
     exercised = [(d, f) for d, f in results if f.exercised]

@@ -35,6 +35,7 @@ from tether.verify.trace import Trace
 # (prelude statements, the words of the command as shell text); a class rewrites it.
 Form = tuple[list[str], list[str]]
 _IDENT = re.compile(r"^[A-Za-z0-9_./:@%+=-]+$")
+_LIVE = re.compile(r"[\w./~*?+=:,@%^-]+")
 
 
 class Example(NamedTuple):
@@ -93,7 +94,8 @@ def programs() -> tuple[str, ...]:
 
 
 def _q(word: str) -> str:
-    return shlex.quote(word)
+    """Quote a word as the example meant it: a tilde or a glob stays live."""
+    return word if _LIVE.fullmatch(word) else shlex.quote(word)
 
 
 def _pick(draw: st.DrawFn, words: list[str], operand: bool) -> int:

@@ -32,13 +32,15 @@ TRACED = (
     "execve,execveat,chdir,fchdir,clone,clone3,fork,vfork,"
     "unlink,unlinkat,rmdir,rename,renameat,renameat2,truncate,ftruncate,"
     "chmod,fchmod,fchmodat,chown,fchown,lchown,fchownat,"
-    "open,openat,openat2,creat,mknod,mknodat,mount,umount2,kill,tkill,tgkill,reboot"
+    "open,openat,openat2,creat,mknod,mknodat,mount,umount2,kill,tkill,tgkill,reboot,"
+    "setxattr,lsetxattr,fsetxattr,removexattr,lremovexattr,fremovexattr"
 )
 
 # Syscalls at which ``halt`` kills the process (not tkill/tgkill: runtimes signal threads).
 HALT = (
     "unlink,unlinkat,rmdir,rename,renameat,renameat2,truncate,ftruncate,chmod,fchmod,fchmodat,"
-    "chown,fchown,lchown,fchownat,mknod,mknodat,mount,umount2,kill,reboot"
+    "chown,fchown,lchown,fchownat,mknod,mknodat,mount,umount2,kill,reboot,"
+    "setxattr,lsetxattr,fsetxattr,removexattr,lremovexattr,fremovexattr"
 )
 
 # Arguments: $1 run dir, $2 go fd (unused), $3 ready fd, $4 cgroup dir or "", then stage 2's.

@@ -4,7 +4,8 @@ The sandbox runs the traced command under ``strace -f -v -xx -y -ttt`` (every st
 hex-escaped, so nothing the command prints can forge a line boundary or a quote). A process
 is a successful ``execve``/``execveat``: its pid, argv, working directory (followed through
 ``chdir``/``fchdir`` and inherited across ``clone``/``fork``) and environment. A destructive
-operation is an unlink, rmdir, rename, truncate (``O_TRUNC`` included), chmod, chown, mknod,
+operation is an unlink, rmdir, rename, truncate (``O_TRUNC`` included), chmod, chown, an
+ACL or other extended attribute set or removed, mknod,
 mount, a signal sent to another process, an open for writing of a device or of ``/proc/sys``,
 or any open for writing the sandbox refused (the user is not root): recorded with its
 absolute paths and its result (``0`` or the errno name), whether it succeeded or not. The
@@ -38,6 +39,8 @@ _DESTRUCTIVE = {
     "renameat2": (1, 3), "truncate": (0,), "ftruncate": (0,), "chmod": (0,), "fchmod": (0,),
     "fchmodat": (1,), "fchmodat2": (1,), "chown": (0,), "fchown": (0,), "lchown": (0,),
     "fchownat": (1,), "mknod": (0,), "mknodat": (1,), "mount": (1,), "umount2": (0,),
+    "setxattr": (0,), "lsetxattr": (0,), "fsetxattr": (0,), "removexattr": (0,),
+    "lremovexattr": (0,), "fremovexattr": (0,),
 }  # fmt: skip
 # Arguments that are a directory fd for the path argument right after them.
 _DIRFD = {"unlinkat": 0, "renameat": 0, "renameat2": 0, "fchmodat": 0, "fchmodat2": 0,
