@@ -12,8 +12,12 @@ operands. Every disguise is *static*: what it runs is determined by the text alo
 every argv the run executed, Tether's verdict on the original command is at least as strict
 as its verdict on that argv alone (and on the argv with its path operands spelled
 canonically: ``/proc/self/root/x`` and ``//x`` are ``/x``, a relative operand is joined to
-the process's working directory when that is outside the fixture). An example is
-*exercised* when the run executed an argv at least as dangerous as the example itself.
+the process's working directory when that is outside the fixture). Every disguise is static,
+so the bar is the argv's own verdict, except for an argv that still holds a glob (it matched
+nothing in the sandbox: the filesystem, not the text, decided it), where the bar is ask. An
+example is *exercised* when the run executed an argv (other than the sandbox's ``bash -c
+COMMAND`` itself) at least as dangerous as the example itself, or, for a builtin or a
+redirection, attempted a destructive syscall outside the fixture and ``/tmp``.
 Needs hypothesis (the ``test`` extra).
 """
 
@@ -35,6 +39,7 @@ from tether.verify.trace import Trace
 # (prelude statements, the words of the command as shell text); a class rewrites it.
 Form = tuple[list[str], list[str]]
 _IDENT = re.compile(r"^[A-Za-z0-9_./:@%+=-]+$")
+_GLOB = re.compile(r"[*?[]")
 _LIVE = re.compile(r"[\w./~*?+=:,@%^-]+")
 
 
@@ -286,6 +291,7 @@ def disguised(draw: st.DrawFn, base: Example | None = None, depth: int = 3) -> D
 
 
 _FIXTURE = "/home/tether/"
+_SCRATCH = (_FIXTURE, "/tmp/")  # where a disguise's own set-up writes
 
 
 def _canonical(argv: tuple[str, ...], cwd: str) -> tuple[str, ...]:
@@ -313,16 +319,25 @@ def check(command: str, trace: Trace, base_level: Danger) -> Finding:
     violations: list[tuple[str, Danger]] = []
     reached = Danger.NONE
     for process in trace.processes:
-        if not process.argv:
-            continue
-        forms = {process.argv, _canonical(process.argv, process.cwd)}
-        for argv in forms:
-            text = shlex.join(argv)
+        argv = process.argv
+        if not argv or (argv[0].endswith("bash") and argv[1:] == ("-c", command)):
+            continue  # the sandbox's shell running the command itself
+        for form in {argv, _canonical(argv, process.cwd)}:
+            text = shlex.join(form)
             alone = level(text)
             reached = max(reached, alone)
-            if alone > verdict:
-                violations.append((text, alone))
-    return Finding(reached >= base_level, verdict, tuple(dict.fromkeys(violations)))
+            # A word still holding a glob matched nothing in the sandbox: it depends on the
+            # filesystem, not on the text alone, so the bar is ask.
+            bar = min(alone, Danger.ASK) if any(_GLOB.search(w) for w in form[1:]) else alone
+            if bar > verdict:
+                violations.append((text, bar))
+    # A builtin or a redirection runs no program: its destructive syscall is what it reached.
+    attempted = any(
+        op.call in ("kill", "reboot") or not all(p.startswith(_SCRATCH) for p in op.paths)
+        for op in trace.operations
+    )
+    exercised = reached >= base_level or attempted
+    return Finding(exercised, verdict, tuple(dict.fromkeys(violations)))
 
 
 def dangerous_level(tier: Tier) -> Danger:
