@@ -7,8 +7,8 @@ a finding anyone can reproduce); the long random run is ``benchmarks/disguise_cl
 
 Today's main judges the text, not what bash evaluates (the evaluator of issue 23 is being
 built), so whole disguise classes violate the invariant. ``KNOWN`` lists them, each with
-the reason; an example is excused when it composes a listed class, or when its base example
-violates on its own (``KNOWN_BASES``). Any other violation fails: the list only shrinks.
+the reason; an example is excused when it composes a listed class, or is a listed form
+(``KNOWN_FORMS``). Any other violation fails: the list only shrinks.
 """
 
 from __future__ import annotations
@@ -65,9 +65,11 @@ KNOWN = {
     "loop": "for x in …; do …$x…; done: the loop variable is not bound",
     "xargs": "operands fed to xargs from echo, a here-string or a file are not read",
 }
-# Catalogue examples whose own run executes something stricter than their verdict.
-KNOWN_BASES = {
-    "$(echo rm) -rf /": "a static substitution in command position is judged ask, runs rm -rf /",
+# Single forms outside those classes that violate on today's main (every catalogue example
+# run as written keeps the invariant: benchmarks/disguise_classes.py --plain, 702 of 702).
+KNOWN_FORMS = {
+    ". <(printf '%s\\n' '$(echo rm) -rf /')": "the sourced payload holds a substitution: judged "
+    "ask (DG304) where bash runs rm -rf / (hardline); '$(echo rm) -rf /' alone is hardline",
 }
 
 
@@ -126,7 +128,7 @@ def test_disguised_examples_keep_the_invariant_outside_the_known_classes(oracle:
         assert verdict.trace is not None, verdict
         finding = check(d.command, verdict.trace, dangerous_level(d.base.tier))
         exercised += finding.exercised
-        excused = set(d.classes) & set(KNOWN) or d.base.text in KNOWN_BASES
+        excused = set(d.classes) & set(KNOWN) or d.command in KNOWN_FORMS
         if finding.exercised and finding.violations and not excused:
             unexcused.append((d.command, d.classes, finding.verdict.label, finding.violations))
     assert unexcused == []
@@ -136,3 +138,10 @@ def test_disguised_examples_keep_the_invariant_outside_the_known_classes(oracle:
 
 def test_text_classes_are_not_excused() -> None:
     assert not set(TEXT_CLASSES) & set(KNOWN)
+
+
+def test_the_known_forms_are_still_forms_the_generator_draws() -> None:
+    """A listed form that the generator could not draw would excuse nothing."""
+    from tether.verify.disguise import _text_class
+
+    assert _text_class("process-source", "$(echo rm) -rf /") in KNOWN_FORMS
