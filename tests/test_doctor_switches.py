@@ -30,7 +30,7 @@ def dirs(tmp_path: Path) -> tuple[Path, Path, dict[str, str]]:
     return home, project, {"HOME": str(home)}
 
 
-def fails(found: list[switches.Finding]) -> list[str]:
+def fails(found: list[switches.Switch]) -> list[str]:
     return [f.message for f in found if f.status == "fail"]
 
 

@@ -58,7 +58,7 @@ POST = {"claude-code": "PostToolUse", "codex": "PostToolUse", "gemini": "AfterTo
 _TRUE = ("1", "true", "yes", "on")
 
 
-class Finding(NamedTuple):
+class Switch(NamedTuple):
     """One setting that keeps Tether's hooks from running (or may)."""
 
     status: str  # fail | warn | info
@@ -105,7 +105,7 @@ def matches(host: str, matcher: object, tool: str) -> bool:
         return text == tool
 
 
-def matcher_gaps(host: str, data: Mapping[str, Any], path: Path) -> list[Finding]:
+def matcher_gaps(host: str, data: Mapping[str, Any], path: Path) -> list[Switch]:
     """Return the host's tools that Tether's pre-call entries in ``data`` do not select."""
     from tether.hosts.settings import is_tether_command
 
@@ -123,11 +123,11 @@ def matcher_gaps(host: str, data: Mapping[str, Any], path: Path) -> list[Finding
     if not matchers:
         return []
     shown = " and ".join(json.dumps(m) for m in matchers)
-    out: list[Finding] = []
+    out: list[Switch] = []
     shell = SHELL_TOOL[host]
     if not any(matches(host, m, shell) for m in matchers):
         out.append(
-            Finding(
+            Switch(
                 "fail",
                 f"{path}: the matcher {shown} of Tether's {PRE[host]} entry does not select "
                 f"{shell}: shell commands run without a guard decision",
@@ -138,7 +138,7 @@ def matcher_gaps(host: str, data: Mapping[str, Any], path: Path) -> list[Finding
     missed = [t for t in WRITERS[host] if not any(matches(host, m, t) for m in matchers)]
     if missed:
         out.append(
-            Finding(
+            Switch(
                 "warn",
                 f"{path}: the matcher {shown} of Tether's {PRE[host]} entry does not select "
                 f"{', '.join(missed)}: those calls run without a guard decision (writes to "
@@ -181,9 +181,9 @@ def claude_code(
     *,
     tether_in_managed: bool = False,
     managed: Path = CLAUDE_MANAGED,
-) -> list[Finding]:
+) -> list[Switch]:
     """Return the settings that keep Claude Code from running Tether's hooks."""
-    out: list[Finding] = []
+    out: list[Switch] = []
     policy = claude_managed_files(managed)
     home = Path(environ.get("HOME") or os.path.expanduser("~"))
     layers = [  # lowest precedence first
@@ -194,7 +194,7 @@ def claude_code(
     off = _last(policy, "disableAllHooks")
     if off is not None and off[1] is True:
         out.append(
-            Finding(
+            Switch(
                 "fail",
                 f'"disableAllHooks": true in {off[0]} (managed settings) turns off every hook, '
                 "Tether's included",
@@ -205,7 +205,7 @@ def claude_code(
     only = _last(policy, "allowManagedHooksOnly")
     if only is not None and only[1] is True and not tether_in_managed:
         out.append(
-            Finding(
+            Switch(
                 "fail",
                 f'"allowManagedHooksOnly": true in {only[0]} (managed settings): Claude Code '
                 "runs only hooks in managed settings, and Tether's are not there",
@@ -220,7 +220,7 @@ def claude_code(
         and not tether_in_managed
     ):
         out.append(
-            Finding(
+            Switch(
                 "fail",
                 f'"strictPluginOnlyCustomization": {json.dumps(strict[1])} in {strict[0]} '
                 "(managed settings): hooks from user and project settings do not run",
@@ -230,7 +230,7 @@ def claude_code(
     user_off = _last([p for p in layers if p.is_file()], "disableAllHooks")
     if user_off is not None and user_off[1] is True and not tether_in_managed:
         out.append(
-            Finding(
+            Switch(
                 "fail",
                 f'"disableAllHooks": true in {user_off[0]} turns off every hook but managed '
                 "ones: Tether's hooks never run",
@@ -239,7 +239,7 @@ def claude_code(
         )
     if _truthy(environ.get("CLAUDE_CODE_SIMPLE")):
         out.append(
-            Finding(
+            Switch(
                 "warn",
                 "CLAUDE_CODE_SIMPLE is set here: Claude Code started with it (or with --bare) "
                 "runs no hooks",
@@ -248,7 +248,7 @@ def claude_code(
         )
     if _truthy(environ.get("CLAUDE_CODE_SAFE_MODE")) and not tether_in_managed:
         out.append(
-            Finding(
+            Switch(
                 "warn",
                 "CLAUDE_CODE_SAFE_MODE is set here: Claude Code started with it (or with "
                 "--safe-mode) runs only managed hooks",
@@ -284,9 +284,9 @@ def codex(
     *,
     project_hooks: bool = False,
     system: Path = CODEX_SYSTEM,
-) -> list[Finding]:
+) -> list[Switch]:
     """Return the settings that keep Codex from running Tether's hooks."""
-    out: list[Finding] = []
+    out: list[Switch] = []
     user = codex_home(environ) / "config.toml"
     user_config = _toml(user)
     trusted = _project_trusted(user_config, cwd.resolve())
@@ -304,7 +304,7 @@ def codex(
     if setting is not None and setting[2] is False:
         path, name, _ = setting
         out.append(
-            Finding(
+            Switch(
                 "fail",
                 f"[features] {name} = false in {path} turns Codex's hooks off: Tether's never run",
                 f"remove `{name} = false` from [features] in {path} (or set it to true)",
@@ -315,7 +315,7 @@ def codex(
         required.get("hooks"), "codex"
     ):
         out.append(
-            Finding(
+            Switch(
                 "fail",
                 f"allow_managed_hooks_only = true in {system / 'requirements.toml'}: Codex runs "
                 "only managed hooks, and Tether's are not among them",
@@ -325,7 +325,7 @@ def codex(
         )
     if project_hooks and not trusted:
         out.append(
-            Finding(
+            Switch(
                 "fail",
                 f"{cwd / '.codex' / 'hooks.json'} holds Tether's hooks, but Codex reads a "
                 f'project\'s .codex/ only once it is trusted: [projects."{cwd.resolve()}"] '
@@ -391,14 +391,14 @@ def gemini(
     tether_names: Iterable[str] = ("tether",),
     extension: bool = False,
     system: Path | None = None,
-) -> list[Finding]:
+) -> list[Switch]:
     """Return the settings that keep Gemini CLI from running Tether's hooks.
 
     ``tether_names``: the names and commands of Tether's installed hooks (``hooksConfig.disabled``
     matches either); ``extension``: Tether's hooks come from an extension (folder trust does not
     stop those).
     """
-    out: list[Finding] = []
+    out: list[Switch] = []
     home = Path(environ.get("HOME") or os.path.expanduser("~"))
     system_file = system or Path(environ.get("GEMINI_CLI_SYSTEM_SETTINGS_PATH") or GEMINI_SYSTEM)
     defaults = Path(
@@ -422,7 +422,7 @@ def gemini(
             hit = [n for n in tether_names if isinstance(disabled, list) and n in disabled]
             if hit:
                 out.append(
-                    Finding(
+                    Switch(
                         "fail",
                         f"hooksConfig.disabled in {path} lists {json.dumps(hit[0])}: Gemini CLI "
                         "skips Tether's hooks",
@@ -437,7 +437,7 @@ def gemini(
     if enabled is not None and enabled[1] is False:
         out.insert(
             0,
-            Finding(
+            Switch(
                 "fail",
                 f"hooksConfig.enabled: false in {enabled[0]} turns off every Gemini CLI hook, "
                 "Tether's included",
@@ -447,7 +447,7 @@ def gemini(
     if folder_trust and not extension and environ.get("GEMINI_CLI_TRUST_WORKSPACE") != "true":
         if trusted is False:
             out.append(
-                Finding(
+                Switch(
                     "fail",
                     f"Gemini CLI does not trust {cwd} ({said}): an interactive session here "
                     "runs no hooks from any settings file, Tether's included (a headless one "
@@ -459,7 +459,7 @@ def gemini(
             )
         elif trusted is None:
             out.append(
-                Finding(
+                Switch(
                     "warn",
                     f"Gemini CLI has not been told whether to trust {cwd} ({said}): it will ask; "
                     "answered no, a session here runs no hooks from settings files, Tether's "
@@ -472,7 +472,7 @@ def gemini(
 
 
 __all__ = [
-    "Finding",
+    "Switch",
     "claude_code",
     "claude_managed_files",
     "codex",

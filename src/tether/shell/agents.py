@@ -98,8 +98,10 @@ TETHER_COMMANDS: LazyTable[Grammar] = LazyTable(
             "config": "h|help",
             "trust": "h|help list revoke json",
             "hook": f"h|help {_SET}",
-            "install": "h|help user project dry-run json http url: command: codex:",
-            "uninstall": "h|help user project dry-run json http url: codex:",
+            "install": "h|help user project dry-run json http url: command: managed python: "
+            "no-start codex:",
+            "plugin": "h|help out: install trust exe: json",
+            "uninstall": "h|help user project dry-run json managed codex:",
             "doctor": f"h|help fix json host: {_SET}",
             "session": "h|help",
             "stats": f"h|help top: json {_SET}",

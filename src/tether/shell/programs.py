@@ -284,6 +284,27 @@ _KUBECTL_EXEC = (
     "request-timeout: v: h|help"
 )
 
+# firejail 0.9.72 (``firejail --help``): a value only ever after "=", so each option is one word.
+_FIREJAIL = (
+    "allow-debuggers allusers apparmor:: appimage bandwidth:: bind:: blacklist:: build:: "
+    "caps:: cat:: chroot:: cpu:: dbus-log:: dbus-system:: dbus-user:: debug debug-blacklists "
+    "debug-caps debug-errnos debug-private-lib debug-protocols debug-syscalls debug-syscalls32 "
+    "debug-whitelists defaultgw:: deterministic-exit-code deterministic-shutdown dns:: "
+    "dnstrace env:: fs get:: help hostname:: hosts-file:: icmptrace ids-check ids-init "
+    "ignore:: interface:: ip:: ip6:: ipc-namespace iprange:: join:: join-filesystem:: "
+    "join-network:: join-or-start:: keep-config-pulse keep-dev-shm keep-fd:: keep-var-tmp list "
+    "ls:: mac:: machine-id memory-deny-write-execute mkdir:: mkfile:: mtu:: name:: net:: "
+    "netfilter:: netfilter6:: netlock:: netmask:: netns:: netstats nettrace:: nice:: no3d "
+    "noautopulse noblacklist:: nodbus nodvd noexec:: nogroups noinput nonewprivs noprinters "
+    "noprofile noroot nosound nou2f novideo nowhitelist:: oom:: output:: output-stderr:: "
+    "private:: private-bin:: private-cache private-cwd:: private-dev private-etc:: "
+    "private-home:: private-lib:: private-opt:: private-srv:: private-tmp profile:: protocol:: "
+    "put:: quiet read-only:: read-write:: restrict-namespaces:: rlimit-as:: rlimit-cpu:: "
+    "rlimit-fsize:: rlimit-nofile:: rlimit-nproc:: rlimit-sigpending:: rmenv:: scan seccomp:: "
+    "seccomp-error-action:: shutdown:: tab timeout:: tmpfs:: top trace:: tracelog tree "
+    "tunnel:: version veth-name:: whitelist:: writable-etc writable-run-user writable-var "
+    "writable-var-log x11:: xephyr-screen::"
+)
 RUNNERS: LazyTable[Runner] = LazyTable(
     {
         "su": lambda: Runner(
@@ -333,10 +354,18 @@ RUNNERS: LazyTable[Runner] = LazyTable(
         ),
         "strace": lambda: Runner(grammar("strace", _STRACE, permute=False), checked="strace 6.1"),
         "ltrace": lambda: Runner(
-            grammar("ltrace", "a: A: b c C D: e: f F: h i l: L n: o: p: r s: S t T u: V w: x:"),
-            checked="ltrace 0.7.3 (man page)",
+            grammar(
+                "ltrace",
+                "a|align: A: b|no-signals c C|demangle D|debug: e: f F|config: h|help i "
+                "l|library: L n|indent: o|output: p: r s: S t T u: V|version w: x:",
+            ),
+            checked="ltrace 0.7.3",
         ),
-        "firejail": lambda: Runner(grammar("firejail", "", permute=False)),
+        # firejail 0.9.72: every option one word, its value after '=' (``--private=DIR``).
+        "firejail": lambda: Runner(
+            grammar("firejail", _FIREJAIL, abbreviate=False, permute=False),
+            checked="firejail 0.9.72",
+        ),
         "unbuffer": lambda: Runner(grammar("unbuffer", "p", permute=False)),
         "chronic": lambda: Runner(grammar("chronic", "e v", permute=False)),
         "caffeinate": lambda: Runner(grammar("caffeinate", "d i m s u t: w:", permute=False)),
@@ -345,9 +374,10 @@ RUNNERS: LazyTable[Runner] = LazyTable(
         "torsocks": lambda: Runner(
             grammar(
                 "torsocks",
-                "u|user: p|pass: a|address: P|port: i|isolate d|debug shell",
+                "u|user: p|pass: a|address: P|port: i|isolate d|debug 6|ipv6 shell h|help version",
                 permute=False,
-            )
+            ),
+            checked="torsocks 2.3.0",
         ),
         "nsenter": lambda: Runner(
             grammar(
@@ -389,17 +419,21 @@ RUNNERS: LazyTable[Runner] = LazyTable(
                 "numactl",
                 "a|all b|balancing i|interleave: w|weighted-interleave: N|cpunodebind: "
                 "C|physcpubind: l|localalloc m|membind: p|preferred: P|preferred-many: s|show "
-                "H|hardware",
+                "H|hardware L|length: o|offset: M|shmmode: t|strict I|shmid: S|shm: f|file: "
+                "u|huge T|touch d|dump D|dump-nodes cpubind:",
                 permute=False,
-            )
+            ),
+            checked="numactl 2.0.16",
         ),
         "cpulimit": lambda: Runner(
             grammar(
                 "cpulimit",
                 "l|limit: p|pid: e|exe: P|path: z|lazy i|include-children b|background q|quiet "
-                "k|kill r|restore v|verbose h|help",
+                "k|kill r|restore v|verbose h|help f|foreground c|cpu: m|monitor-forks "
+                "s|signal:",
                 permute=False,
-            )
+            ),
+            checked="cpulimit 2.8",
         ),
         "gtimeout": lambda: Runner(
             WRAPPERS["timeout"].grammar, positionals=1, checked="coreutils 9.1"

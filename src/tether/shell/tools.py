@@ -163,10 +163,11 @@ FD = Spec(
         "H|hidden I|no-ignore no-ignore-vcs no-ignore-parent no-global-ignore-file "
         "no-require-git u|unrestricted s|case-sensitive i|ignore-case g|glob regex "
         "F|fixed-strings and: a|absolute-path l|list-details L|follow p|full-path "
-        "0|print0 max-results: 1 q|quiet show-errors one-file-system|mount|xdev prune "
+        "0|print0 max-results: 1 q|quiet|has-results show-errors one-file-system|mount|xdev prune "
         "d|max-depth|maxdepth: min-depth: exact-depth: E|exclude: t|type: e|extension: "
-        "S|size: changed-within|change-newer-than|newer: changed-before|change-older-than"
-        "|older: o|owner: format: x|exec X|exec-batch batch-size: ignore-file: c|color: "
+        "S|size: changed-within|change-newer-than|newer|changed-after: "
+        "changed-before|change-older-than|older: o|owner: format: x|exec X|exec-batch "
+        "batch-size: ignore-file: c|color: ignore ignore-vcs no-follow no-hidden "
         "hyperlink:: j|threads: max-buffer-time: base-directory: path-separator: "
         "search-path: strip-cwd-prefix:: h|help V|version relative-path"
     ),
@@ -176,7 +177,7 @@ FD = Spec(
         "-X": "runs a command on the matches",
         "--exec-batch": "runs a command on the matches",
     },
-    checked="fd 8.7 (man page)",
+    checked="fd-find 8.6.0",
 )
 # Filters the read-only catalogue proves and the danger catalogue reads output files of.
 _TO_FILE = {"-o": "writes the result to a file", "--output": "writes the result to a file"}
@@ -267,7 +268,7 @@ TOOLS: LazyTable[Grammar] = LazyTable(
             "c|changes f|silent|quiet v|verbose dereference h|no-dereference from: "
             f"no-preserve-root preserve-root reference: R|recursive H L P {GNU_STANDARD}",
         ),
-        "crontab": lambda: grammar("crontab", "u: l r e i s n: c x: V T", abbreviate=False),
+        "crontab": lambda: grammar("crontab", "u: l r e i s n c x: V T h", abbreviate=False),
         "scp": lambda: grammar(
             "scp", "3 4 6 A B C c: D: F: i: J: l: O o: P: p q R r S: s T v X:", abbreviate=False
         ),
@@ -283,7 +284,11 @@ TOOLS: LazyTable[Grammar] = LazyTable(
         ),
         "ruby": lambda: grammar(
             "ruby",
-            "0:: a c C: d e: E: F: h i:: I: l n p r: s S T:: U v w W:: x:: y help version",
+            "0:: a c C: d|debug e: E|encoding: F: h i:: I: l n p r: s S T:: U v w W:: x:: y help "
+            "version verbose copyright jit mjit yjit dump: enable: disable: external-encoding: "
+            "internal-encoding: backtrace-limit: mjit-warnings mjit-debug:: mjit-wait "
+            "mjit-save-temps mjit-verbose: mjit-max-cache: mjit-min-calls: yjit-exec-mem-size: "
+            "yjit-call-threshold: yjit-max-versions: yjit-greedy-versioning",
             permute=False,
         ),
         "tee": lambda: grammar_of(TEE),
@@ -415,7 +420,7 @@ TOOLS: LazyTable[Grammar] = LazyTable(
         # netcat: the union of OpenBSD nc, traditional nc and nmap's ncat (-e/-c run programs).
         "nc": lambda: grammar(
             "nc",
-            "4 6 b C D d F h I: i|idle-timeout: k|keep-open l|listen M m|max-conns: N n|nodns "
+            "4 6 b C D d F h I: i|idle-timeout: k|keep-open l|listen M: m|max-conns: N n|nodns "
             "O: P: p|source-port: q: R r S s|source: T: t|telnet U|unixsock u|udp V: v|verbose "
             "W: w|wait: X: x|hex-dump: Z z e|exec: c|sh-exec: lua-exec: g: G: o|output: "
             "append-output send-only recv-only no-shutdown allow: allowfile: deny: denyfile: "
@@ -434,7 +439,7 @@ TOOLS: LazyTable[Grammar] = LazyTable(
             "q|quote pipe pipepart dry-run|dryrun v|verbose t tag bar eta progress "
             "line-buffer|lb group u|ungroup shuf 0|null xargs r|no-run-if-empty plus "
             "M|controlmaster semaphore fg bg citation will-cite g|grep e|extract h|help "
-            "V|version",
+            "V|version onall nonall transfer cleanup trc:",
             permute=False,
         ),
         # ``tar xzf a.tgz -C dir``: a first word without a dash is a cluster whose letters
@@ -442,10 +447,11 @@ TOOLS: LazyTable[Grammar] = LazyTable(
         "tar": lambda: grammar("tar", _TAR + " ?|help", old_style=True),
         # pip's general options end at its subcommand (``pip --log F uninstall X``).
         "pip": lambda: grammar_of(PIP),
-        # uv 0.4 (its docs; clap: names spelt whole, global options anywhere).
+        # uv 0.13.9 (its --help; clap: names spelt whole, global options anywhere).
         "uv": lambda: grammar(
             "uv",
-            "q|quiet v|verbose color: native-tls offline allow-insecure-host: no-progress "
+            "q|quiet v|verbose color: native-tls system-certs offline allow-insecure-host: "
+            "no-progress "
             "directory: project: config-file: no-config cache-dir: n|no-cache "
             "python-preference: python-fetch: managed-python no-managed-python "
             "no-python-downloads preview no-preview h|help V|version",
@@ -508,13 +514,13 @@ TOOLS: LazyTable[Grammar] = LazyTable(
             permute=False,
         ),
         # at 3.2.5: -f FILE is the job; -l/-d/-r/-c list, remove or show jobs.
-        "at": lambda: grammar("at", "V q: f: m M k v l d r b t: c u:", permute=False),
+        "at": lambda: grammar("at", "V q: f: m M k v l d r b t: c u: o:", permute=False),
         "batch": lambda: TOOLS["at"]._replace(name="batch"),
         # GNU screen 4.9: options end at the command it starts; -X sends a command to a session.
         "screen": lambda: grammar(
             "screen",
-            "a A c: d D e: f F h: i l L m O p: q Q r R s: S: t: T: U v V x X: Logfile: wipe ls "
-            "list",
+            "4 6 a A c: d D e: f F h: i l L m O p: q Q r R s: S: t: T: U v V x X: Logfile: wipe "
+            "ls list",
             abbreviate=False,
             permute=False,
         ),
@@ -523,10 +529,22 @@ TOOLS: LazyTable[Grammar] = LazyTable(
             "aria2c",
             "o|out: d|dir: i|input-file: x|max-connection-per-server: s|split: "
             "k|min-split-size: j|max-concurrent-downloads: c|continue q|quiet l|log: "
-            "Z|force-sequential h|help:: v|version",
+            "Z|force-sequential h|help:: v|version V|check-integrity:: checksum: "
+            "deferred-input:: dht-listen-addr6: dht-listen-port: enable-dht:: enable-dht6:: "
+            "file-allocation: ftp-passwd: ftp-user: http-passwd: http-user: listen-port: "
+            "load-cookies: max-overall-upload-limit: u|max-upload-limit: M|metalink-file: "
+            "optimize-concurrent-downloads:: S|show-files:: T|torrent-file:",
         ),
         "http": lambda: grammar(
-            "http", "o|output: d|download c|continue b|body h|headers v|verbose q|quiet"
+            "http",
+            # HTTPie 3.2.1 (argparse: unique prefixes)
+            "o|output: d|download c|continue b|body h|headers v|verbose q|quiet j|json f|form "
+            "multipart boundary: raw: x|compress pretty: s|style: unsorted sorted "
+            "response-charset: response-mime: format-options: p|print: m|meta all S|stream "
+            "session: session-read-only: a|auth: A|auth-type: ignore-netrc offline proxy: "
+            "F|follow max-redirects: max-headers: timeout: check-status path-as-is chunked "
+            "verify: ssl: ciphers: cert: cert-key: cert-key-pass: I|ignore-stdin help manual "
+            "version traceback default-scheme: debug",
         ),
         "https": lambda: TOOLS["http"]._replace(name="https"),
         "xh": lambda: TOOLS["http"]._replace(name="xh"),
@@ -1307,7 +1325,10 @@ MACHINE: LazyTable[Grammar] = LazyTable(
             "n|no-scrape N|no-trim o|output-position: O|reopen-on-error p|preallocate "
             "P|data-preview:: q|quiet r|retry-passes: R|reverse s|size: S|sparse t|truncate "
             "T|timeout: u|unidirectional v|verbose w|ignore-write-errors x|extend-outfile: "
-            "X|max-read-errors: y|synchronous h|help V|version",
+            "X|max-read-errors: y|synchronous h|help V|version ask command-mode "
+            "W|compare-before-write cpass: delay-slow: log-events: log-rates: log-reads: "
+            "mapfile-interval: Z|max-read-rate: max-slow-reads: pause-on-error: pause-on-pass: "
+            "reset-slow same-file",
         ),
         # bash's builtin and procps's kill(1): -s/-n take the signal; ``-SIG`` goes first.
         "kill": lambda: grammar(

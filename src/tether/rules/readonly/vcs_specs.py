@@ -183,7 +183,9 @@ _LS_REMOTE = (
 # Every read subcommand's spec, by subcommand (and "stash list", "remote get-url", …). The
 # parts of each are disjoint (the engine refuses an option listed twice).
 _LOG_SPEC = (_LOG, _REVS, _REVS_PICKED, _DIFF, "abbrev::")
-_DIFF_EXTRA = "cached staged merge-base 0 1|base 2|ours 3|theirs no-index"
+_DIFF_EXTRA = (
+    "cached staged merge-base 0 1|base 2|ours 3|theirs no-index follow ita-visible-in-index"
+)
 READS: dict[str, Spec] = {
     "log": _spec("log", *_LOG_SPEC, runs=_LOG_RUNS, abbreviate=False, numeric=True),
     "show": _spec("show", *_LOG_SPEC, runs=_LOG_RUNS, abbreviate=False, numeric=True),
