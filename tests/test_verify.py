@@ -266,3 +266,17 @@ def test_cli_without_git_says_what_is_missing(tmp_path: Path) -> None:
     assert out.returncode == 2
     assert "git must be installed and on PATH" in out.stderr
     assert list(tmp_path.iterdir()) == []  # and nothing is left behind
+
+
+def test_cli_trace_lists_processes_and_destructive_operations() -> None:
+    out = _cli("--trace", "--json", 'd=/etc; cd "$d" && rm -f hostname; ls -d /')
+    assert out.returncode == 0, out.stderr  # the line exits with ls's status
+    row = json.loads(out.stdout)
+    argvs = [p["argv"] for p in row["trace"]["processes"]]
+    assert ["rm", "-f", "hostname"] in argvs and ["ls", "-d", "/"] in argvs
+    rm = next(p for p in row["trace"]["processes"] if p["argv"][0] == "rm")
+    assert rm["cwd"] == "/etc" and "HOME=/home/tether" in rm["env"]
+    ops = [(o["call"], o["paths"], o["result"]) for o in row["trace"]["operations"]]
+    assert ("unlinkat", ["/etc/hostname"], "EACCES") in ops
+    text = _cli("--trace", "ls -d /")
+    assert "exec      ls -d /   (cwd /home/tether/work)" in text.stdout, text.stdout
