@@ -273,10 +273,11 @@ def _enter(proc: subprocess.Popen[bytes], go_w: int, ready_r: int, deadline: flo
     """Wait for the sandbox to say it is ready (every check passed)."""
     del go_w  # kept open until the end: stage 1 holds its other end
     while time.monotonic() < deadline:
+        exited = proc.poll() is not None  # before looking: "ready" may come just before exit
         readable, _, _ = select.select([ready_r], [], [], 0.05)
         if readable:
             return os.read(ready_r, 16) == b"ready\n"
-        if proc.poll() is not None:
+        if exited:
             return False
     return False
 
