@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import subprocess
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,7 +29,7 @@ from tether.verify.fixture import UID
 
 pytestmark = pytest.mark.slow  # bounded: 3 modes x 19 commands, 3 s time limit each
 
-CANARY_DIR = Path(tempfile.mkdtemp(prefix="tether-canary-", dir="/var/tmp"))
+CANARY_DIR = Path(f"/var/tmp/tether-canary-{os.getpid()}")  # made by the fixture
 CANARY = CANARY_DIR / "canary.txt"
 ROOT_CANARY = Path(f"/etc/tether-canary-{os.getpid()}")  # root's own, mode 0644
 DISKS = ("vda", "sda", "nvme0n1", "xvda")
@@ -95,6 +95,8 @@ TMP_CANARY = f"/tmp/tether-canary-{os.getpid()}.txt"
 @pytest.fixture(scope="module")
 def canaries() -> Iterator[list[subprocess.Popen[bytes]]]:
     assert sandbox_problem() is None, f"the oracle tests need a sandbox: {sandbox_problem()}"
+    assert shutil.which("strace"), "the traced modes need strace (.ci/run installs it)"
+    CANARY_DIR.mkdir()
     CANARY_DIR.chmod(0o1777)
     CANARY.write_text("canary\n")
     CANARY.chmod(0o666)

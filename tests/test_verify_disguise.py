@@ -13,6 +13,7 @@ the reason; an example is excused when it composes a listed class, or is a liste
 
 from __future__ import annotations
 
+import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -76,6 +77,7 @@ KNOWN_FORMS = {
 @pytest.fixture(scope="module")
 def oracle() -> Iterator[Oracle]:
     assert sandbox_problem() is None, f"the oracle tests need a sandbox: {sandbox_problem()}"
+    assert shutil.which("strace"), "the traced oracle needs strace (.ci/run installs it)"
     with Oracle(timeout=5, stubs=programs()) as o:
         yield o
 
