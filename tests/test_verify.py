@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import uuid
@@ -280,3 +281,11 @@ def test_cli_trace_lists_processes_and_destructive_operations() -> None:
     assert ("unlinkat", ["/etc/hostname"], "EACCES") in ops
     text = _cli("--trace", "ls -d /")
     assert "exec      ls -d /   (cwd /home/tether/work)" in text.stdout, text.stdout
+
+
+@pytest.mark.skipif(shutil.which("java") is None, reason="needs a JVM")
+def test_the_jvm_state_in_a_fresh_tmp_shows(oracle: Oracle) -> None:
+    # As root the host's /tmp/hsperfdata_root already existed, so `java -version` changed
+    # nothing; the sandbox user's /tmp is fresh and the JVM creates its directory there.
+    v = oracle.run("java -version")
+    assert v.changed is True and "/tmp/hsperfdata_tether" in [c.path for c in v.changes], v
