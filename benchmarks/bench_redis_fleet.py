@@ -5,7 +5,8 @@ Each agent is a separate process running a ``Guard`` on a ``RedisStore`` (its ow
 commands, so no parser time) with ``before_call`` + ``after_call``: two decisions per call.
 "own": every agent has its session (a fleet); "shared": all 32 write one session (one agent's
 parallel tool calls, the worst case). After each run the stored call counts are checked against
-the calls made (lost updates).
+the calls made (lost updates). The last column is the agents' own CPU time per decision (guard,
+store client, JSON): what each decision costs a fleet's machines whatever the load.
 
     .venv/bin/python benchmarks/bench_redis_fleet.py [--calls 150] [--agents 1 32]
 """
@@ -40,6 +41,7 @@ while not os.path.exists(go):
     time.sleep(0.01)
 lat = []
 start = time.time()
+cpu = time.process_time()
 for n in range(calls):
     k = n % 5
     tool, args, out = (
@@ -55,8 +57,9 @@ for n in range(calls):
     t2 = time.perf_counter()
     lat += [t1 - t0, t2 - t1]
 end = time.time()
+cpu = time.process_time() - cpu
 store.close()
-print(json.dumps({"start": start, "end": end, "lat": lat}))
+print(json.dumps({"start": start, "end": end, "lat": lat, "cpu": cpu}))
 """
 
 
@@ -103,6 +106,7 @@ def run(url: str, agents: int, calls: int, shared: bool, tag: str) -> dict[str, 
         "p50": statistics.median(lat) * 1000,
         "p99": lat[int(len(lat) * 0.99) - 1] * 1000,
         "lost": agents * calls - stored,
+        "cpu": sum(o["cpu"] for o in outs) / len(lat) * 1e6,
     }
 
 
@@ -117,14 +121,17 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         server, url = start_redis(tmp)
         try:
-            print("| agents | sessions | decisions/s | p50 ms | p99 ms | lost updates |")
-            print("|---:|---|---:|---:|---:|---:|")
+            print(
+                "| agents | sessions | decisions/s | p50 ms | p99 ms | lost updates "
+                "| agent CPU µs per decision |"
+            )
+            print("|---:|---|---:|---:|---:|---:|---:|")
             for n in args.agents:
                 for shared in (False, True) if n > 1 else (False,):
                     r = run(url, n, args.calls, shared, f"{n}{'s' if shared else 'o'}")
                     print(
                         f"| {n} | {'one shared' if shared else 'own'} | {r['decisions_s']:,.0f} | "
-                        f"{r['p50']:.1f} | {r['p99']:.1f} | {int(r['lost'])} |"
+                        f"{r['p50']:.1f} | {r['p99']:.1f} | {int(r['lost'])} | {r['cpu']:.0f} |"
                     )
         finally:
             server.terminate()

@@ -18,7 +18,8 @@ SED_PIECES = st.sampled_from(
 )  # fmt: skip
 SED_TEXTS = st.lists(SED_PIECES, max_size=24).map("".join)
 
-OLD_COMMAND_BEFORE = frozenset("0123456789$/,;{}!\n~+ \t")
+# An address regex's I and M flags too: `/x/Mecho hi` is the e command (`cho hi`).
+OLD_COMMAND_BEFORE = frozenset("0123456789$/,;{}!\n~+ \tIM")
 OLD_FLAGS = frozenset("gpIiMm0123456789")
 
 

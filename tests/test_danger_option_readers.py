@@ -127,7 +127,7 @@ LISTED: list[tuple[str, str | None]] = [
     # DG606 reads pkill's and systemctl's operands through their grammars
     ("pkill -KILL -f 'tether serve'", "DG606"),
     ("systemctl --user stop tether-daemon", "DG606"),
-    ("pkill -u tether node", None),  # user tether's node processes, not Tether's
+    ("pkill -u tether node", "DG422"),  # user tether's node processes (by name), not Tether's
     # DG607 reads pip's and uv's global options (which take values) through their grammars
     ("pip --log /tmp/l uninstall -y tether", "DG607"),
     ("python3 -m pip --proxy http://h uninstall tether", "DG607"),

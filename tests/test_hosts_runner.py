@@ -58,7 +58,7 @@ class _Broken:
     def __init__(self, *args: object, **kwargs: object) -> None:
         pass
 
-    def before_call(self, call: object) -> object:
+    def before_call(self, call: object, cwd: str | None = None) -> object:
         if isinstance(self.fault, BaseException):
             raise self.fault
         return self.fault

@@ -55,8 +55,10 @@ class Raw:
         """Return the next message with id ``rid`` (others, such as notifications, skipped)."""
         while True:
             message = self.out.get(timeout=TIMEOUT)
-            if isinstance(message, dict) and message.get("id") == rid and (
-                "result" in message or "error" in message
+            if (
+                isinstance(message, dict)
+                and message.get("id") == rid
+                and ("result" in message or "error" in message)
             ):
                 return message
 
@@ -171,9 +173,7 @@ def test_a_tool_the_upstream_never_listed_is_refused(raw: Raw, tmp_path: Path) -
     assert reached(tmp_path) == []
 
 
-def test_shell_like_tools_under_other_argument_names_are_judged(
-    raw: Raw, tmp_path: Path
-) -> None:
+def test_shell_like_tools_under_other_argument_names_are_judged(raw: Raw, tmp_path: Path) -> None:
     # "Execute a shell command in the terminal", one string argument: that is the command.
     reply = raw.call(6, "run_in_console", {"text": "rm -rf /"})
     assert reply["result"]["isError"] is True and "DG101" in _text(reply), reply

@@ -83,7 +83,14 @@ def test_tools_list_is_forwarded_unchanged(tmp_path: Path) -> None:
     assert via_proxy == direct
     names = {name for name, _ in via_proxy}
     assert names == {
-        "run_command", "run", "run_in_console", "exec_in", "read_file", "fail", "die", "slow_count"
+        "run_command",
+        "run",
+        "run_in_console",
+        "exec_in",
+        "read_file",
+        "fail",
+        "die",
+        "slow_count",
     }
 
 

@@ -96,6 +96,8 @@ NOT_IN_CI = {
         "not packaged in Debian 12",
     ),
     "fd": "Debian installs it as fdfind",
+    "arch-chroot": "Arch Linux's (arch-install-scripts is not packaged in Debian 12)",
+    "fakechroot": "not installed in CI yet (its grammar read from fakechroot 2.20's man page)",
     "yarn": "Debian's yarnpkg names its command yarnpkg",
     "poetry": "python3-poetry pulls a second Python dependency tree into CI",
     "gradle": "needs a JDK (hundreds of MB) in CI",

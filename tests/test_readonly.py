@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shlex
+
 import pytest
 
 from tether.rules import readonly
@@ -56,7 +58,7 @@ READS = [
     ("jq '.name' package.json", "RO301"),
     # vcs
     ("git status", "RO401"),
-    ("git -C /repo status --short", "RO401"),
+    ("git -C . status --short", "RO401"),
     ("git --no-pager log --oneline -5", "RO402"),
     ("git diff HEAD~1 -- src/", "RO402"),
     ("git log -- --output=log.out", "RO402"),
@@ -89,7 +91,7 @@ READS = [
     ("[ -f x ] && cat x", "RO601"),
     ("pwd && ls -la", "RO602"),
     ("date +%s", "RO603"),
-    ("cd /testbed && git status", "RO604"),
+    ("cd /testbed && ls", "RO604"),
     ("set -euo pipefail; ls", "RO604"),
     ("which -a python3", "RO605"),
     ("command -v git", "RO605"),
@@ -285,7 +287,7 @@ WRITES = [
     ("git cat-file --filters HEAD:f", "RW020"),
     ("git branch new", "RW023"),
     ("git branch -D old", "RW023"),
-    ("git branch --list topic", "RW023"),
+    ("git branch -- --list", "RW023"),
     ("git tag v1.0", "RW023"),
     ("git config user.name x", "RW023"),
     ("git config --unset user.name", "RW023"),
@@ -426,10 +428,6 @@ SED_WRITES = [
     "r x",
     "R x",
     "W x",
-    "a foo",
-    "i\\\nfoo",
-    "c x",
-    "v",
     "s/a/b/ w x",
     "l 7w x",
     "q 5;w x",
@@ -439,18 +437,23 @@ SED_WRITES = [
 ]
 
 
+# a/i/c text and `v` only print or do nothing: the one sed reader reads them (they were
+# refused as unproven before tether.shell.embedded.sed).
+SED_PRINTS += ["a foo", "i\\\nfoo", "c x", "v", "1a foo; w x", ":a\np"]
+
+
+def _sed_is_read_only(script: str) -> bool:
+    return readonly.assess(parse_command(f"sed -n -e {shlex.quote(script)} f")).read_only
+
+
 @pytest.mark.parametrize("script", SED_PRINTS)
 def test_sed_scripts_that_only_print(script: str) -> None:
-    from tether.rules.readonly.scripts import sed_script_problem
-
-    assert sed_script_problem(script) is None
+    assert _sed_is_read_only(script)
 
 
 @pytest.mark.parametrize("script", SED_WRITES)
 def test_sed_scripts_that_write_run_or_cannot_be_proven(script: str) -> None:
-    from tether.rules.readonly.scripts import sed_script_problem
-
-    assert sed_script_problem(script) is not None
+    assert not _sed_is_read_only(script)
 
 
 def test_glob_net_still_holds_past_the_parsers_text_cap() -> None:

@@ -37,7 +37,7 @@ READS = [
     "pip --version",
     "docker version",
     "git --no-pager log",
-    "git -C repo status",
+    "git -C . status",
     "git -P log -1",
 ]
 

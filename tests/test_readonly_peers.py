@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tether.rules import readonly
+from tether.rules.readonly import Tree
 from tether.shell import parse_command
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,6 +40,11 @@ Key = tuple[str, str, str]  # (peer, label, command)
 LOUD = ("dangerous", "hardline")
 
 
+# A clean working tree and home (paths holding nothing): peers label `cd ~/repo && git status`
+# a read, which is proven when the host gives the tree (RW029 without: test_readonly_tree.py).
+_CLEAN = Tree("/nonexistent/tether-clean-tree", "/nonexistent/tether-home")
+
+
 def _vectors() -> dict[Key, bool]:
     assert CORPUS.is_dir(), f"peer corpus missing: expected {CORPUS} (../shared/corpus)"
     out: dict[Key, bool] = {}
@@ -49,7 +55,7 @@ def _vectors() -> dict[Key, bool]:
             if row["expect"] in labels:
                 key = (peer, row["expect"], row["command"])
                 if key not in out:
-                    out[key] = readonly.assess(parse_command(row["command"])).read_only
+                    out[key] = readonly.assess(parse_command(row["command"]), _CLEAN).read_only
     return out
 
 

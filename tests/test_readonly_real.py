@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tether.rules import readonly
+from tether.rules.readonly import Tree
 from tether.shell import parse_command
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -22,12 +23,17 @@ REVIEW = ROOT / "tests" / "data" / "readonly_top_writes.jsonl"
 
 
 @pytest.fixture(scope="module")
-def verdicts() -> list[tuple[str, int, bool]]:
+def verdicts(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[str, int, bool]]:
+    """Each command's verdict given a clean working tree and home (empty directories): the
+    proof a host that passes its cwd gets (without one, ``git -C DIR``/``cd DIR && git`` are
+    RW029: tests/test_readonly_tree.py)."""
     assert REAL.is_file(), f"real corpus missing: expected {REAL} (../shared/corpus)"
+    clean = tmp_path_factory.mktemp("clean-tree")
+    tree = Tree(str(clean), str(clean))
     out = []
     for line in REAL.read_text(encoding="utf-8").splitlines():
         row = json.loads(line)
-        ro = readonly.assess(parse_command(row["command"])).read_only
+        ro = readonly.assess(parse_command(row["command"]), tree).read_only
         out.append((row["command"], int(row["n"]), ro))
     return out
 

@@ -71,3 +71,25 @@ def test_a_read_rule_shows_the_specs_its_commands_are_read_with(
     grammars = capsys.readouterr().out.split("Option grammars", 1)[1]
     for text in shown:
         assert text in grammars, (code, text)
+
+
+def test_program_shows_its_checks_and_rules(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["rules", "--program", "rm"]) == 0
+    out = capsys.readouterr().out
+    assert "deletion.check_rm" in out and "credentials.check_git_dir_delete" in out
+    assert "reports: DG210" in out  # a check filed with @program_check declares its rules
+    assert "DG101 rm-recursive-root (hardline)" in out  # a rule whose examples run rm
+    assert "secrets.check_metadata" not in out  # dispatched by the input's words, not by rm
+
+
+def test_program_json_says_where_it_runs_command_strings(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["rules", "--json", "--program", "psql"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["program"] == "psql" and data["runs_commands"] is True
+    assert {"check": "stores.check_sql"}.items() <= data["checks"][0].items()
+    assert data["checks"][0]["rules"] == ["DG501"]
+    assert main(["rules", "--json", "--program", "ls"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["runs_commands"] is False and data["read_only"] is True

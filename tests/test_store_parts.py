@@ -82,5 +82,38 @@ def test_a_delta_names_only_what_a_call_changed() -> None:
     state["window"].append([2])
     delta = state.delta()
     assert delta is not None
-    assert set(delta["put"]) == {"h/calls", "sigs/a", "w/000000000001"}
+    assert set(delta["put"]) == {"h", "sigs/a", "w/000000000001"}
+    assert delta["put"]["h"]["calls"] == 2
     assert delta["del"] == []
+
+
+def test_a_table_replaced_or_removed_loses_its_old_parts() -> None:
+    stored = parts.split({"calls": 1, "tools": {"Bash": [2, "c1", "r"]}, "echo": {"Grep": [1]}})
+    state = parts.assemble(stored.items())
+    assert state is not None
+    state["tools"] = {}  # a new turn forgets every tool's failures
+    del state["echo"]
+    delta = state.delta()
+    assert delta is not None
+    assert set(delta["del"]) == {"tools/Bash", "echo/Grep"}
+    parts.apply(stored, delta)
+    again = parts.assemble(stored.items())
+    assert again is not None
+    assert dict(again) == {"calls": 1, "tools": {}}
+
+
+def test_a_head_stored_one_value_per_part_reads_and_is_folded() -> None:
+    # The layout before the head was written whole: h/NAME parts, tools in the head.
+    stored = {"h/calls": 3, "h/tools": {"Bash": [1, "c", ""]}, "h/_t": []}
+    stored["h/_k"] = ["calls", "tools"]
+    state = parts.assemble(stored.items())
+    assert state is not None
+    assert dict(state) == {"calls": 3, "tools": {"Bash": [1, "c", ""]}}
+    state["calls"] += 1
+    delta = state.delta()
+    assert delta is not None
+    parts.apply(stored, delta)
+    assert not [k for k in stored if k.startswith("h/")]
+    again = parts.assemble(stored.items())
+    assert again is not None
+    assert dict(again) == {"calls": 4, "tools": {"Bash": [1, "c", ""]}}

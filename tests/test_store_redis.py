@@ -24,6 +24,13 @@ def bump(state: State | None) -> State:
     return state
 
 
+def bump_in_place(state: State | None) -> State:
+    """Count one more call in the state handed over (a store then writes only the change)."""
+    assert state is not None
+    state["calls"] += 1
+    return state
+
+
 @pytest.fixture
 def client(redis_server: str) -> Iterator[redis.Redis]:
     """A plain redis-py client, to look at what the store wrote."""
@@ -108,13 +115,13 @@ def test_sessions_drop_index_entries_older_than_ttl(
     store.close()
 
 
-def test_writers_of_one_session_take_turns_and_each_runs_once(
+def test_a_writer_on_a_stale_copy_is_refused_and_reruns_on_the_new_state(
     redis_server: str, redis_prefix: str
 ) -> None:
-    """A writer arriving while another holds the turn waits for it, then reads its write."""
+    """A store writes its own copy without the lock, only while nobody wrote since."""
     ours = RedisStore(redis_server, key_prefix=redis_prefix)
     theirs = RedisStore(redis_server, key_prefix=redis_prefix)
-    ours.update("s1", bump)
+    ours.update("s1", bump)  # ours now holds a copy at the stored version
     seen: list[tuple[str, int]] = []
     holding = threading.Event()
 
@@ -122,7 +129,7 @@ def test_writers_of_one_session_take_turns_and_each_runs_once(
         assert state is not None
         seen.append(("ours", state["calls"]))
         holding.set()
-        time.sleep(0.3)  # "theirs" arrives meanwhile and must wait, not interleave
+        time.sleep(0.3)  # "theirs" writes meanwhile
         return bump(state)
 
     def their_bump(state: State | None) -> State:
@@ -132,10 +139,75 @@ def test_writers_of_one_session_take_turns_and_each_runs_once(
 
     other = threading.Thread(target=lambda: (holding.wait(5), theirs.update("s1", their_bump)))
     other.start()
-    assert ours.update("s1", slow_bump) == {"calls": 2}
+    assert ours.update("s1", slow_bump) == {"calls": 3}
     other.join(10)
-    assert seen == [("ours", 1), ("theirs", 2)]  # each ran once, in turn: no lost update
+    # Our first result, computed on a copy their write made stale, was refused; the rerun
+    # read their write: no lost update.
+    assert seen == [("ours", 1), ("theirs", 1), ("ours", 2)]
     assert ours.load("s1") == {"calls": 3}
+    ours.close()
+    theirs.close()
+
+
+def test_a_writer_never_writes_past_one_holding_the_turn(
+    redis_server: str, redis_prefix: str
+) -> None:
+    """While a writer holds the session's turn, a store with a current copy queues behind it."""
+    ours = RedisStore(redis_server, key_prefix=redis_prefix)
+    theirs = RedisStore(redis_server, key_prefix=redis_prefix)
+    ours.update("s1", bump)
+    seen: list[tuple[str, int]] = []
+    holding = threading.Event()
+
+    def their_slow_bump(state: State | None) -> State:
+        assert state is not None
+        seen.append(("theirs", state["calls"]))
+        holding.set()
+        time.sleep(0.3)  # holds the turn (theirs has no copy: it took the lock)
+        return bump(state)
+
+    def our_bump(state: State | None) -> State:
+        assert state is not None
+        seen.append(("ours", state["calls"]))
+        return bump(state)
+
+    other = threading.Thread(target=lambda: theirs.update("s1", their_slow_bump))
+    other.start()
+    assert holding.wait(5)
+    assert ours.update("s1", our_bump) == {"calls": 3}
+    other.join(10)
+    assert seen == [("theirs", 1), ("ours", 1), ("ours", 2)]
+    assert ours.load("s1") == {"calls": 3}
+    ours.close()
+    theirs.close()
+
+
+def test_a_state_stored_as_one_json_string_reads_and_is_written_in_parts(
+    store: RedisStore, client: redis.Redis, redis_prefix: str
+) -> None:
+    client.set(f"{redis_prefix}session:old", b'{"calls": 4, "sigs": {"a": {"n": 1}}}')
+    assert store.load("old") == {"calls": 4, "sigs": {"a": {"n": 1}}}
+    assert store.update("old", bump)["calls"] == 5
+    assert client.type(f"{redis_prefix}session:old") == b"hash"
+    assert RedisStore(store.url, key_prefix=redis_prefix).load("old") == {
+        "calls": 5,
+        "sigs": {"a": {"n": 1}},
+    }
+
+
+def test_a_copy_of_a_deleted_session_never_matches_its_next_state(
+    redis_server: str, redis_prefix: str
+) -> None:
+    ours = RedisStore(redis_server, key_prefix=redis_prefix)
+    theirs = RedisStore(redis_server, key_prefix=redis_prefix)
+    ours.update("s1", lambda state: {"calls": 9})
+    ours.update("s1", bump_in_place)  # ours: a copy of the first state, {"calls": 10}
+    assert theirs.delete("s1") is True
+    theirs.update("s1", bump)
+    theirs.update("s1", bump_in_place)  # a new state, {"calls": 2}, as many writes in
+    # Were versions reused, ours would write its stale copy ({"calls": 11}) onto the new state.
+    assert ours.update("s1", bump_in_place) == {"calls": 3}
+    assert theirs.load("s1") == {"calls": 3}
     ours.close()
     theirs.close()
 
@@ -146,7 +218,7 @@ def _take_turn(store: RedisStore, session: str, lease_ms: int) -> int:
 
     base = f"{store.key_prefix}lock:{session}:"
     keys = [base + "t", base + "d", base + "l", store._key(session), store._halt_key(session)]
-    me, mine, _, _ = store._scripts[0](keys=keys, args=[lease_ms, redis_store.LOCK_TTL_MS])
+    me, mine, _ = store._scripts["acquire"](keys=keys, args=[lease_ms, redis_store.LOCK_TTL_MS, -1])
     assert int(mine) == 1
     return int(me)
 

@@ -20,6 +20,8 @@ class Classification(NamedTuple):
     danger_codes: tuple[str, ...] = ()
     danger_reason: str = ""
     instead: str = ""
+    # What of the working tree the read-only proof checked (tether.rules.readonly.tree).
+    checked: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """Return the object ``tether classify --json`` prints."""
@@ -31,13 +33,14 @@ class Classification(NamedTuple):
             "reason": self.reason,
             "danger_reason": self.danger_reason,
             "instead": self.instead,
+            **({"checked": list(self.checked)} if self.checked else {}),
         }
 
 
-def classify_command(command: str) -> Classification:
-    """Classify one shell command string."""
+def classify_command(command: str, tree: readonly.Tree | None = None) -> Classification:
+    """Classify one shell command string; ``tree``: where it runs (see ``readonly.Tree``)."""
     model = parse_command(command)
-    ro = readonly.assess(model)
+    ro = readonly.assess(model, tree)
     dg = danger.assess(model)
     return Classification(
         command=command,
@@ -48,4 +51,5 @@ def classify_command(command: str) -> Classification:
         danger_codes=dg.codes,
         danger_reason=dg.reason,
         instead=dg.instead,
+        checked=ro.checked,
     )

@@ -10,6 +10,7 @@ everything it remembers lives in the store, as one JSON-ready dict per session
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
@@ -46,6 +47,7 @@ from tether.store import Store
 if TYPE_CHECKING:
     from tether.approval import Review
     from tether.config.core import Config
+    from tether.rules.readonly.tree import Tree
 
 # Identical calls further apart than this (from the previous result to this call) are a wait.
 POLL_GAP_SECONDS = 20.0
@@ -106,6 +108,8 @@ class Guard:
         # Guard places the config adds (a store.path anywhere, a Redis key prefix) and the
         # environment judged: the rules count them as Tether's own while this guard judges.
         self._places = places_of(config, environ)
+        # The home a command's working tree is judged with (tether.rules.readonly.tree).
+        self._home = (os.environ if environ is None else environ).get("HOME", "")
 
     def _apply(self, session_id: str, fn: Callable[[Session], R]) -> R:
         """Run ``fn`` on the session's typed state through the store; return what it returned.
@@ -126,7 +130,7 @@ class Guard:
 
     # -- calls -------------------------------------------------------------------------------
 
-    def _prepare(self, call: ToolCall, *, review: bool) -> _Prepared:
+    def _prepare(self, call: ToolCall, *, review: bool, cwd: str | None = None) -> _Prepared:
         s = self.settings
         command = kinds.shell_command(call.tool, call.args, s.tools)
         if command is None:
@@ -148,7 +152,9 @@ class Guard:
             from tether.approval import review as review_command
 
             with configured(self._places):
-                verdict = review_command(command, self.config, unattended=self.unattended)
+                verdict = review_command(
+                    command, self.config, unattended=self.unattended, tree=self._tree(cwd)
+                )
                 # A tool read as a shell is still a tool: its other arguments may name Tether's
                 # guard files (a config that lists Write as a shell by its `content`).
                 others = {k: v for k, v in call.args.items() if k != s.tools.shell.get(call.tool)}
@@ -175,6 +181,14 @@ class Guard:
         else:
             kind = kinds.EXEC
         return _Prepared(sig, kind, text, wait, verdict, call.tool)
+
+    def _tree(self, cwd: str | None) -> Tree | None:
+        """The working tree a host said the call runs in (its absolute cwd), or None."""
+        if not cwd or not os.path.isabs(cwd):
+            return None
+        from tether.rules.readonly.tree import Tree
+
+        return Tree(os.path.normpath(cwd), self._home or cwd)
 
     def _canonical_chars(self) -> int:
         """Return how long a shell command may be to be read through the option model.
@@ -203,9 +217,13 @@ class Guard:
 
         return review_files(tool, hits, self.config, unattended=self.unattended)
 
-    def before_call(self, call: ToolCall) -> Decision:
-        """Decide whether ``call`` may run: approval for shell commands, then loop detectors."""
-        prep = self._prepare(call, review=True)
+    def before_call(self, call: ToolCall, *, cwd: str | None = None) -> Decision:
+        """Decide whether ``call`` may run: approval for shell commands, then loop detectors.
+
+        ``cwd``: the directory the host runs the call in (a hook payload's ``cwd``); given,
+        the working tree is checked for what a read-looking command would obey there
+        (``git -C vendor/x status``: RW029 without it)."""
+        prep = self._prepare(call, review=True, cwd=cwd)
         approval: Decision | None = prep.review.decision if prep.review is not None else None
         now = call.time if call.time is not None else time.time()
         return self._apply(call.session_id, lambda st: self._before(st, call, prep, approval, now))

@@ -20,6 +20,7 @@ from tether.model import Action, Decision
 if TYPE_CHECKING:
     from tether.approval.isolation import IsolatedClassifier
     from tether.config.core import Config
+    from tether.rules.readonly.tree import Tree
 
 
 class Review(NamedTuple):
@@ -90,8 +91,10 @@ def review(
     *,
     unattended: bool = False,
     classifier: IsolatedClassifier | None = None,
+    tree: Tree | None = None,
 ) -> Review:
-    """Classify ``command`` and decide whether it may run."""
+    """Classify ``command`` and decide whether it may run; ``tree`` is where it runs (the
+    working tree and home, checked for what a read-looking command would obey there)."""
     policy = Policy.from_config(config)
     if len(command) > policy.threshold:
         worker = classifier or isolated_classifier(policy)
@@ -100,7 +103,7 @@ def review(
         except WorkerError as exc:
             return Review(None, worker_block(command, exc))
     else:
-        evaluation = evaluate(command, policy.deny)
+        evaluation = evaluate(command, policy.deny, tree)
     return Review(evaluation.classification, decide(evaluation, policy, unattended=unattended))
 
 

@@ -3,21 +3,25 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from tether.approval.policy import Evaluation, glob_match
 from tether.classify import Classification
 from tether.shell.model import CommandModel, SimpleCommand
 
+if TYPE_CHECKING:
+    from tether.rules.readonly.tree import Tree
+
 # Deny globs are matched against each simple command; bound the work on huge inputs.
 MAX_PROJECTED_COMMANDS = 20_000
 
 
-def classify_model(model: CommandModel) -> Classification:
+def classify_model(model: CommandModel, tree: Tree | None = None) -> Classification:
     """Return the classification of a parsed command (read-only proof and danger)."""
     from tether.rules import danger, readonly
     from tether.rules.base import Danger
 
-    ro = readonly.assess(model)
+    ro = readonly.assess(model, tree)
     dg = danger.assess(model)
     return Classification(
         command=model.source,
@@ -28,6 +32,7 @@ def classify_model(model: CommandModel) -> Classification:
         danger_codes=dg.codes,
         danger_reason=dg.reason,
         instead=dg.instead,
+        checked=ro.checked,
     )
 
 
@@ -65,12 +70,12 @@ def is_simple(model: CommandModel) -> bool:
     )
 
 
-def evaluate(command: str, deny: Sequence[str] = ()) -> Evaluation:
+def evaluate(command: str, deny: Sequence[str] = (), tree: Tree | None = None) -> Evaluation:
     """Parse and classify ``command`` and match the deny globs against its spellings."""
     from tether.shell import parse_command
 
     model = parse_command(command)
-    classification = classify_model(model)
+    classification = classify_model(model, tree)
     spellings = projections(command, model)
     simple = is_simple(model)
     return Evaluation(

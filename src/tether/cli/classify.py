@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Iterable
 from typing import Any
@@ -52,8 +53,12 @@ def verdict(command: str) -> dict[str, Any]:
         return _invalid(_printable(command), "the command is not valid UTF-8")
     try:
         from tether.classify import classify_command
+        from tether.rules.readonly.tree import Tree
 
-        return classify_command(command).to_json()
+        # The working tree is the directory tether classify runs in: `git -C vendor/x status`
+        # is checked there (the JSON's "checked" lists what was looked at).
+        here = os.getcwd()
+        return classify_command(command, Tree(here, os.environ.get("HOME", here))).to_json()
     except Exception as exc:  # fail closed: a crash is never a read-only verdict
         return _invalid(command, f"internal error while classifying: {type(exc).__name__}")
 

@@ -1,5 +1,6 @@
 """``tether rules``: list every code a decision can carry, or explain one with its examples.
 
+``tether rules --program NAME`` shows the danger checks and rules that apply to a program;
 ``tether rules`` lists every rule of both catalogues and the approval, loop and failure codes
 (``tether.rules.decisions``); ``tether rules CODE`` (or NAME) prints
 the entry like ``ruff rule`` does; ``--json`` prints the same as data; ``--markdown`` prints
@@ -39,6 +40,9 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
     mode.add_argument("--json", action="store_true", help="print JSON")
     mode.add_argument(
         "--markdown", action="store_true", help="print the docs/rules.md reference page"
+    )
+    parser.add_argument(
+        "--program", metavar="NAME", help="show the danger checks and rules that apply to a program"
     )
 
 
@@ -157,6 +161,26 @@ def run(args: argparse.Namespace, name: str) -> int:
     """List the rules, or show one."""
     from tether.rules import all_codes, explain
 
+    if args.program:
+        from tether.rules.programs import program_view, render
+
+        view = program_view(args.program)
+        if args.json:
+            data = {
+                "program": view.name,
+                "runs_commands": view.runs_commands,
+                "wraps": view.wraps,
+                "read_only": view.read_only,
+                "checks": [
+                    {"check": e.name, "summary": e.summary, "rules": [r.code for r in e.rules]}
+                    for e in view.checks
+                ],
+                "rules": [r.code for r in view.rules],
+            }  # fmt: skip
+            sys.stdout.write(json.dumps(data, indent=2) + "\n")
+        else:
+            sys.stdout.write(render(view))
+        return 0
     rules = all_codes()
     if args.markdown:
         sys.stdout.write(markdown(rules))

@@ -291,7 +291,7 @@ def dispatch(guard: Any, event: HookEvent) -> Decision:
     """Feed ``event`` to ``guard`` and return its decision (ALLOW for events that only inform)."""
     result: object = ALLOW
     if event.kind is Kind.PRE and event.call is not None:
-        result = guard.before_call(event.call)
+        result = guard.before_call(event.call, cwd=event.cwd)
     elif event.kind is Kind.POST and event.result is not None:
         result = guard.after_call(event.result)
     elif event.kind is Kind.PROMPT:

@@ -34,6 +34,13 @@ class Danger(enum.IntEnum):
         return self.name.lower()
 
 
+class Hit(NamedTuple):
+    """One rule matching one command: the rule's code and what matched (the evidence)."""
+
+    code: str
+    detail: str
+
+
 class Rule(NamedTuple):
     """One catalogue entry.
 
@@ -52,6 +59,10 @@ class Rule(NamedTuple):
     match: tuple[str, ...] = ()
     not_match: tuple[str, ...] = ()
 
+    def hit(self, detail: str) -> Hit:
+        """Return this rule matching one command, with what matched (the evidence)."""
+        return Hit(self.code, detail)
+
 
 class ReadVerdict(NamedTuple):
     """The read-only catalogue's answer: proven read-only or not, the deciding codes, why."""
@@ -59,6 +70,8 @@ class ReadVerdict(NamedTuple):
     read_only: bool
     codes: tuple[str, ...]
     reason: str
+    # What of the working tree the proof looked at (``tether.rules.readonly.tree``).
+    checked: tuple[str, ...] = ()
 
 
 class DangerVerdict(NamedTuple):

@@ -390,6 +390,38 @@ RUNNERS: LazyTable[Runner] = LazyTable(
             ),
             checked="util-linux 2.38.1",
         ),
+        "unshare": lambda: Runner(
+            grammar(
+                "unshare",
+                # Like nsenter's, the namespace options take a file only when attached.
+                "m|mount:: u|uts:: i|ipc:: n|net:: p|pid:: U|user:: C|cgroup:: T|time:: f|fork "
+                "kill-child:: mount-proc:: map-user: map-group: map-users: map-groups: map-auto "
+                "r|map-root-user c|map-current-user propagation: setgroups: keep-caps R|root: "
+                "w|wd: S|setuid: G|setgid: monotonic: boottime: l|load-interp: h|help V|version",
+                permute=False,
+            ),
+            checked="util-linux 2.38.1",
+        ),
+        "fakeroot": lambda: Runner(
+            grammar(
+                "fakeroot",
+                "l|lib: f|faked: i: s: u|unknown-is-real b|fd-base: h|help v|version",
+                permute=False,
+            ),
+            checked="fakeroot 1.31",
+        ),
+        "fakechroot": lambda: Runner(
+            grammar(
+                "fakechroot",
+                "l|lib: d|elfloader: s|use-system-libs e|environment: c|config-dir: "
+                "b|bindir: h|help v|version",
+                permute=False,
+            ),
+        ),
+        # arch-chroot NEWROOT [COMMAND…]: like chroot, the first operand is the new root.
+        "arch-chroot": lambda: Runner(
+            grammar("arch-chroot", "N u: r h", permute=False), positionals=1
+        ),
         "setpriv": lambda: Runner(
             grammar(
                 "setpriv",

@@ -13,7 +13,8 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import NamedTuple
 
-from tether.shell.options import Grammar, grammar
+from tether.shell.model import Word
+from tether.shell.options import FLAG, LIST, REQUIRED, Grammar, grammar
 
 
 class Spec(NamedTuple):
@@ -28,6 +29,10 @@ class Spec(NamedTuple):
     accepts ``-NUM`` (``head -20``); ``permute`` is False for commands that stop at the first
     operand; ``plus`` for options also spelt ``+x`` (``lsof +D DIR``); ``abbreviate`` is
     False for tools that take long options only spelt whole (Go's pflag: gh, docker).
+    ``style`` is how the program reads a cluster: "getopt" (a value-taking letter takes the
+    rest of the word, else the next one), or "next" (tree 2.1: each value-taking letter of a
+    cluster takes the next argument in turn, never an attached value: ``tree -Lo 2 out`` is
+    ``-L 2 -o out``; ``respell_next`` turns such words into the getopt spelling).
     ``checked`` names the version the options were read from (``--help``, a man page);
     ``tests/test_option_help.py`` compares them with the installed tool.
     """
@@ -41,6 +46,7 @@ class Spec(NamedTuple):
     checked: str = ""
     plus: bool = False
     abbreviate: bool = True
+    style: str = "getopt"
 
 
 # Each Spec is read by the one getopt engine through a Grammar built on first use (specs are
@@ -65,3 +71,27 @@ def grammar_of(spec: Spec) -> Grammar:
 
 
 __all__ = ["Spec", "grammar_of"]
+
+
+def respell_next(g: Grammar, args: tuple[Word, ...]) -> tuple[Word, ...]:
+    """Spell a "next"-style command line (``Spec.style``) for the getopt engine: each
+    value-taking letter of a cluster gets the next argument as its own word."""
+    out: list[Word] = []
+    i = 0
+    while i < len(args):
+        w = args[i]
+        i += 1
+        v = w.value
+        if v == "--":
+            out += args[i - 1 :]
+            break
+        if len(v) > 2 and v[0] == "-" and v[1] != "-":
+            for letter in v[1:]:
+                out.append(Word("-" + letter, w.literal))
+                takes = g.arity.get(g.names.get("-" + letter, ""), FLAG) in (REQUIRED, LIST)
+                if takes and i < len(args):
+                    out.append(args[i])
+                    i += 1
+            continue
+        out.append(w)
+    return tuple(out)

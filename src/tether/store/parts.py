@@ -3,10 +3,11 @@
 The guard's state is one JSON-ready dict (``tether.loops.state``), but most of it does not change
 on a given call: of 70 signature records one is touched, of 64 window entries one is appended.
 A store that keeps the state in parts stores the head (every small top-level value) as one part,
-each entry of the large tables (``sigs``, ``files``, ``pending``) as a part of its own, and each
-window entry as a part keyed by its position in the session, then writes per call only the
-parts that call touched: a *delta* ``{"put": {part: value}, "del": [part, …]}``, which is
-absolute (applying it twice changes nothing) and small.
+each entry of the tables (``sigs``, ``files``, ``pending``, ``agents``, ``echo``, ``tools``) as a
+part of its own, and each window entry as a part keyed by its position in the session, then
+writes per call the head and only the other parts that call touched: a *delta*
+``{"put": {part: value}, "del": [part, …]}``, which is absolute (applying it twice changes
+nothing) and small.
 
 ``Tracked`` is the state dict handed to the update function: a plain ``dict`` whose tables are
 ``PartDict`` (a dict that notes every entry read or written: what is read may be changed in
@@ -22,7 +23,8 @@ from typing import Any
 
 from tether.store import State
 
-TABLES = ("sigs", "files", "pending")  # top-level dicts stored one entry per part
+# Top-level dicts stored one entry per part (the rest, the head, is small and written whole).
+TABLES = ("sigs", "files", "pending", "agents", "echo", "tools")
 WINDOW = "window"  # the top-level list stored one entry per part
 HEAD = "h"
 _BASE = "_wi"  # in the head: the window position of window[0]
@@ -114,58 +116,45 @@ class PartList(list[Any]):
         self.dropped += count
 
 
-def _snap(value: Any) -> Any:
-    """Return a copy of a head value two levels deep (what the guard changes in place)."""
-    if type(value) is dict:
-        return {
-            k: list(v) if type(v) is list else dict(v) if type(v) is dict else v
-            for k, v in value.items()
-        }
-    if type(value) is list:
-        return [list(v) if type(v) is list else dict(v) if type(v) is dict else v for v in value]
-    return value
-
-
 class Tracked(dict[str, Any]):
     """A state whose tables and window note what changed since it was loaded.
 
-    The head (every other top-level value) is compared with a copy taken when the state was
-    loaded or last stored, value by value, so only the values that changed are written.
+    The head (every other top-level value: counters, a few short lists) is written whole on
+    every call: it changes on nearly every call anyway, and writing it costs less than finding
+    out what in it changed. A table replaced or removed since it was loaded has every part it
+    had deleted, so no entry of the old one comes back on the next load.
     """
 
-    __slots__ = ("_was",)
+    __slots__ = ("_loaded", "_split")
 
     def __init__(self, *args: Any) -> None:
         super().__init__(*args)
-        self._was: dict[str, Any] | None = None
+        self._loaded: dict[str, PartDict] = {}  # the tables as loaded (or last stored)
+        self._split: list[str] = []  # head parts stored one value each (an older layout)
 
     def delta(self) -> dict[str, Any] | None:
         """Return the parts changed since loaded (or the last ``settle``); None: write it all.
 
-        None when a table or the window was replaced by a plain one (the parts it had are not
-        known then): the store rewrites the whole state.
+        None when the window was replaced by a plain list (the parts it had are not known
+        then): the store rewrites the whole state.
         """
         put: dict[str, Any] = {}
-        gone: list[str] = []
+        gone: list[str] = list(self._split)
         head: dict[str, Any] = {_TABLES: [], _ORDER: list(dict.keys(self))}
-        was = self._was
         for name, value in list(dict.items(self)):
-            if name in TABLES and type(value) is dict:  # a table started by this call
-                value = PartDict(value.items())
-                value.touched.update(dict.keys(value))
-                dict.__setitem__(self, name, value)
-            if (name in TABLES and type(value) is not PartDict) or (
-                name == WINDOW and type(value) is not PartList
-            ):
-                return None
             if name in TABLES:
+                if type(value) is not PartDict:  # a table started (or replaced) by this call
+                    value = PartDict(value.items() if isinstance(value, dict) else ())
+                    value.touched.update(dict.keys(value))
+                    dict.__setitem__(self, name, value)
                 head[_TABLES].append(name)
                 for key in value.touched:
                     if dict.__contains__(value, key):
                         put[table_key(name, key)] = dict.__getitem__(value, key)
                 gone += [table_key(name, key) for key in value.gone]
             elif name == WINDOW:
-                assert isinstance(value, PartList)
+                if type(value) is not PartList:
+                    return None
                 start = value.base + value.dropped
                 gone += [window_key(p) for p in range(value.base, start)]
                 first = len(value) - value.grown
@@ -174,37 +163,25 @@ class Tracked(dict[str, Any]):
                 head[_BASE] = start
             else:
                 head[name] = value
-        if was is None:  # no copy to compare with: every head value (and no whole head)
-            put.update((_head_key(k), v) for k, v in head.items())
-            gone.append(HEAD)
-            return {"put": put, "del": gone}
-        changed = {k: v for k, v in head.items() if k not in was or was[k] != v}
-        gone += [_head_key(k) for k in was if k not in head]
-        for name, value in changed.items():
-            put[_head_key(name)] = value
+        for name, was in self._loaded.items():
+            if dict.get(self, name) is not was:  # replaced or removed: its parts go
+                gone += [table_key(name, key) for key in (*dict.keys(was), *was.gone)]
+        put[HEAD] = head
         return {"put": put, "del": gone}
 
     def settle(self) -> None:
         """Forget what changed: the state is stored as it is now."""
-        was: dict[str, Any] = {
-            _TABLES: [n for n in dict.keys(self) if n in TABLES],
-            _ORDER: list(dict.keys(self)),
-        }
+        self._split = []
+        loaded: dict[str, PartDict] = {}
         for name, value in dict.items(self):
             if type(value) is PartDict:
                 value.touched.clear()
                 value.gone.clear()
+                loaded[name] = value
             elif type(value) is PartList:
                 value.base += value.dropped
                 value.dropped = value.grown = 0
-                was[_BASE] = value.base
-            else:
-                was[name] = _snap(value)
-        self._was = was
-
-
-def _head_key(name: str) -> str:
-    return f"{HEAD}/{name}"
+        self._loaded = loaded
 
 
 def split(state: State) -> dict[str, Any]:
@@ -223,14 +200,14 @@ def split(state: State) -> dict[str, Any]:
             head[_BASE] = base
         else:
             head[name] = value
-    for name, value in head.items():
-        put[_head_key(name)] = value
+    put[HEAD] = head
     return put
 
 
 def assemble(parts: Iterable[tuple[str, Any]]) -> Tracked | None:
     """Return the tracked state made of ``parts`` (part name, value), or None without a head."""
     head: dict[str, Any] | None = None
+    split_head: list[str] = []
     tables: dict[str, PartDict] = {}
     window: list[tuple[str, Any]] = []
     for name, value in parts:
@@ -241,6 +218,7 @@ def assemble(parts: Iterable[tuple[str, Any]]) -> Tracked | None:
                 else {**head, **value}
             )
         elif name.startswith(HEAD + "/"):
+            split_head.append(name)
             if head is None:
                 head = {}
             if isinstance(head, dict):
@@ -264,7 +242,10 @@ def assemble(parts: Iterable[tuple[str, Any]]) -> Tracked | None:
         first = int(window[0][0][2:]) if window else int(base)
         values[WINDOW] = PartList((v for _, v in window), first)
     keys = [k for k in order or () if k in values] + [k for k in values if k not in (order or ())]
-    return Tracked((k, values[k]) for k in keys)
+    state = Tracked((k, values[k]) for k in keys)
+    state.settle()
+    state._split = split_head
+    return state
 
 
 def apply(parts: dict[str, Any], delta: dict[str, Any]) -> None:
@@ -277,3 +258,69 @@ def apply(parts: dict[str, Any], delta: dict[str, Any]) -> None:
 def entries(parts: dict[str, Any]) -> Iterator[tuple[str, Any]]:
     """Return the parts as (name, value) pairs, for ``assemble``."""
     return iter(parts.items())
+
+
+def patch(state: Tracked, changed: dict[str, Any]) -> bool:
+    """Bring ``state`` up to date with the parts others changed (None: deleted), in place.
+
+    Cheaper than ``assemble`` when few parts changed; False when the changes do not fit the
+    state (a window moved in a way it cannot follow): assemble it whole then.
+    """
+    window = dict.get(state, WINDOW)
+    moves: list[tuple[int, Any]] = []
+    for name, value in changed.items():
+        if name == HEAD or name.startswith(HEAD + "/"):
+            continue
+        if name.startswith("w/"):
+            moves.append((int(name[2:]), value))
+            continue
+        table, _, key = name.partition("/")
+        found = dict.get(state, table)
+        if type(found) is not PartDict:
+            found = PartDict()
+            dict.__setitem__(state, table, found)
+        if value is None:
+            dict.pop(found, key, None)
+        else:
+            dict.__setitem__(found, key, value)
+    if moves and not _move_window(window, sorted(moves, key=lambda m: (m[1] is not None, m[0]))):
+        return False
+    head = changed.get(HEAD)
+    if isinstance(head, dict):
+        present = set(head.get(_TABLES, ()))
+        for name in list(dict.keys(state)):
+            kept = name in present if name in TABLES else name == WINDOW or name in head
+            if not kept:
+                dict.__delitem__(state, name)
+        for name, value in head.items():
+            if name not in (_TABLES, _ORDER, _BASE):
+                dict.__setitem__(state, name, value)
+        for name in present:
+            if type(dict.get(state, name)) is not PartDict:
+                dict.__setitem__(state, name, PartDict())
+        base = head.get(_BASE)
+        if base is not None and (type(window) is not PartList or window.base != base):
+            return False
+    state.settle()
+    return True
+
+
+def _move_window(window: Any, moves: list[tuple[int, Any]]) -> bool:
+    """Drop entries from the window's front and append or replace entries (deletions first)."""
+    if type(window) is not PartList:
+        return False
+    for position, value in moves:
+        if value is None:
+            if position < window.base:
+                continue
+            if position != window.base or not len(window):
+                return False
+            list.__delitem__(window, 0)
+            window.base += 1
+        elif position == window.base + len(window):
+            list.append(window, value)
+        elif window.base <= position < window.base + len(window):
+            list.__setitem__(window, position - window.base, value)
+        else:
+            return False
+    return True

@@ -15,9 +15,11 @@ from tether.quoting import clip, quote
 from tether.rules.base import NO_DANGER, Danger, DangerVerdict, Rule, Tier
 from tether.rules.danger import (
     cloud,
+    credentials,
     deletion,
     hidden,
     infra,
+    installs,
     permissions,
     privilege,
     remote,
@@ -25,10 +27,12 @@ from tether.rules.danger import (
     secrets,
     self_files,
     self_protection,
+    stores,
     system,
     vcs,
 )
-from tether.rules.danger._base import Budget, Hit, Scope, name_of
+from tether.rules.danger._base import AWK_WRITERS, Budget, Hit, Scope, name_of
+from tether.rules.danger._registry import registered
 from tether.rules.danger.interp import check_interpreter, is_interpreter
 from tether.shell.model import CommandModel, SimpleCommand, Word, Wrapper
 from tether.shell.programs import WRAPPERS
@@ -40,14 +44,17 @@ RULES: tuple[Rule, ...] = tuple(
             *deletion.RULES,
             *vcs.RULES,
             *remote.RULES,
+            *installs.RULES,
             *runners.RULES,
             *hidden.RULES,
             *system.RULES,
             *privilege.RULES,
             *permissions.RULES,
             *infra.RULES,
+            *stores.RULES,
             *cloud.RULES,
             *secrets.RULES,
+            *credentials.RULES,
             *self_protection.RULES,
         ),
         key=lambda r: r.code,
@@ -58,13 +65,14 @@ _BY_CODE = {r.code: r for r in RULES}
 _Check = Callable[[SimpleCommand, Scope], Iterable[Hit]]
 
 
-def _merge(*tables: Mapping[str, _Check]) -> dict[str, tuple[_Check, ...]]:
+def _merge(*tables: Mapping[str, _Check | tuple[_Check, ...]]) -> dict[str, tuple[_Check, ...]]:
     merged: dict[str, list[_Check]] = {}
     for table in tables:
-        for name, check in table.items():
+        for name, given in table.items():
             merged.setdefault(name, [])
-            if check not in merged[name]:
-                merged[name].append(check)
+            for check in given if isinstance(given, tuple) else (given,):
+                if check not in merged[name]:
+                    merged[name].append(check)
     return {k: tuple(v) for k, v in merged.items()}
 
 
@@ -78,12 +86,15 @@ _BY_NAME = _merge(
     infra.CHECKS,
     cloud.CHECKS,
     secrets.CHECKS,
+    registered(),  # the checks filed with @program_check (tether.rules.danger._registry)
     runners.CHECKS,  # awk system(), sed e, vim -c '!…', find -exec, docker run, su -c …
     *self_protection.TABLES,
 )
 # Checks that are not tied to one command name, grouped by what makes them relevant, so the
-# common case (a plain command: literal name, no redirects, no wrappers) runs only two of them.
-_ALWAYS: tuple[_Check, ...] = (secrets.check_metadata,)
+# common case (a plain command: literal name, no redirects, no wrappers) runs none of them:
+# metadata hosts only when a word of the input may name one, the redirect checks only when a
+# redirect can write or reach a socket (``2>&1``, ``> /dev/null`` and here-documents cannot).
+_METADATA: tuple[_Check, ...] = (secrets.check_metadata,)
 _ON_REDIRECTS: tuple[_Check, ...] = (
     hidden.check_redirect_socket,
     system.check_device_redirects,
@@ -97,7 +108,9 @@ _ON_RUNNERS: tuple[_Check, ...] = (
     check_interpreter,
     self_protection.check_interpreter,
 )
-_WRITERS = frozenset({"tee", "cp", "mv", "install", "ln", "rsync", "sed", "perl", "ruby", "dd"})
+_WRITERS = frozenset(
+    {"tee", "cp", "mv", "install", "ln", "rsync", "sed", "perl", "ruby", "dd", *AWK_WRITERS}
+)
 
 
 # Each table comes as a pair: every check, and the checks for input that names nothing of
@@ -108,13 +121,33 @@ _Pair = tuple[tuple[_Check, ...], tuple[_Check, ...]]
 _NO_WORD = Word("")
 
 
-def _checks_of(cmd: SimpleCommand, name: str) -> _Pair:
+_QUIET_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "-"})
+_BODIES = frozenset({"<<", "<<-", "<<<"})
+
+
+def _redirects_matter(cmd: SimpleCommand) -> bool:
+    """Return True when a redirect of ``cmd`` can write a file or reach a device or socket."""
+    for r in cmd.redirects:
+        target = r.target
+        if target is None or r.op in _BODIES:
+            continue
+        value = target.value
+        if target.literal and (value.isdigit() or value in _QUIET_TARGETS):
+            continue  # ``2>&1``, ``>&-``, ``> /dev/null``
+        if r.op == "<" and target.literal and not value.startswith("/dev/"):
+            continue  # reading a file: no redirect check reads it
+        return True
+    return False
+
+
+def _checks_of(cmd: SimpleCommand, name: str, metadata: bool = True) -> _Pair:
     """Return the checks ``cmd`` needs: its name's, then those its shape calls for."""
     argv = cmd.argv
     first = argv[0] if argv else _NO_WORD
     return _table(
         name,
-        cmd.redirects != (),
+        metadata,
+        _redirects_matter(cmd) if cmd.redirects else False,
         "/" in first.value,
         not first.literal,
         cmd.in_function,
@@ -126,6 +159,7 @@ def _checks_of(cmd: SimpleCommand, name: str) -> _Pair:
 @functools.lru_cache(maxsize=4096)
 def _table(
     name: str,
+    metadata: bool,
     redirects: bool,
     slash: bool,
     dynamic: bool,
@@ -135,7 +169,7 @@ def _table(
 ) -> _Pair:
     # One lookup per command: the name's checks, then those the command's shape calls for.
     own, own_quiet = _checks_for(name)
-    generic: tuple[_Check, ...] = _ALWAYS
+    generic: tuple[_Check, ...] = _METADATA if metadata else ()
     if redirects:
         generic += _ON_REDIRECTS
     elif name in _WRITERS:
@@ -296,6 +330,7 @@ _READINGS = 2  # split command words read through, one after another (each doubl
 
 
 def _judge(cmd: SimpleCommand, scope: Scope, readings: int = _READINGS) -> list[Hit]:
+    given = cmd
     argv = cmd.argv
     hits: list[Hit] = []
     other: list[Hit] = []
@@ -313,7 +348,9 @@ def _judge(cmd: SimpleCommand, scope: Scope, readings: int = _READINGS) -> list[
             cmd = resolved
         elif cmd.argv[0].split and readings > 0:
             other = _readings(cmd, scope, readings - 1)
-    checks, quiet = _checks_of(cmd, name_of(cmd))
+    # A command rebuilt from substitution output has words the input does not spell.
+    metadata = cmd is not given or scope.metadata is not False
+    checks, quiet = _checks_of(cmd, name_of(cmd), metadata)
     if checks is not quiet and not self_protection.concerns(scope):
         # Input that names none of Tether's files, hosts or routes skips those checks.
         checks = quiet
@@ -361,12 +398,15 @@ def _reparse(text: str, depth: int, budget: Budget) -> list[Hit]:
     hits = _hits(model, depth, budget)
     if model.unprovable is not None:
         # Past a parser cap, part of the payload was never seen: it cannot be checked.
-        hits.append(Hit("DG304", f"a nested command could not be analysed: {model.unprovable}"))
+        hits.append(
+            remote.EVAL_DYNAMIC.hit(f"a nested command could not be analysed: {model.unprovable}")
+        )
     return hits
 
 
 def _hits(model: CommandModel, depth: int = 0, budget: Budget | None = None) -> list[Hit]:
     scope = Scope(model, depth, budget or Budget(), reparser=_reparse, judge_fn=_judge)
+    scope.metadata = secrets.may_name_metadata(model)  # once per input, not once per command
     hits: list[Hit] = []
     for cmd in model.commands:
         hits.extend(_judge(cmd, scope))

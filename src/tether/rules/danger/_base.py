@@ -10,8 +10,12 @@ from __future__ import annotations
 import functools
 import posixpath
 from collections.abc import Callable, Iterable, Iterator
-from typing import NamedTuple
 
+from tether.rules.base import Hit as Hit  # re-exported: every check module imports it here
+from tether.shell.embedded.awk import STANDARD_STREAMS as AWK_STREAMS
+from tether.shell.embedded.awk import read_awk
+from tether.shell.embedded.sed import STANDARD_STREAMS as SED_STREAMS
+from tether.shell.embedded.sed import read_sed
 from tether.shell.model import CommandModel, SimpleCommand, Word
 from tether.shell.options import Parsed, parse
 from tether.shell.programs import CD, PUSHD
@@ -27,13 +31,6 @@ MAX_REPARSE_DEPTH = 3
 MAX_REPARSE_CHARS = 65_536
 # How many stages before a shell a pipe-to-shell check looks at (bounds 10,000-stage pipelines).
 MAX_UPSTREAM = 6
-
-
-class Hit(NamedTuple):
-    """One rule matching one command: the rule's code and what matched (the evidence)."""
-
-    code: str
-    detail: str
 
 
 class Budget:
@@ -56,7 +53,7 @@ class Scope:
     """
 
     __slots__ = ("_cwd", "_finds", "_index", "_parsed", "_pos", "budget", "cache", "depth",
-                 "edits", "judge_fn", "model", "reparser")  # fmt: skip
+                 "edits", "judge_fn", "metadata", "model", "reparser")  # fmt: skip
 
     def __init__(
         self,
@@ -78,6 +75,8 @@ class Scope:
         self.edits: dict[tuple[str, tuple[Word, ...]], tuple[Word, ...]] = {}
         self._finds: dict[tuple[Word, ...], FindReading] | None = None
         self.cache: dict[str, object] = {}
+        # Whether an argument of the input may name a metadata host (None: not read, judge all).
+        self.metadata: bool | None = None
 
     def __repr__(self) -> str:
         return f"Scope(model={self.model!r}, depth={self.depth!r}, budget={self.budget!r})"
@@ -307,7 +306,9 @@ def options_of(name: str, args: Iterable[Word]) -> Parsed:
 
 
 def edited_in_place(name: str, args: tuple[Word, ...], scope: Scope) -> tuple[Word, ...]:
-    """Return the files ``sed``/``perl``/``ruby`` edit in place (-i, --in-place), else none.
+    """Return the files ``sed``/``perl``/``ruby`` edit in place (-i, --in-place), else none;
+    for sed, also the files its script writes (``w FILE``: tether.shell.embedded.sed), and for
+    awk the files its program prints into (``print > FILE``: tether.shell.embedded.awk).
 
     Without ``-e`` (or sed's ``-f``), the first operand is the script, not a file:
     ``sed -i '/etc/d' notes.txt`` edits notes.txt only.
@@ -320,6 +321,38 @@ def edited_in_place(name: str, args: tuple[Word, ...], scope: Scope) -> tuple[Wo
 
 
 def _edited_in_place(name: str, args: tuple[Word, ...], scope: Scope) -> tuple[Word, ...]:
+    if name in AWK_WRITERS:
+        return awk_writes(scope.options("gawk", args)) if any(">" in w.value for w in args) else ()
+    found = _in_place(name, args, scope)
+    if name == "sed" and any("w" in w.value or "W" in w.value for w in args):
+        found += sed_writes(scope.options(name, args))
+    return found
+
+
+def sed_writes(parsed: Parsed) -> tuple[Word, ...]:
+    """Return the files a sed script writes (``w FILE``, ``W FILE``, ``s///w FILE``)."""
+    scripts = parsed.values("--expression")
+    if not parsed.has("--expression", "--file") and parsed.operands:
+        scripts.append(parsed.operands[0].value)
+    if not scripts:
+        return ()
+    written = read_sed("\n".join(scripts)).writes
+    return tuple(Word(f) for f in written if f not in SED_STREAMS)
+
+
+# The awk programs whose ``print > FILE`` the file checks judge (as sed's ``w FILE``).
+AWK_WRITERS = frozenset({"awk", "gawk", "mawk", "nawk"})
+
+
+def awk_writes(parsed: Parsed) -> tuple[Word, ...]:
+    """Return the files an awk program given on the command line names in ``print > FILE``."""
+    if parsed.has("--file", "--source", "--exec") or not parsed.operands:
+        return ()
+    written = read_awk(parsed.operands[0].value).writes
+    return tuple(Word(f) for f in written if f is not None and f not in AWK_STREAMS)
+
+
+def _in_place(name: str, args: tuple[Word, ...], scope: Scope) -> tuple[Word, ...]:
     # Every spelling of -i / --in-place has an 'i' in an option word: most commands have none.
     for w in args:
         if w.value[:1] == "-" and "i" in w.value:

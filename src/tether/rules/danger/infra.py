@@ -1,13 +1,11 @@
-"""DG5xx: data stores and infrastructure: SQL drops, teardown, publishing."""
+"""DG5xx: infrastructure: teardown and publishing (data stores: ``stores.py``)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from tether.rules.base import Rule, Tier
 from tether.rules.danger._base import Hit, Scope, name_of, options_of
-from tether.rules.danger.interp import literal_output
 from tether.shell.model import SimpleCommand, Word
 from tether.shell.options import Parsed, parse
 from tether.shell.tools import (
@@ -20,206 +18,122 @@ from tether.shell.tools import (
     tool_grammar,
 )
 
+INFRASTRUCTURE_TEARDOWN = Rule(
+    code="DG502",
+    name="infrastructure-teardown",
+    tier=Tier.ASK,
+    summary="Destroy infrastructure: terraform destroy, kubectl delete, docker prune, helm",
+    why="These remove running infrastructure, cluster objects or volumes, often shared and "
+    "often in production; -auto-approve and --force skip the tool's own prompt. Ask, not "
+    "hardline: tearing down a dev stack is routine, and only a human knows which one it is.",
+    instead="Show the plan first (`terraform plan -destroy`, `kubectl get …`), and let the "
+    "user run the teardown.",
+    match=(
+        "terraform destroy -auto-approve",
+        "terraform apply -destroy",
+        "kubectl delete namespace prod",
+        "kubectl delete all --all",
+        "docker system prune -af",
+        "docker volume rm data",
+        "docker rm -f $(docker ps -aq)",
+        "helm uninstall web",
+        "pulumi destroy --yes",
+        "docker compose down -v",
+        "terraform apply -destroy=true",
+        "terraform -chdir=infra apply --destroy -auto-approve",
+        "terraform apply -var env=prod -destroy",
+        "docker rm -vf web",
+        "docker container rm --force web",
+        "docker -H ssh://h image rm -f img",
+        "docker compose -f prod.yml down --volumes",
+        "docker compose -p shop down -v",
+        "docker-compose down -v",
+        "docker image prune --all",
+        "tofu destroy",
+        "terragrunt run-all destroy",
+        "kubectl scale deploy web --replicas=0",
+        "kubectl -n prod scale statefulset db --replicas 0",
+        "kubectl apply --prune -f manifests/ -l app=web",
+        "oc apply -f dir --prune --all",
+    ),
+    not_match=(
+        "terraform apply -destroy=false",
+        "terraform plan -destroy",
+        "terraform apply -var destroy=1",
+        "docker rm -v web",
+        "docker run --rm -f x img",
+        "docker compose -f down.yml up",
+        "docker image prune",
+        "docker logs -f web",
+        "terraform plan",
+        "kubectl get pods",
+        "docker ps",
+        "docker compose down",
+        "docker rm web",
+        "kubectl scale deploy web --replicas=3",
+        "kubectl apply -f deploy.yaml",
+        "kubectl apply --prune=false -f dir",
+    ),
+)
+
+PACKAGE_PUBLISH = Rule(
+    code="DG505",
+    name="package-publish",
+    tier=Tier.ASK,
+    summary="Publish a package or release to a public registry",
+    why="A published version cannot be taken back cleanly; mirrors and users pick it up. "
+    "Ask, not hardline: publishing is a release step the user may have asked for.",
+    instead="Build and test locally (`npm pack`, `cargo package`), and let the user publish.",
+    match=(
+        "npm publish",
+        "cargo publish",
+        "twine upload dist/*",
+        "poetry publish",
+        "mvn deploy",
+        "gradle publish",
+        "npm --registry http://x publish",
+        "npm --reg=https://r.example publish --access public",
+        "npm -w packages/a publish",
+        "npm --loglevel silly --userconfig ./.npmrc publish",
+        "npm -n publish",
+        "npm publish --dry-run false",
+        "npm publish --dry-run=false",
+        "pnpm -C packages/a publish",
+        "pnpm --filter @x/a publish",
+        "yarn --cwd packages/a publish",
+        "poetry -n publish",
+        "cargo +nightly publish",
+        "cargo --config registry.token=x publish",
+        "cargo -Z unstable-options publish",
+        "mvn -s settings.xml deploy",
+        "mvn -P release -pl core deploy",
+        "./mvnw -B -T 4 deploy",
+        "./gradlew -p lib -x test publish",
+        "poetry -C packages/a publish",
+    ),
+    not_match=(
+        "npm pack",
+        "cargo build",
+        "poetry build",
+        "mvn package",
+        "npm --registry http://x view pkg",
+        "npm -w publish run build",
+        "npm publish --dry-run",
+        "cargo publish -n",
+        "pnpm --filter publish test",
+        "yarn --cwd publish build",
+        "cargo +nightly build",
+        "cargo --config publish build",
+        "mvn -s deploy.xml package",
+        "gradle -m publish",
+        "./gradlew -x publish build",
+    ),
+)
+
 RULES = (
-    Rule(
-        code="DG501",
-        name="sql-destructive",
-        tier=Tier.ASK,
-        summary="SQL DROP, TRUNCATE or an unqualified DELETE sent to a database client",
-        why="Dropped tables and unqualified deletes are gone unless someone restores a backup. "
-        "Ask, not hardline: the database may be a scratch or test one; only a human knows.",
-        instead="Run a SELECT to show what would go, back the table up, or add a WHERE clause.",
-        match=(
-            "psql -c 'DROP TABLE users'",
-            "mysql -e 'TRUNCATE orders' shop",
-            'sqlite3 app.db "DELETE FROM users"',
-            "echo 'DROP DATABASE prod;' | psql",
-            "redis-cli FLUSHALL",
-            "dropdb prod",
-            "mysqladmin drop mydb",
-        ),
-        not_match=(
-            "psql -c 'SELECT 1'",
-            'sqlite3 app.db "DELETE FROM users WHERE id = 1"',
-            "echo 'DROP TABLE x' >> notes.md",
-            "redis-cli GET key",
-        ),
-    ),
-    Rule(
-        code="DG502",
-        name="infrastructure-teardown",
-        tier=Tier.ASK,
-        summary="Destroy infrastructure: terraform destroy, kubectl delete, docker prune, helm",
-        why="These remove running infrastructure, cluster objects or volumes, often shared and "
-        "often in production; -auto-approve and --force skip the tool's own prompt. Ask, not "
-        "hardline: tearing down a dev stack is routine, and only a human knows which one it is.",
-        instead="Show the plan first (`terraform plan -destroy`, `kubectl get …`), and let the "
-        "user run the teardown.",
-        match=(
-            "terraform destroy -auto-approve",
-            "terraform apply -destroy",
-            "kubectl delete namespace prod",
-            "kubectl delete all --all",
-            "docker system prune -af",
-            "docker volume rm data",
-            "docker rm -f $(docker ps -aq)",
-            "helm uninstall web",
-            "pulumi destroy --yes",
-            "docker compose down -v",
-            "terraform apply -destroy=true",
-            "terraform -chdir=infra apply --destroy -auto-approve",
-            "terraform apply -var env=prod -destroy",
-            "docker rm -vf web",
-            "docker container rm --force web",
-            "docker -H ssh://h image rm -f img",
-            "docker compose -f prod.yml down --volumes",
-            "docker compose -p shop down -v",
-            "docker-compose down -v",
-            "docker image prune --all",
-            "tofu destroy",
-            "terragrunt run-all destroy",
-        ),
-        not_match=(
-            "terraform apply -destroy=false",
-            "terraform plan -destroy",
-            "terraform apply -var destroy=1",
-            "docker rm -v web",
-            "docker run --rm -f x img",
-            "docker compose -f down.yml up",
-            "docker image prune",
-            "docker logs -f web",
-            "terraform plan",
-            "kubectl get pods",
-            "docker ps",
-            "docker compose down",
-            "docker rm web",
-        ),
-    ),
-    Rule(
-        code="DG505",
-        name="package-publish",
-        tier=Tier.ASK,
-        summary="Publish a package or release to a public registry",
-        why="A published version cannot be taken back cleanly; mirrors and users pick it up. "
-        "Ask, not hardline: publishing is a release step the user may have asked for.",
-        instead="Build and test locally (`npm pack`, `cargo package`), and let the user publish.",
-        match=(
-            "npm publish",
-            "cargo publish",
-            "twine upload dist/*",
-            "poetry publish",
-            "mvn deploy",
-            "gradle publish",
-            "npm --registry http://x publish",
-            "npm --reg=https://r.example publish --access public",
-            "npm -w packages/a publish",
-            "npm --loglevel silly --userconfig ./.npmrc publish",
-            "npm -n publish",
-            "npm publish --dry-run false",
-            "npm publish --dry-run=false",
-            "pnpm -C packages/a publish",
-            "pnpm --filter @x/a publish",
-            "yarn --cwd packages/a publish",
-            "poetry -n publish",
-            "cargo +nightly publish",
-            "cargo --config registry.token=x publish",
-            "cargo -Z unstable-options publish",
-            "mvn -s settings.xml deploy",
-            "mvn -P release -pl core deploy",
-            "./mvnw -B -T 4 deploy",
-            "./gradlew -p lib -x test publish",
-            "poetry -C packages/a publish",
-        ),
-        not_match=(
-            "npm pack",
-            "cargo build",
-            "poetry build",
-            "mvn package",
-            "npm --registry http://x view pkg",
-            "npm -w publish run build",
-            "npm publish --dry-run",
-            "cargo publish -n",
-            "pnpm --filter publish test",
-            "yarn --cwd publish build",
-            "cargo +nightly build",
-            "cargo --config publish build",
-            "mvn -s deploy.xml package",
-            "gradle -m publish",
-            "./gradlew -x publish build",
-        ),
-    ),
+    INFRASTRUCTURE_TEARDOWN,
+    PACKAGE_PUBLISH,
 )
-
-_SQL_CLIENTS = frozenset(
-    {
-        "psql",
-        "mysql",
-        "mariadb",
-        "sqlite3",
-        "duckdb",
-        "clickhouse-client",
-        "clickhouse",
-        "cockroach",
-        "sqlcmd",
-        "mongosh",
-        "mongo",
-        "snowsql",
-        "bq",
-        "pgcli",
-        "mycli",
-        "litecli",
-    }
-)
-_SQL_DANGER = re.compile(
-    r"\b(drop\s+(?:table|database|schema|index|view|collection|keyspace|user|role)\b|truncate\b"
-    r"|delete\s+from\s+[\w.\"`\[\]]+\s*(?:;|$)|\.drop(?:Database)?\(\)|dropDatabase|\.deleteMany\(\s*\{\s*\}\s*\))",
-    re.I | re.M,
-)
-
-
-def sql_danger(text: str) -> str | None:
-    """Return the destructive SQL statement found in ``text`` (an unqualified DELETE too)."""
-    for statement in re.split(r";", text):
-        m = _SQL_DANGER.search(
-            statement.strip() + ";" if "delete" in statement.lower() else statement
-        )
-        if m is None:
-            continue
-        if m.group(0).lower().startswith("delete") and re.search(r"\bwhere\b", statement, re.I):
-            continue
-        return " ".join(m.group(0).split())[:60]
-    return None
-
-
-def check_sql(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
-    """Flag destructive SQL given to a database client by flag, operand, heredoc or pipe."""
-    name = name_of(cmd)
-    parsed = options_of(name, cmd.args)
-    operands = [w.value for w in parsed.operands]
-    if name in ("dropdb", "dropuser"):
-        yield Hit("DG501", f"{name} {' '.join(operands[-1:])}")
-        return
-    if name == "mysqladmin" and "drop" in operands:
-        yield Hit("DG501", "mysqladmin drop")
-        return
-    if name in ("redis-cli", "valkey-cli"):
-        if any(v.upper() in ("FLUSHALL", "FLUSHDB") for v in operands):
-            yield Hit("DG501", "redis FLUSHALL/FLUSHDB")
-        return
-    if name not in _SQL_CLIENTS:
-        return
-    # No client here has a grammar in the table: a statement given to an option (``-c SQL``)
-    # reads as an operand, one given attached (``--command=SQL``) as the option's value.
-    texts = operands + [v for _, v in parsed.options if v]
-    texts += [r.body for r in cmd.redirects if r.body]
-    texts += [r.target.value for r in cmd.redirects if r.op == "<<<" and r.target is not None]
-    for up in scope.upstream(cmd):
-        texts += literal_output(up)
-    for text in texts:
-        found = sql_danger(text)
-        if found:
-            yield Hit("DG501", f"{name}: {found}")
-            return
 
 
 def _terraform(name: str, args: tuple[Word, ...]) -> Iterator[Hit]:
@@ -230,16 +144,16 @@ def _terraform(name: str, args: tuple[Word, ...]) -> Iterator[Hit]:
     if verb == "run-all" and rest:  # terragrunt runs the command in every module
         verb, rest = rest[0].value, rest[1:]
     if verb == "destroy":
-        yield Hit("DG502", f"{name} destroy")
+        yield INFRASTRUCTURE_TEARDOWN.hit(f"{name} destroy")
     elif verb in ("apply", "plan"):
         parsed = parse(TERRAFORM[verb], rest)
         on = [v for o, v in parsed.options if o == "--destroy"]
         if verb == "apply" and any(v is None or v.lower() not in _GO_FALSE for v in on):
-            yield Hit("DG502", f"{name} apply -destroy")
+            yield INFRASTRUCTURE_TEARDOWN.hit(f"{name} apply -destroy")
     elif verb in ("state", "workspace"):
         sub = [w.value for w in options_of(name, rest).operands[:1]]
         if (verb, sub[:1]) in (("state", ["rm"]), ("workspace", ["delete"])):
-            yield Hit("DG502", f"{name} {verb} {sub[0]}")
+            yield INFRASTRUCTURE_TEARDOWN.hit(f"{name} {verb} {sub[0]}")
 
 
 _GO_FALSE = frozenset({"false", "0", "f"})
@@ -264,14 +178,40 @@ def check_teardown(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
         verbs = [w.value for w in options_of(name, cmd.args).operands]
     if name in ("pulumi", "cdk", "sst", "serverless", "sls", "cdktf"):
         if "destroy" in verbs[:2] or verbs[:2] == ["stack", "rm"]:
-            yield Hit("DG502", f"{name} destroy")
+            yield INFRASTRUCTURE_TEARDOWN.hit(f"{name} destroy")
     elif name in ("kubectl", "oc", "kubecolor"):
         if "delete" in verbs[:1] or verbs[:1] == ["drain"]:
-            yield Hit("DG502", f"kubectl {' '.join(verbs[:3])}")
+            yield INFRASTRUCTURE_TEARDOWN.hit(f"kubectl {' '.join(verbs[:3])}")
+        elif verbs[:1] in (["scale"], ["apply"]):
+            yield from _kubectl_scale_prune(name, verbs[0], cmd.args)
     elif name == "helm" and verbs[:1] and verbs[0] in ("uninstall", "delete", "del"):
-        yield Hit("DG502", f"helm {verbs[0]}")
+        yield INFRASTRUCTURE_TEARDOWN.hit(f"helm {verbs[0]}")
     elif name in ("eksctl", "kind", "minikube", "k3d") and verbs[:1] == ["delete"]:
-        yield Hit("DG502", f"{name} delete")
+        yield INFRASTRUCTURE_TEARDOWN.hit(f"{name} delete")
+
+
+def _kubectl_scale_prune(name: str, verb: str, args: tuple[Word, ...]) -> Iterator[Hit]:
+    """Flag ``kubectl scale --replicas=0`` and ``kubectl apply --prune`` (deletes objects)."""
+    words = [w.value for w in args]
+    for i, w in enumerate(words):
+        if verb == "scale" and w.startswith("--replicas"):
+            value = (
+                w.partition("=")[2] if "=" in w else (words[i + 1] if i + 1 < len(words) else "")
+            )
+            if value.strip() == "0":
+                yield INFRASTRUCTURE_TEARDOWN.hit(
+                    f"{name} scale --replicas=0 stops every pod of the workload"
+                )
+                return
+        elif (
+            verb == "apply"
+            and (w == "--prune" or w.startswith("--prune="))
+            and (w.partition("=")[2].lower() != "false")
+        ):
+            yield INFRASTRUCTURE_TEARDOWN.hit(
+                f"{name} apply --prune deletes objects missing from the files"
+            )
+            return
 
 
 def _docker(name: str, words: tuple[Word, ...]) -> Iterator[Hit]:
@@ -289,13 +229,13 @@ def _docker(name: str, words: tuple[Word, ...]) -> Iterator[Hit]:
     g = DOCKER_SUBCOMMANDS.get(sub)
     parsed = parse(g, rest) if g is not None else options_of("", rest)
     if sub in ("system prune", "volume prune", "volume rm", "volume remove"):
-        yield Hit("DG502", f"{name} {sub}")
+        yield INFRASTRUCTURE_TEARDOWN.hit(f"{name} {sub}")
     elif sub == "image prune" and parsed.has("--all"):
-        yield Hit("DG502", f"{name} image prune -a")
+        yield INFRASTRUCTURE_TEARDOWN.hit(f"{name} image prune -a")
     elif sub in ("rm", "rmi", "container rm", "image rm") and parsed.has("--force"):
-        yield Hit("DG502", f"{name} {sub} --force")
+        yield INFRASTRUCTURE_TEARDOWN.hit(f"{name} {sub} --force")
     elif sub == "compose down" and parsed.has("--volumes"):
-        yield Hit("DG502", f"{name} compose down --volumes")
+        yield INFRASTRUCTURE_TEARDOWN.hit(f"{name} compose down --volumes")
 
 
 _PUBLISH = {
@@ -344,7 +284,7 @@ def check_publish(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
         if (name, p) in _PUBLISH or (raw, p) in _PUBLISH:
             if name == "yarn" and p == "npm" and positionals[1:2] != ["publish"]:
                 return
-            yield Hit("DG505", f"{raw} {p}")
+            yield PACKAGE_PUBLISH.hit(f"{raw} {p}")
             return
 
 
@@ -364,10 +304,6 @@ def _dry_run(name: str, parsed: Parsed) -> bool:
 
 
 CHECKS = {
-    **{
-        n: check_sql
-        for n in (*_SQL_CLIENTS, "dropdb", "dropuser", "mysqladmin", "redis-cli", "valkey-cli")
-    },
     **{
         n: check_teardown
         for n in (

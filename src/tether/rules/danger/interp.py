@@ -32,6 +32,8 @@ class _Patterns(NamedTuple):
     socket: re.Pattern[str]
     spawn_shell: re.Pattern[str]
     decode_exec: re.Pattern[str]
+    fork_loop: re.Pattern[str]
+    device_open: re.Pattern[str]
 
 
 @functools.cache
@@ -58,6 +60,22 @@ def _patterns() -> _Patterns:
             r"(?:b64decode|base64|fromCharCode|decode\(|unpack\(|atob)",
             re.S,
         ),
+        # fork() repeated without end: ``while True: os.fork()``, perl's ``fork while 1`` and
+        # ``fork while fork``, ruby's ``loop { fork }``, php's ``while(1) pcntl_fork()``.
+        fork_loop=re.compile(
+            r"while\s*\(?\s*(?:True|true|1)\s*\)?\s*(?::|\{|do\b)?\s*"
+            r"(?:os\.|pcntl_|Process\.)?fork\b"
+            r"|\bfork\s*(?:\(\s*\))?\s*(?:while|until)\s+(?:1|true|fork)\b"
+            r"|\bloop\s*(?:\{|do\b)\s*(?:Process\.)?fork\b"
+            r"|for\s*\(\s*;\s*;\s*\)\s*\{?\s*(?:pcntl_)?fork\b"
+        ),
+        # A device path opened by code: python/ruby open(), os.open, node's fs calls, perl's
+        # open(FH, ">/dev/sda"); what follows the path says whether it writes.
+        device_open=re.compile(
+            r"(open|openSync|writeFileSync|appendFileSync|createWriteStream|File\.write"
+            r"|IO\.write|sysopen)\s*\(\s*(?:(?:my\s+)?[$\w]+\s*,\s*)?"
+            r"['\"]([+<>]{0,2})\s*(/dev/[\w/.-]+)['\"]([^)\n]{0,80})"
+        ),
     )
 
 
@@ -69,7 +87,13 @@ _NEEDS = {
     "path_delete": ("Path(",),
     "socket": ("socket", "Socket", "net.connect", "fsockopen"),
     "decode_exec": ("b64decode", "base64", "fromCharCode", "decode(", "unpack(", "atob"),
+    "fork_loop": ("fork",),
+    "device_open": ("/dev/",),
 }
+# Functions that write whatever mode they are given, and the modes that write.
+_WRITE_CALLS = frozenset({"writeFileSync", "appendFileSync", "createWriteStream", "File.write",
+                          "IO.write"})  # fmt: skip
+_WRITE_MODE = re.compile(r"['\"][rwa]?[wa+]|O_WRONLY|O_RDWR|\bflags\s*:\s*['\"][wa+r]\+?")
 
 
 def _may_match(code: str, pattern: str) -> bool:
@@ -168,6 +192,16 @@ def scan(code: str, cmd: SimpleCommand, scope: Scope, how: str) -> Iterator[Hit]
         yield Hit("DG305", f"{how} opens a socket and runs a shell over it")
     if _may_match(code, "decode_exec") and p.decode_exec.search(code):
         yield Hit("DG303", f"{how} executes a decoded payload")
+    if _may_match(code, "fork_loop") and p.fork_loop.search(code):
+        yield Hit("DG402", f"{how} forks in an endless loop")
+    if _may_match(code, "device_open"):
+        from tether.rules.danger.devices import is_block_device  # devices imports this module
+
+        for m in p.device_open.finditer(code):
+            call, prefix, path, rest = m.groups()
+            writes = call in _WRITE_CALLS or ">" in prefix or "+" in prefix
+            if (writes or _WRITE_MODE.search(rest)) and is_block_device(path):
+                yield Hit("DG401", f"{how} opens {path} for writing")
 
 
 def _is_temp_variable(code: str, name: str) -> bool:

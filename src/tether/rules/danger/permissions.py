@@ -22,148 +22,156 @@ from tether.shell.tools import (
 )
 from tether.shell.words import unwrap
 
+CHMOD_DANGEROUS = Rule(
+    code="DG406",
+    name="chmod-dangerous",
+    tier=Tier.ASK,
+    summary="chmod making trees world-writable, or setting setuid/setgid",
+    why="Recursive 777 exposes every file to every user; setuid/setgid bits turn a binary "
+    "into a privilege escalation. Ask, not hardline: the owner can narrow the mode again, "
+    "and a setuid helper is sometimes what the user wants (a recursive change of a system "
+    "root is DG431).",
+    instead="Grant the narrowest mode needed on the specific file (`chmod 755 script.sh`).",
+    match=(
+        "chmod -R 777 .",
+        "chmod -R 0777 dir",
+        "chmod --recursive a+w /var",
+        "chmod 4755 /bin/bash",
+        "chmod u+s ./tool",
+        "chmod 777 /etc/passwd",
+        "chmod -R +w .",
+        "chmod o+w,g-w /etc/hosts",
+    ),
+    not_match=(
+        "chmod +x script.sh",
+        "chmod -R go-w ./build",
+        "chmod -R u+w ./build",
+        "chmod 644 file",
+        "chmod -R 755 build",
+        "chmod 777 notes.txt",
+    ),
+)
+
+CHOWN_RECURSIVE_SYSTEM = Rule(
+    code="DG407",
+    name="chown-recursive-system",
+    tier=Tier.ASK,
+    summary="Recursive chown/chgrp of a system or home directory, or to root",
+    why="Changing ownership of /etc, /usr or ~ breaks sudo, ssh and services; -R to root "
+    "locks the user out of their own files. Ask, not hardline, for a home, a file under a "
+    "system directory or an add-on tree (/opt, /usr/local): one owner's files, which root can "
+    "hand back; a recursive change of / or a system root is DG431.",
+    instead="Change ownership of the specific project path you created.",
+    match=(
+        "chown -R root /etc",
+        "chown --recursive root /etc",
+        "chown -R user:user /",
+        "chown -R root:root ./app",
+        "chown -R nobody: ~",
+        "sudo chown --rec nobody ~",
+        "chown -R me /usr/local",
+    ),
+    not_match=(
+        "chown user file.txt",
+        "chown --recur nobody /opt/app",
+        "chown -R me:me ./build",
+    ),
+)
+
+CHMOD_REMOVE_ACCESS = Rule(
+    code="DG430",
+    name="chmod-remove-access",
+    tier=Tier.ASK,
+    summary="chmod/setfacl taking access away on /, a system directory or a home",
+    why="`chmod 000 /etc`, `chmod a-rwx ~` or `setfacl -m u::--- /bin/sh` leave the owner "
+    "unable to read or enter it (every login, shell and service that needs it fails), and "
+    "`chmod 750 /usr` locks every other user and service out. Ask, not hardline: root can "
+    "set the mode back on one path (a recursive change of a system root is DG431). Modes "
+    "are parsed (octal and symbolic, every clause), so only a real loss of access counts: "
+    "narrowing a home to its owner (`chmod 700 ~`) does not.",
+    instead="Change the mode of the one file that needs it, keeping read and search for its "
+    "owner (`chmod 600 ~/.ssh/id_rsa`).",
+    match=(
+        "chmod 000 /etc",
+        "chmod a-rwx ~",
+        "chmod 0 /bin/sh",
+        "chmod u=,g=,o= /usr/bin/env",
+        "setfacl -m u::--- /etc",
+        "sudo chmod 000 /etc",
+        "env chmod --verb 000 ~",
+        "chmod -r /etc/passwd",
+        "chmod 644 /etc",
+        "chmod 750 /usr",
+        "chmod o-x /",
+        "cd / && chmod 000 etc",
+        "chmod --reference=/tmp/x /etc",
+    ),
+    not_match=(
+        "chmod 600 ~/.ssh/id_rsa",
+        "chmod -R go-w ./build",
+        "chmod 000 ./secret.txt",
+        "chmod -x script.sh",
+        "chmod 700 ~",
+        "chmod go-rwx ~",
+        "chmod 755 /usr/local/bin/tool",
+        "chmod 644 /etc/hosts",
+        "setfacl -m u:bob:--- /etc",
+        "setfacl -m d:u::--- /etc",
+        "chmod 750 /root",
+        "chmod u=rwx,go= ~",
+    ),
+)
+
+PERMISSIONS_RECURSIVE_SYSTEM_ROOT = Rule(
+    code="DG431",
+    name="permissions-recursive-system-root",
+    tier=Tier.HARDLINE,
+    summary="Recursive chmod, chown, chgrp or setfacl of / or a system root",
+    why="Hardline: /, /etc, /usr, /var, /home and the other roots the system runs from hold "
+    "setuid binaries, private keys, sticky temp dirs and service accounts' data, each with "
+    "its own owner and mode. A recursive change flattens them all and nothing records what "
+    "they were, so it cannot be undone: sudo and ssh refuse to work, and `-R 000` leaves "
+    "even root without an executable chmod. That is irreversible machine-level damage.",
+    instead="Change the owner or mode of the specific project directory you created "
+    "(`chown -R me ./build`); if a system directory really needs it, ask the user to run it.",
+    match=(
+        "chmod -R 777 /",
+        "chmod -R 000 /etc",
+        "chown -R user /usr",
+        "chmod -R u=,g=,o= /",
+        "chmod --recursive go-w /usr",
+        "chmod --rec 000 /etc",
+        "chmod -Rv 000 /usr",
+        "sudo chown -R $USER:$USER /var",
+        "chgrp -R staff /etc",
+        "setfacl -R -m u::--- /",
+        "chmod -R 755 /*",
+        "cd / && chmod -R 777 .",
+        "chown -R me /usr/./",
+        "chmod -R 777 /{usr,etc}",
+        "find / -exec chmod 000 {} +",
+        "find /etc -exec sudo chown nobody {} \\;",
+    ),
+    not_match=(
+        "chmod -R 755 ./build",
+        "chown -R me /opt/app",
+        "chown -R me /usr/local",
+        "chmod 777 /",
+        "chown -R me ~",
+        "chmod -R 700 /root",
+        "chmod -R 755 /etc/nginx",
+        "find / -name '*.sh' -exec chmod +x {} +",
+        "find . -exec chmod 644 {} +",
+        "setfacl -R -b /",
+        "setfacl -R -m u:backup:rX /etc",
+    ),
+)
+
 RULES = (
-    Rule(
-        code="DG406",
-        name="chmod-dangerous",
-        tier=Tier.ASK,
-        summary="chmod making trees world-writable, or setting setuid/setgid",
-        why="Recursive 777 exposes every file to every user; setuid/setgid bits turn a binary "
-        "into a privilege escalation. Ask, not hardline: the owner can narrow the mode again, "
-        "and a setuid helper is sometimes what the user wants (a recursive change of a system "
-        "root is DG431).",
-        instead="Grant the narrowest mode needed on the specific file (`chmod 755 script.sh`).",
-        match=(
-            "chmod -R 777 .",
-            "chmod -R 0777 dir",
-            "chmod --recursive a+w /var",
-            "chmod 4755 /bin/bash",
-            "chmod u+s ./tool",
-            "chmod 777 /etc/passwd",
-            "chmod -R +w .",
-            "chmod o+w,g-w /etc/hosts",
-        ),
-        not_match=(
-            "chmod +x script.sh",
-            "chmod -R go-w ./build",
-            "chmod -R u+w ./build",
-            "chmod 644 file",
-            "chmod -R 755 build",
-            "chmod 777 notes.txt",
-        ),
-    ),
-    Rule(
-        code="DG407",
-        name="chown-recursive-system",
-        tier=Tier.ASK,
-        summary="Recursive chown/chgrp of a system or home directory, or to root",
-        why="Changing ownership of /etc, /usr or ~ breaks sudo, ssh and services; -R to root "
-        "locks the user out of their own files. Ask, not hardline, for a home, a file under a "
-        "system directory or an add-on tree (/opt, /usr/local): one owner's files, which root can "
-        "hand back; a recursive change of / or a system root is DG431.",
-        instead="Change ownership of the specific project path you created.",
-        match=(
-            "chown -R root /etc",
-            "chown --recursive root /etc",
-            "chown -R user:user /",
-            "chown -R root:root ./app",
-            "chown -R nobody: ~",
-            "sudo chown --rec nobody ~",
-            "chown -R me /usr/local",
-        ),
-        not_match=(
-            "chown user file.txt",
-            "chown --recur nobody /opt/app",
-            "chown -R me:me ./build",
-        ),
-    ),
-    Rule(
-        code="DG430",
-        name="chmod-remove-access",
-        tier=Tier.ASK,
-        summary="chmod/setfacl taking access away on /, a system directory or a home",
-        why="`chmod 000 /etc`, `chmod a-rwx ~` or `setfacl -m u::--- /bin/sh` leave the owner "
-        "unable to read or enter it (every login, shell and service that needs it fails), and "
-        "`chmod 750 /usr` locks every other user and service out. Ask, not hardline: root can "
-        "set the mode back on one path (a recursive change of a system root is DG431). Modes "
-        "are parsed (octal and symbolic, every clause), so only a real loss of access counts: "
-        "narrowing a home to its owner (`chmod 700 ~`) does not.",
-        instead="Change the mode of the one file that needs it, keeping read and search for its "
-        "owner (`chmod 600 ~/.ssh/id_rsa`).",
-        match=(
-            "chmod 000 /etc",
-            "chmod a-rwx ~",
-            "chmod 0 /bin/sh",
-            "chmod u=,g=,o= /usr/bin/env",
-            "setfacl -m u::--- /etc",
-            "sudo chmod 000 /etc",
-            "env chmod --verb 000 ~",
-            "chmod -r /etc/passwd",
-            "chmod 644 /etc",
-            "chmod 750 /usr",
-            "chmod o-x /",
-            "cd / && chmod 000 etc",
-            "chmod --reference=/tmp/x /etc",
-        ),
-        not_match=(
-            "chmod 600 ~/.ssh/id_rsa",
-            "chmod -R go-w ./build",
-            "chmod 000 ./secret.txt",
-            "chmod -x script.sh",
-            "chmod 700 ~",
-            "chmod go-rwx ~",
-            "chmod 755 /usr/local/bin/tool",
-            "chmod 644 /etc/hosts",
-            "setfacl -m u:bob:--- /etc",
-            "setfacl -m d:u::--- /etc",
-            "chmod 750 /root",
-            "chmod u=rwx,go= ~",
-        ),
-    ),
-    Rule(
-        code="DG431",
-        name="permissions-recursive-system-root",
-        tier=Tier.HARDLINE,
-        summary="Recursive chmod, chown, chgrp or setfacl of / or a system root",
-        why="Hardline: /, /etc, /usr, /var, /home and the other roots the system runs from hold "
-        "setuid binaries, private keys, sticky temp dirs and service accounts' data, each with "
-        "its own owner and mode. A recursive change flattens them all and nothing records what "
-        "they were, so it cannot be undone: sudo and ssh refuse to work, and `-R 000` leaves "
-        "even root without an executable chmod. That is irreversible machine-level damage.",
-        instead="Change the owner or mode of the specific project directory you created "
-        "(`chown -R me ./build`); if a system directory really needs it, ask the user to run it.",
-        match=(
-            "chmod -R 777 /",
-            "chmod -R 000 /etc",
-            "chown -R user /usr",
-            "chmod -R u=,g=,o= /",
-            "chmod --recursive go-w /usr",
-            "chmod --rec 000 /etc",
-            "chmod -Rv 000 /usr",
-            "sudo chown -R $USER:$USER /var",
-            "chgrp -R staff /etc",
-            "setfacl -R -m u::--- /",
-            "chmod -R 755 /*",
-            "cd / && chmod -R 777 .",
-            "chown -R me /usr/./",
-            "chmod -R 777 /{usr,etc}",
-            "find / -exec chmod 000 {} +",
-            "find /etc -exec sudo chown nobody {} \\;",
-        ),
-        not_match=(
-            "chmod -R 755 ./build",
-            "chown -R me /opt/app",
-            "chown -R me /usr/local",
-            "chmod 777 /",
-            "chown -R me ~",
-            "chmod -R 700 /root",
-            "chmod -R 755 /etc/nginx",
-            "find / -name '*.sh' -exec chmod +x {} +",
-            "find . -exec chmod 644 {} +",
-            "setfacl -R -b /",
-            "setfacl -R -m u:backup:rX /etc",
-        ),
-    ),
+    CHMOD_DANGEROUS,
+    CHOWN_RECURSIVE_SYSTEM,
+    CHMOD_REMOVE_ACCESS,
+    PERMISSIONS_RECURSIVE_SYSTEM_ROOT,
 )
 
 # Places that are directories: the owner needs read and search (x) there.
@@ -225,7 +233,7 @@ def _recursive_root(how: str, targets: list[tuple[Place, str]], recursive: bool)
     if recursive:
         for where, path in targets:
             if _system_root(where, path):
-                yield Hit("DG431", f"{how} of {path} ({where.value})")
+                yield PERMISSIONS_RECURSIVE_SYSTEM_ROOT.hit(f"{how} of {path} ({where.value})")
                 return
 
 
@@ -272,16 +280,18 @@ def _chmod(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     for where, path in targets:
         lost = _locks_out(effect, where, path, recursive)
         if lost:
-            yield Hit("DG430", f"chmod {mode or '--reference'} takes away {lost} on {path}")
+            yield CHMOD_REMOVE_ACCESS.hit(
+                f"chmod {mode or '--reference'} takes away {lost} on {path}"
+            )
             break
     if effect is None:
         return
     if effect.set & (SETUID | SETGID):
-        yield Hit("DG406", f"chmod {mode} sets setuid/setgid")
+        yield CHMOD_DANGEROUS.hit(f"chmod {mode} sets setuid/setgid")
     elif effect.set & 0o002 and recursive:
-        yield Hit("DG406", f"chmod -R {mode} makes a tree world-writable")
+        yield CHMOD_DANGEROUS.hit(f"chmod -R {mode} makes a tree world-writable")
     elif effect.set & 0o002 and any(w in _JUDGED for w, _ in targets):
-        yield Hit("DG406", f"chmod {mode} on a system path")
+        yield CHMOD_DANGEROUS.hit(f"chmod {mode} on a system path")
 
 
 def _chown(cmd: SimpleCommand, scope: Scope, name: str) -> Iterator[Hit]:
@@ -296,10 +306,10 @@ def _chown(cmd: SimpleCommand, scope: Scope, name: str) -> Iterator[Hit]:
     yield from hard
     for where, path in targets:
         if where in _JUDGED:
-            yield Hit("DG407", f"{name} -R {owner} {path}")
+            yield CHOWN_RECURSIVE_SYSTEM.hit(f"{name} -R {owner} {path}")
             return
     if name == "chown" and owner.split(":")[0].split(".")[0] in ("root", "0") and not hard:
-        yield Hit("DG407", f"chown -R {owner}")
+        yield CHOWN_RECURSIVE_SYSTEM.hit(f"chown -R {owner}")
 
 
 def _setfacl(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
@@ -322,7 +332,9 @@ def _setfacl(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     for where, path in targets:
         lost = _locks_out(effect, where, path, recursive)
         if lost:
-            yield Hit("DG430", f"setfacl {' '.join(specs)[:40]} takes away {lost} on {path}")
+            yield CHMOD_REMOVE_ACCESS.hit(
+                f"setfacl {' '.join(specs)[:40]} takes away {lost} on {path}"
+            )
             return
 
 

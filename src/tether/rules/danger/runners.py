@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from tether.rules.base import Rule, Tier
 from tether.rules.danger._base import Hit, Scope, name_of, options_of
 from tether.rules.danger._stdin import stdin_texts
+from tether.rules.danger.remote import EVAL_DYNAMIC
 from tether.shell.decode import static_input
 from tether.shell.model import CommandModel, SimpleCommand, Word
 from tether.shell.options import parse
@@ -32,33 +33,33 @@ from tether.shell.payloads import (
 from tether.shell.programs import WRAPPERS
 from tether.shell.words import unwrap
 
-RULES = (
-    Rule(
-        code="DG308",
-        name="container-mounts-host-root",
-        tier=Tier.ASK,
-        summary="A container is given the host's root or a system directory read-write",
-        why="`docker run -v /:/host …` lets whatever runs in the container (as root there) "
-        "rewrite the host's files: `chroot /host` is a root shell on this machine. Tier ask: it "
-        "is how some admin tools work, but nothing the container does is contained.",
-        instead="Mount only the directory the task needs, read-only where possible "
-        '(`-v "$PWD":/src:ro`).',
-        match=(
-            "docker run -it -v /:/host alpine chroot /host",
-            "docker run --rm --volume=/:/mnt ubuntu ls /mnt",
-            "podman run -v /etc:/etc2 img true",
-            "docker run --mount type=bind,source=/,target=/host img sh",
-            "sudo docker container run -v /:/h img",
-        ),
-        not_match=(
-            "docker run -v /:/host:ro alpine ls /host",
-            'docker run -v "$PWD":/src img make',
-            "docker run -v /srv/cache:/cache img",
-            "docker ps -v /:/x",
-            "echo docker run -v /:/host img",
-        ),
+CONTAINER_MOUNTS_HOST_ROOT = Rule(
+    code="DG308",
+    name="container-mounts-host-root",
+    tier=Tier.ASK,
+    summary="A container is given the host's root or a system directory read-write",
+    why="`docker run -v /:/host …` lets whatever runs in the container (as root there) "
+    "rewrite the host's files: `chroot /host` is a root shell on this machine. Tier ask: it "
+    "is how some admin tools work, but nothing the container does is contained.",
+    instead="Mount only the directory the task needs, read-only where possible "
+    '(`-v "$PWD":/src:ro`).',
+    match=(
+        "docker run -it -v /:/host alpine chroot /host",
+        "docker run --rm --volume=/:/mnt ubuntu ls /mnt",
+        "podman run -v /etc:/etc2 img true",
+        "docker run --mount type=bind,source=/,target=/host img sh",
+        "sudo docker container run -v /:/h img",
+    ),
+    not_match=(
+        "docker run -v /:/host:ro alpine ls /host",
+        'docker run -v "$PWD":/src img make',
+        "docker run -v /srv/cache:/cache img",
+        "docker ps -v /:/x",
+        "echo docker run -v /:/host img",
     ),
 )
+
+RULES = (CONTAINER_MOUNTS_HOST_ROOT,)
 
 # Host directories whose read-write mount hands the machine to the container.
 _HOST_ROOTS = frozenset(
@@ -68,7 +69,7 @@ _HOST_ROOTS = frozenset(
 
 def _judge(payload: Payload, scope: Scope, cmd: SimpleCommand) -> Iterator[Hit]:
     if payload.dynamic:
-        yield Hit("DG304", f"{payload.how}: the command is only known at run time")
+        yield EVAL_DYNAMIC.hit(f"{payload.how}: the command is only known at run time")
         if not payload.argv and not payload.text:
             return
         # A split word may move the command; what runs when it does not is judged as well.
@@ -105,7 +106,9 @@ def check_payloads(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     for payload in payloads(cmd.argv, name_of(cmd)):
         roots = sorted({h for _, h in payload.mounts if posixpath.normpath(h) in _HOST_ROOTS})
         if roots:
-            yield Hit("DG308", f"{name_of(cmd)} mounts the host's {', '.join(roots)} read-write")
+            yield CONTAINER_MOUNTS_HOST_ROOT.hit(
+                f"{name_of(cmd)} mounts the host's {', '.join(roots)} read-write"
+            )
         yield from _judge(payload, scope, cmd)
 
 
@@ -170,7 +173,7 @@ def check_make(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
 def check_env_split(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     """Flag ``env -S "$S"``: a command line only known at run time (a literal one is peeled)."""
     if "--split-string" in parse(WRAPPERS["env"].grammar, cmd.args).dynamic:
-        yield Hit("DG304", "env -S of a string only known at run time")
+        yield EVAL_DYNAMIC.hit("env -S of a string only known at run time")
 
 
 CHECKS = {

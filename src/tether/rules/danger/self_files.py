@@ -18,7 +18,14 @@ import functools
 import re
 from collections.abc import Callable, Iterable, Iterator
 
-from tether.rules.danger._base import Hit, Scope, edited_in_place, name_of, options_of
+from tether.rules.danger._base import (
+    AWK_WRITERS,
+    Hit,
+    Scope,
+    edited_in_place,
+    name_of,
+    options_of,
+)
 from tether.rules.danger.archives import EXTRACTORS, extraction
 from tether.rules.danger.paths import resolve
 from tether.rules.file_tools import patch_files
@@ -44,7 +51,7 @@ _EDITORS = frozenset(
     {"vi", "vim", "nvim", "nano", "emacs", "ed", "ex", "pico", "micro", "kak", "hx", "sponge",
      "patch", "sd", "truncate"}
 )  # fmt: skip
-_IN_PLACE = frozenset({"sed", "gsed", "perl", "ruby", "yq"})
+_IN_PLACE = frozenset({"sed", "gsed", "perl", "ruby", "yq", *AWK_WRITERS})
 NAMES = frozenset(
     {*_REMOVERS, *_OWNERSHIP, *_COPIERS, *_EDITORS, *_IN_PLACE, *EXTRACTORS, "mv", "tee",
      "dd", "curl", "wget", "git", "find", "sqlite3", "apply_patch"}

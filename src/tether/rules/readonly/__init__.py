@@ -11,6 +11,7 @@ from __future__ import annotations
 from tether.rules.base import ReadVerdict, Rule
 from tether.rules.readonly import files, forge, packages, search, structural, system, text, vcs
 from tether.rules.readonly.engine import assess_model
+from tether.rules.readonly.tree import Tree
 from tether.shell.model import CommandModel
 
 RULES: tuple[Rule, ...] = tuple(
@@ -30,9 +31,10 @@ RULES: tuple[Rule, ...] = tuple(
 )
 
 
-def assess(model: CommandModel) -> ReadVerdict:
-    """Return whether every command in ``model`` is provably read-only."""
-    return assess_model(model)
+def assess(model: CommandModel, tree: Tree | None = None) -> ReadVerdict:
+    """Return whether every command in ``model`` is provably read-only; ``tree`` is where it
+    runs (its cwd and home), for the commands whose effect the working tree can change."""
+    return assess_model(model, tree)
 
 
 def reason_examples(code: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
@@ -40,4 +42,4 @@ def reason_examples(code: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None
     return structural.REASON_EXAMPLES.get(code)
 
 
-__all__ = ["RULES", "assess", "reason_examples"]
+__all__ = ["RULES", "Tree", "assess", "reason_examples"]

@@ -6,6 +6,7 @@ catalogue entry. The first failing part decides the reason; every failing code i
 
 from __future__ import annotations
 
+import os
 import re
 
 from tether.quoting import clip, quote
@@ -13,9 +14,11 @@ from tether.rules.base import ReadVerdict
 from tether.rules.readonly import files, forge, packages, search, system, text, vcs
 from tether.rules.readonly.catalogue import Entry
 from tether.rules.readonly.spec import UNKNOWN_OPTION, Check, opts, read, write
+from tether.rules.readonly.tree import Tree, git_directories
 from tether.shell.model import CommandModel, Redirect, SimpleCommand, Word, Wrapper
-from tether.shell.options import parse
+from tether.shell.options import Parsed, parse
 from tether.shell.programs import SHELLS, WRAPPERS
+from tether.shell.tools import GIT
 
 CATALOGUE: dict[str, Entry] = {
     **files.ENTRIES,
@@ -45,6 +48,9 @@ _LOOP_VAR = re.compile(
     r"(?:for(?<![^\s;&|(){}]for)|select(?<![^\s;&|(){}]select))\s+([A-Za-z_][A-Za-z0-9_]*)"
 )
 _SAFE_VAR = re.compile(r"[a-z_][a-z0-9_]*")
+# zsh ties these arrays to PATH, FPATH, MODULE_PATH, CDPATH, MANPATH, MAILPATH: `for path in
+# /tmp` in zsh (the login shell of macOS, so the one a host may run commands with) sets PATH.
+_ZSH_TIED = frozenset({"path", "fpath", "module_path", "cdpath", "manpath", "mailpath"})
 _ARITHMETIC = re.compile(r"\(\((?<!\$\(\()")
 # `[[ A -eq B ]]` evaluates A and B as arithmetic expressions, and `-v NAME` evaluates NAME's
 # subscript: a name there reads a variable whose value may be `a[$(cmd)]`, which runs cmd, and
@@ -218,7 +224,13 @@ def _wrapper(w: Wrapper) -> Check | None:
             return write(UNKNOWN_OPTION, f"{parsed.error}: not known to be safe")
     else:
         parsed = None
-    if w.name in _PASSIVE_WRAPPERS or w.name in _SHELLS or w.name == "xargs":
+    if w.name in _SHELLS and parsed is not None:
+        return _shell_start(w.name, parsed)
+    if w.name == "xargs" and parsed is not None and parsed.has("--process-slot-var"):
+        return write(
+            "RW009", "xargs --process-slot-var: sets a variable in the command's environment"
+        )
+    if w.name in _PASSIVE_WRAPPERS or w.name == "xargs":
         return None
     if w.name == "time" and parsed is not None:
         if parsed.has("--output", "--append"):
@@ -233,6 +245,35 @@ def _wrapper(w: Wrapper) -> Check | None:
                 return write("RW009", f"env {name}=…: changes what the command runs")
         return None
     return write("RW011", f"{w.name}: this wrapper is not proven read-only")
+
+
+# Shell options that read start-up files or make later words environment: an interactive or
+# login shell reads ~/.bashrc, ~/.profile, $ENV; --rcfile/--init-file name the file; -k (-o
+# keyword) turns every NAME=value word into the command's environment; the debugger loads a
+# script.
+_SHELL_STARTS = {
+    "-i": "runs as an interactive shell, which reads ~/.bashrc or $ENV first",
+    "-l": "runs as a login shell, which reads ~/.profile and others first",
+    "--login": "runs as a login shell, which reads ~/.profile and others first",
+    "--rcfile": "reads and runs a start-up file first",
+    "--init-file": "reads and runs a start-up file first",
+    "-k": "makes NAME=value words anywhere the command's environment",
+    "--debugger": "loads the debugger's start-up script",
+}
+_SHELL_SET_OPTIONS = frozenset({"keyword", "interactive", "login", "rcs", "globalrcs"})
+
+
+def _shell_start(name: str, parsed: Parsed) -> Check | None:
+    """Return why a shell's own options make it run more than its command (None: they don't)."""
+    for option, why in _SHELL_STARTS.items():
+        if parsed.has(option):
+            return write("RW009", f"{name} {option}: {why}")
+    for value in parsed.values("-o") + parsed.values("-O"):
+        if value.lower().replace("_", "") in _SHELL_SET_OPTIONS or value == "extdebug":
+            return write("RW009", f"{name} -o {value}: reads start-up files or environment words")
+    if name == "zsh" and not parsed.has("-f", "--no-rcs"):
+        return write("RW009", "zsh reads ~/.zshenv (and $ZDOTDIR's) before any command: zsh -f")
+    return None
 
 
 def _evaluated_operand(name: str, text: str) -> str | None:
@@ -321,8 +362,70 @@ def _shown(cmd: SimpleCommand) -> str:
     return quote(cmd.text or " ".join(w.value for w in cmd.argv), 60)
 
 
-def assess_model(model: CommandModel) -> ReadVerdict:
-    """Return whether every command in ``model`` is provably read-only."""
+def assess_model(model: CommandModel, tree: Tree | None = None) -> ReadVerdict:
+    """Return whether every command in ``model`` is provably read-only (given the working
+    tree ``tree`` the command runs in, when a command's effect depends on it)."""
+    verdict = _assess_model(model)
+    source = model.source
+    if not verdict.read_only or "git" not in source:
+        return verdict
+    if not any(s in source for s in ("-C", "cd", "pushd", "--git-dir")):
+        return verdict  # git in the working directory itself
+    directories = _git_directories(model)
+    if not directories:
+        return verdict
+    shown = ", ".join(directories)[:120]
+    if tree is None:
+        return ReadVerdict(
+            False,
+            ("RW029",),
+            f"proven read-only but for the working tree: git reads the repository at {shown}, "
+            "whose config can name programs git runs (fsmonitor, pager, textconv); the "
+            "review was not given the working tree to check",
+        )
+    proof = git_directories(tree, directories)
+    if proof.planted is not None:
+        return ReadVerdict(
+            False,
+            ("RW020",),
+            f"git would read the repository at {proof.planted}, which the working tree holds: "
+            "its config can name programs git runs",
+            proof.checked,
+        )
+    return verdict._replace(
+        reason=f"{verdict.reason}; no repository planted at {shown}", checked=proof.checked
+    )
+
+
+def _git_directories(model: CommandModel) -> list[str]:
+    """Return the directories git starts from other than the working directory: ``-C DIR``
+    (joined), ``--git-dir``, and each directory a ``cd``/``pushd`` before it moved to.
+
+    Every place the line may stand in when git runs counts (``(cd a); git -C b`` checks b and
+    a/b): a subshell or a failed ``cd`` leaves an earlier one."""
+    found: list[str] = []
+    places = ["."]
+    for cmd in model.commands:
+        if cmd.name == "git":
+            top = parse(GIT, cmd.args, stop_at=1)
+            hops = top.values("-C")
+            if any(h[:1] == "~" for h in hops):
+                hops = hops[max(i for i, h in enumerate(hops) if h[:1] == "~") :]
+                found.append(os.path.join(*hops))
+            for place in places:
+                found.append(os.path.join(place, *hops))
+                found += [os.path.join(place, d) for d in top.values("--git-dir")]
+        elif cmd.name in ("cd", "pushd") and cmd.args:
+            target = [w.value for w in cmd.args if not w.value.startswith("-")][:1]
+            if target:
+                step = target[0]
+                places.append(step if step[:1] in ("/", "~") else os.path.join(places[-1], step))
+    # The working directory itself (``-C .``) is the one the host runs in: nothing to find.
+    unique = dict.fromkeys(os.path.normpath(d) for d in found)
+    return [d for d in unique if d != "."]
+
+
+def _assess_model(model: CommandModel) -> ReadVerdict:
     if "\x00" in model.source:
         return ReadVerdict(False, ("RW014",), "the command contains a NUL byte")
     if model.unprovable:
@@ -342,7 +445,7 @@ def assess_model(model: CommandModel) -> ReadVerdict:
     if "for" in source or "select" in source:
         for found in _LOOP_VAR.finditer(source):
             var = found.group(1)
-            if not _SAFE_VAR.fullmatch(var) or var.endswith("proxy"):
+            if not _SAFE_VAR.fullmatch(var) or var.endswith("proxy") or var in _ZSH_TIED:
                 return ReadVerdict(
                     False, ("RW009",), f"the loop assigns {var}, which can change what runs"
                 )

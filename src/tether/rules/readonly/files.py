@@ -148,6 +148,7 @@ _TREE = Spec(
         "-R": "writes 00Tree.html into every directory",
     },
     checked="tree 2.1.0",
+    style="next",  # `tree -dL 2`, `tree -Lo 2 out`: values from the next arguments
 )
 # file 5.44 --help. -p restores each file's access time after reading it (a metadata write).
 _FILE = Spec(

@@ -18,6 +18,7 @@ from tether.shell.options import FLAG, Grammar, Parsed, only_flags
 from tether.shell.options import parse as parse_options
 from tether.shell.specs import Spec as Spec  # re-exported: every family module reads it here
 from tether.shell.specs import grammar_of as grammar_of
+from tether.shell.specs import respell_next
 
 # Codes shared by every checker (their Rule entries live in ``structural.py``).
 WRITE_OPTION = "RW020"
@@ -89,6 +90,8 @@ def parse(spec: Spec, args: tuple[Word, ...]) -> Parsed | Check:
         if not word.literal:
             return write(DYNAMIC_ARGUMENT, f"{spec.name}: '{word.value[:60]}' expands at run time")
     g = grammar_of(spec)
+    if spec.style == "next":
+        args = respell_next(g, args)
     parsed = parse_options(g, args)
     for option, _value in parsed.options:
         if option in spec.writes:

@@ -298,4 +298,17 @@ RULES: tuple[Rule, ...] = (
         ("[[ X -eq 0 ]]", "[[ $n -gt 1 ]]", 'test -v "$NAME"', "[[ -v a[i] ]]"),
         ("[[ $? -eq 0 ]]", "[[ 1 -lt 2 ]]", "[[ -v HOME ]]", '[ "$n" -eq 1 ]'),
     ),
+    _rule(
+        "RW029",
+        "working-tree-not-given",
+        "Proven read-only but for the working tree, which the review was not given.",
+        "`git -C DIR …`, `git --git-dir=DIR …` and `cd DIR && git …` read the repository git "
+        "finds from DIR; a checkout can hold a bare repository committed as plain files "
+        "(vendor/x/HEAD, config, objects, refs), and git runs the programs its config names "
+        "(core.fsmonitor, core.pager, diff.external, textconv). Only a review given the working "
+        "tree (the hook's cwd) can check that none is planted there.",
+        "Run git in the repository's own directory, or let the host pass its working directory.",
+        ("git -C vendor/x status", "cd sub && git log", "cd vendor/x; git diff"),
+        ("git status", "git log --oneline", "ls vendor/x"),
+    ),
 )

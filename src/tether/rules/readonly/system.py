@@ -79,7 +79,7 @@ RULES = (
         "Nothing to change.",
         (
             "cd /testbed && cat patch.txt",
-            "cd ~/repo && git status",
+            "cd ~/repo && ls -la",
             "set -e",
             "set -euo pipefail",
             "cd -",

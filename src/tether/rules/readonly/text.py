@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from tether.rules.readonly.catalogue import Entry, entries, pure_entries, rule
-from tether.rules.readonly.scripts import awk_program_problem, sed_script_problem
 from tether.rules.readonly.spec import (
     SCRIPT_CAN_WRITE,
     UNKNOWN_OPTION,
@@ -14,6 +13,10 @@ from tether.rules.readonly.spec import (
     read,
     write,
 )
+from tether.shell.embedded.awk import STANDARD_STREAMS as AWK_STREAMS
+from tether.shell.embedded.awk import read_awk
+from tether.shell.embedded.sed import STANDARD_STREAMS as SED_STREAMS
+from tether.shell.embedded.sed import read_sed
 from tether.shell.model import Word
 from tether.shell.options import GNU_STANDARD
 from tether.shell.readers import TR
@@ -208,9 +211,18 @@ def _sed(name: str, args: tuple[Word, ...]) -> Check:
         if not parsed.operands:
             return write(UNKNOWN_OPTION, "sed: no script given")
         scripts = [parsed.operands[0].value]
-    problem = sed_script_problem("\n".join(scripts))
-    if problem:
-        return write(SCRIPT_CAN_WRITE, f"sed: {problem}")
+    found = read_sed("\n".join(scripts))
+    if found.problem:
+        return write(SCRIPT_CAN_WRITE, f"sed: the script is not one GNU sed reads: {found.problem}")
+    if found.runs:
+        how = found.runs[0].how
+        return write(SCRIPT_CAN_WRITE, f"sed: the `{how}` {'flag' if '/' in how else 'command'} "
+                     "runs a command")  # fmt: skip
+    written = [f for f in found.writes if f not in SED_STREAMS]
+    if written:
+        return write(SCRIPT_CAN_WRITE, f"sed: the script writes {written[0]!r}")
+    if found.reads:
+        return write(SCRIPT_CAN_WRITE, f"sed: `r`/`R` reads {found.reads[0]!r} (not proven)")
     return read("RO302", "sed only prints")
 
 
@@ -220,9 +232,15 @@ def _awk(name: str, args: tuple[Word, ...]) -> Check:
         return parsed
     if not parsed.operands:
         return write(UNKNOWN_OPTION, f"{name}: no program given")
-    problem = awk_program_problem(parsed.operands[0].value)
-    if problem:
-        return write(SCRIPT_CAN_WRITE, f"{name}: {problem}")
+    found = read_awk(parsed.operands[0].value)
+    if found.problem:
+        return write(SCRIPT_CAN_WRITE, f"{name}: {found.problem}")
+    if found.runs:
+        return write(SCRIPT_CAN_WRITE, f"{name}: `{found.runs[0].how}` runs a command")
+    written = [w for w in found.writes if w not in AWK_STREAMS]
+    if written:
+        what = repr(written[0]) if written[0] is not None else "a file named at run time"
+        return write(SCRIPT_CAN_WRITE, f"{name}: `print >` writes {what}")
     return read("RO303", f"{name} only prints")
 
 

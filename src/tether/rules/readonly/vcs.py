@@ -117,12 +117,12 @@ _CONFIG_VERBS = opts("set unset rename-section remove-section edit")
 
 
 def _branch(args: tuple[Word, ...]) -> Check:
-    # `-n<num>`-style counts aside, any operand creates a branch; patterns are refused even
-    # with --list (peers disagree; the listing forms are enough to read).
+    # Any operand creates a branch, but with --list (-l: git 2.23+) the operands are patterns
+    # of the branches to list (writing options are refused by the spec before this).
     parsed = parse(GIT_BRANCH, args)
     if isinstance(parsed, Check):
         return write(WRITE_SUBCOMMAND, f"git branch: {parsed.reason.split(': ', 1)[-1]}")
-    if parsed.operands:
+    if parsed.operands and not parsed.has("--list"):
         made = parsed.operands[0].value[:40]
         return write(WRITE_SUBCOMMAND, f"git branch {made}: creates a branch")
     return read("RO404", "git branch only lists branches")

@@ -17,7 +17,7 @@ RULES = (
         "It reports the work tree; command-line config injection (`-c`, `--config-env`, "
         "`--git-dir`, `--work-tree`, `--exec-path`) is refused." + _WHY_CONFIG,
         "Nothing to change; prefer `git --no-optional-locks status` in scripts.",
-        ("git status", "git status --short", "cd ~/repo && git status", "git -C . status"),
+        ("git status", "git status --short", "git status -sb", "git -C . status"),
         (
             "git -c core.fsmonitor=x status",
             "git --work-tree=. status",
@@ -88,6 +88,7 @@ RULES = (
             "git branch --show-current",
             "git branch -a",
             "git branch --contains HEAD",
+            "git branch --list 'feat*'",
             "git -C . branch --show-current",
         ),
         (

@@ -7,7 +7,9 @@ to ``system``/``exec``/backticks/``subprocess``/``child_process``; vim/ex ``-c '
 ``core.pager``-like keys git runs through a shell); ``find -exec/-execdir/-ok/-okdir``;
 ``fd -x/-X``; ``docker/podman run``; expect's ``spawn``/``exec``/``system`` and make's
 ``$(shell …)`` (``_scripts.py``); trap's action, ``mapfile -C`` callbacks and alias values
-(``_builtins.py``); and the runners the parser does not peel (``su -c``, ``chroot``,
+(``_builtins.py``); pagers, database shells and zip's tester (``less '+!cmd'``,
+``man -P``, sqlite3 ``.shell``, psql ``\\!``, mysql ``system``, ``zip -TT``: ``_consoles.py``);
+and the runners the parser does not peel (``su -c``, ``chroot``,
 ``docker exec``, ``kubectl exec``…, grammars in ``tether.shell.programs.RUNNERS``).
 
 ``payloads(argv)`` returns each as a ``Payload``: shell text for the caller to parse again
@@ -24,6 +26,14 @@ from collections.abc import Callable
 
 from tether.shell.model import Word, command_name
 from tether.shell.payloads._builtins import BUILTINS, from_builtin
+from tether.shell.payloads._consoles import (
+    CONSOLES,
+    console_payloads,
+    from_console,
+    from_less,
+    from_man,
+    from_zip,
+)
 from tether.shell.payloads._containers import (
     CONTAINERS,
     from_container,
@@ -80,6 +90,10 @@ _BY_NAME: dict[str, _Extractor] = {
     "make": from_make,
     "gmake": from_make,
     **dict.fromkeys(BUILTINS, from_builtin),
+    "less": from_less,
+    "man": from_man,
+    "zip": from_zip,
+    **dict.fromkeys(CONSOLES, from_console),
 }
 NAMES = frozenset(_BY_NAME) | frozenset(RUNNERS)
 
@@ -109,6 +123,7 @@ __all__ = [
     "Payload",
     "awk_payloads",
     "code_payloads",
+    "console_payloads",
     "env_payloads",
     "from_git_env",
     "host_path",

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterator
 from typing import NamedTuple
 
+from tether.shell.embedded.awk import read_awk
+from tether.shell.embedded.sed import read_sed
 from tether.shell.model import Word, command_name
 from tether.shell.options import parse
 from tether.shell.payloads._model import Payload, render
@@ -35,6 +36,8 @@ class _Code(NamedTuple):
     more: re.Pattern[str]
     argv_call: re.Pattern[str]
     piped_open: re.Pattern[str]
+    exec_list: re.Pattern[str]
+    concat: re.Pattern[str]
 
 
 # Functions whose string argument is a shell command (os.system, subprocess.run(…, shell=True),
@@ -70,6 +73,14 @@ def _code() -> _Code:
             + _STR
             + r"\s*,\s*(\[[^\]]{0,4096}\])"
         ),
+        # python's os.execv*/spawnv*/posix_spawn*(FILE, [ARGV…]): argv[0] names, FILE runs.
+        exec_list=re.compile(
+            r"os\.(?:execv\w*|spawnv\w*|posix_spawnp?)\s*\(\s*(?:os\.P_\w+\s*,\s*)?"
+            + _STR
+            + r"\s*,\s*(\[[^\]]{0,4096}\]|\([^)]{0,4096}\))"
+        ),
+        # A string continued by concatenation: ``"rm -rf " + "/"``, perl's ``.``, or a name.
+        concat=re.compile(r"\s*[+.]\s*(?:" + _STR + r"|([A-Za-z_][\w.\[\]]{0,200})(?![\w(]))"),
         # perl's open(FH, "cmd |") / open(FH, "| cmd") / open(FH, "-|", "cmd"): a piped open.
         piped_open=re.compile(
             r"\bopen\s*\(?\s*(?:my\s+)?[$\w]+\s*,\s*(?:['\"][-+]?\|-?['\"]\s*,\s*"
@@ -105,6 +116,7 @@ _NEEDS = {
     "bare": ("system", "exec"),
     "quoted_call": ("system", "exec", "readpipe"),
     "argv_call": ("spawn", "execFile"),
+    "exec_list": ("execv", "spawnv", "posix_spawn"),
     "piped_open": ("open",),
     "list_call": ("subprocess", "spawn", "execFile"),
     "backtick": ("`",),
@@ -127,7 +139,14 @@ def code_payloads(code: str, how: str) -> list[Payload]:
             continue
         for m in pattern.finditer(code):
             text, double = _first(m)
-            words = [Word(_unescape_code(text, double))]
+            text = _unescape_code(text, double)
+            tail = p.concat.match(code, m.end())
+            while tail is not None and len(text) < 4096:
+                # ``os.system("rm -rf " + path)``: a name's value is only known at run time.
+                piece = tail.group(3)
+                text += "${_}" if piece else _unescape_code(*_first(tail))
+                tail = p.concat.match(code, tail.end())
+            words = [Word(text)]
             # ``system("rm", "-rf", "/")``: a list of words, run without a shell.
             more = p.more.match(code, m.end())
             while more is not None and len(words) < 256:
@@ -142,6 +161,11 @@ def code_payloads(code: str, how: str) -> list[Payload]:
             head, double = _first(m)
             items = [Word(_unescape_code(a or b, bool(b))) for a, b in p.item.findall(m.group(3))]
             out.append(Payload(how, render([Word(_unescape_code(head, double)), *items])))
+    if may("exec_list"):
+        for m in p.exec_list.finditer(code):
+            head, double = _first(m)
+            items = [Word(_unescape_code(a or b, bool(b))) for a, b in p.item.findall(m.group(3))]
+            out.append(Payload(how, render([Word(_unescape_code(head, double)), *items[1:]])))
     if may("piped_open"):
         for m in p.piped_open.finditer(code):
             out.append(Payload(how, _first(m)[0].strip()))
@@ -163,93 +187,25 @@ AWKS = frozenset({"awk", "gawk", "mawk", "nawk", "busybox-awk"})
 _SHELL_NAMES = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "busybox"})
 
 
-def _awk_tokens(program: str) -> Iterator[tuple[str, str]]:
-    """Yield awk tokens: ("str", value), ("pipe", "|"), ("word", name), ("op", char)."""
-    i, n = 0, len(program)
-    last = "op"
-    while i < n:
-        c = program[i]
-        if c == '"':
-            j, buf = i + 1, []
-            while j < n and program[j] != '"':
-                if program[j] == "\\" and j + 1 < n:
-                    nxt = program[j + 1]
-                    buf.append({"n": "\n", "t": "\t"}.get(nxt, nxt))
-                    j += 2
-                    continue
-                buf.append(program[j])
-                j += 1
-            yield "str", "".join(buf)
-            last, i = "str", j + 1
-        elif c == "/" and last == "op":
-            # A regex literal where an operand is expected (/a|b/ is no pipe).
-            j = i + 1
-            while j < n and program[j] not in "/\n":
-                j += 2 if program[j] == "\\" else 1
-            last, i = "str", j + 1
-        elif c == "#":
-            while i < n and program[i] != "\n":
-                i += 1
-        elif c == "|":
-            if program[i : i + 2] == "||":
-                last, i = "op", i + 2
-                yield "op", "||"
-                continue
-            i += 2 if program[i : i + 2] == "|&" else 1
-            last = "op"
-            yield "pipe", "|"
-        elif c.isalpha() or c == "_":
-            j = i
-            while j < n and (program[j].isalnum() or program[j] == "_"):
-                j += 1
-            word = program[i:j]
-            yield "word", word
-            # After a keyword or function name an operand follows; after a variable, an operator.
-            last = "op" if word in ("print", "printf", "return", "in", "getline") else "word"
-            i = j
-        elif c.isspace():
-            i += 1
-        elif c in ")]$":
-            last, i = "word", i + 1
-            yield "op", c
-        else:
-            last, i = "op", i + 1
-            yield "op", c
-
-
 def awk_payloads(program: str, how: str = "awk") -> list[Payload]:
-    """Return the commands an awk program runs: ``system()``, ``| "cmd"``, ``"cmd" | getline``."""
-    if "system" not in program and "|" not in program:
+    """Return the commands an awk program runs: ``system()``, ``| "cmd"``, ``"cmd" | getline``,
+    as the one awk reader (``tether.shell.embedded.awk``) reads them."""
+    if "system" not in program and "|" not in program and "@" not in program:
         return []
-    tokens = list(_awk_tokens(program))
     out: list[Payload] = []
-    for k, (kind, value) in enumerate(tokens):
-        after = tokens[k + 1 : k + 4]
-        if kind == "word" and value == "system" and after[:1] == [("op", "(")]:
-            if len(after) == 3 and after[1][0] == "str" and after[2] == ("op", ")"):
-                out.append(Payload(f"{how} system()", after[1][1]))
+    for run in read_awk(program).runs:
+        if run.command is None:
+            out.append(Payload(f"{how} {run.how} of a computed command", dynamic=True))
+        elif run.how.startswith("print") and command_name(run.command.split(" ", 1)[0]) in (
+            _SHELL_NAMES
+        ):
+            # ``print "rm -rf /" | "sh"``: the shell runs what is printed.
+            if run.printed is not None:
+                out.append(Payload(f'{how} print "cmd" | "sh"', run.printed))
             else:
-                out.append(Payload(f"{how} system() of a computed string", dynamic=True))
-        elif kind == "pipe":
-            before = tokens[k - 1] if k else ("op", "")
-            if after[:1] == [("word", "getline")]:
-                if before[0] == "str":
-                    out.append(Payload(f'{how} "cmd" | getline', before[1]))
-                else:
-                    out.append(Payload(f"{how} getline from a computed command", dynamic=True))
-            elif after[:1] and after[0][0] == "str":
-                target = after[0][1]
-                if command_name(target.split(" ", 1)[0]) in _SHELL_NAMES:
-                    # ``print "rm -rf /" | "sh"``: the shell runs what is printed.
-                    if before[0] == "str" and k >= 2 and tokens[k - 2][1] in ("print", "printf"):
-                        out.append(Payload(f'{how} print "cmd" | "sh"', before[1]))
-                    else:
-                        out.append(Payload(f"{how} prints computed text into a shell",
-                                           dynamic=True))  # fmt: skip
-                else:
-                    out.append(Payload(f'{how} print | "cmd"', target))
-            else:
-                out.append(Payload(f"{how} prints into a computed command", dynamic=True))
+                out.append(Payload(f"{how} prints computed text into a shell", dynamic=True))
+        else:
+            out.append(Payload(f"{how} {run.how}", run.command))
     return out
 
 
@@ -276,101 +232,19 @@ def from_awk(name: str, args: tuple[Word, ...]) -> list[Payload]:
 # --- sed ------------------------------------------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=64)
-def _delimited(delim: str) -> re.Pattern[str]:
-    return re.compile(r"(?:[^" + re.escape(delim) + r"\\\n]|\\.)*")
-
-
-def _sed_delimited(script: str, i: int, delim: str) -> tuple[str, int]:
-    """Read up to the unescaped ``delim`` from ``i``; return (text, index after delim)."""
-    m = _delimited(delim).match(script, i)
-    text = m.group() if m is not None else ""
-    end = m.end() if m is not None else i
-    if "\\" in text:  # ``\/`` is the delimiter itself; other escapes stay for the regex
-        text = re.sub(r"\\(.)", lambda e: e.group(1) if e.group(1) == delim else e.group(), text)
-    return text, end + 1
-
-
-def _skip_to(script: str, i: int, stops: str) -> int:
-    """Return where the first of ``stops`` at or after ``i`` is (the end if none).
-
-    With ``str.find``, not a loop over characters: an ``a``/``i``/``c`` text can be pages long.
-    """
-    found = [j for j in (script.find(stop, i) for stop in stops) if j >= 0]
-    return min(found) if found else len(script)
-
-
-def _text_end(script: str, i: int) -> int:
-    """Return where an ``a``/``i``/``c`` text ends: its line, and each next line while one ends
-    in an unescaped backslash (sed reads those lines as more text, never as commands)."""
-    end = _skip_to(script, i, "\n")
-    while end < len(script) and _continued(script, end):
-        end = _skip_to(script, end + 1, "\n")
-    return end
-
-
-def _continued(script: str, end: int) -> bool:
-    """Return True when the line ending at ``end`` ends in an unescaped backslash."""
-    k = end
-    while k > 0 and script[k - 1] == "\\":
-        k -= 1
-    return (end - k) % 2 == 1
-
-
 def sed_payloads(script: str) -> list[Payload]:
-    """Return the commands a sed script runs: ``e CMD``, ``e`` and ``s/…/…/e`` (GNU sed)."""
+    """Return the commands a sed script runs: ``e CMD``, ``e`` and ``s/…/…/e`` (GNU sed), as
+    the one sed reader (``tether.shell.embedded.sed``) reads them."""
     if "e" not in script:
         return []
     out: list[Payload] = []
-    i, n = 0, len(script)
-    while i < n:
-        c = script[i]
-        if c in " \t\n;{}!":
-            i += 1
-            continue
-        if c.isdigit() or c in "$,~+":
-            i += 1
-            continue
-        if c in "/\\":  # an address regex: /re/ or \cREc
-            if c == "\\" and i + 1 < n:
-                i += 1
-            _, i = _sed_delimited(script, i + 1, script[i])
-            while i < n and script[i] in "IM":
-                i += 1
-            continue
-        if c == "#" or c == ":":
-            i = _skip_to(script, i, "\n")
-            continue
-        i += 1
-        if c in "aic":
-            i = _text_end(script, i)
-            continue
-        if c in "rRwWbtTvlLqQ":
-            # A file name or a label to the end of the line (b, t, T also end at ;).
-            i = _skip_to(script, i, "\n;}" if c in "btTvlLqQ" else "\n")
-            continue
-        if c == "e":
-            j = _skip_to(script, i, "\n")
-            command = script[i:j].strip()
-            out.append(Payload("sed e", command) if command else
-                       Payload("sed e runs the pattern space", dynamic=True))  # fmt: skip
-            i = j
-            continue
-        if c in "sy" and i < n:
-            delim = script[i]
-            _, i = _sed_delimited(script, i + 1, delim)
-            replacement, i = _sed_delimited(script, i, delim)
-            j = _skip_to(script, i, ";\n}")
-            flags = script[i:j]
-            i = j
-            if c == "s" and "e" in flags.split("w", 1)[0]:
-                if "&" in replacement or re.search(r"\\[0-9]", replacement):
-                    out.append(Payload("sed s///e runs the edited line", dynamic=True))
-                else:
-                    text = re.sub(r"\\(.)", lambda m: {"n": "\n"}.get(m.group(1), m.group(1)),
-                                  replacement)  # fmt: skip
-                    out.append(Payload("sed s///e", text))
-            continue
+    for run in read_sed(script).runs:
+        if run.command is not None:
+            out.append(Payload(f"sed {run.how}", run.command))
+        elif run.how == "e":
+            out.append(Payload("sed e runs the pattern space", dynamic=True))
+        else:
+            out.append(Payload("sed s///e runs the edited line", dynamic=True))
     return out
 
 
@@ -378,7 +252,7 @@ _SED_CUSTOM_ADDRESS_E = re.compile(r"\\(.)(?:(?!\1).)*\1[IM]*\s*e")
 # An ``e`` at a command position (first, or after an address or a separator), or an ``e`` in a
 # run of s flags that ends at a blank, ``;``, ``}``, ``#``, ``w FILE`` or the end. One pass in C:
 # this runs on every sed command, most of whose ``e`` letters are in file names and words.
-_SED_MAY_RUN = re.compile(r"e(?:(?<![^0-9$/,;{}!\n~+ \t]e)|[gpIiMm0-9]*(?![^w \t\n;}#]))")
+_SED_MAY_RUN = re.compile(r"e(?:(?<![^0-9$/,;{}!\n~+ \tIM]e)|[gpIiMm0-9]*(?![^w \t\n;}#]))")
 
 
 def sed_may_run(text: str) -> bool:

@@ -29,15 +29,23 @@ _GIT_SHELL_KEYS = frozenset(
 
 
 def from_git(name: str, args: tuple[Word, ...]) -> list[Payload]:
-    """Return the ``!`` alias invoked and the shell-run keys set with ``git -c``."""
-    if not any(w.value == "-c" for w in args):
+    """Return the ``!`` alias invoked and the shell-run keys set with ``git -c``.
+
+    And the value ``git config`` stores in such a key: ``git config alias.x '!cmd'`` makes
+    every later ``git x`` run cmd (the next command on the line, or any later call), so the
+    stored command is judged where it is written.
+    """
+    config = any(w.value == "config" for w in args)
+    if not config and not any(w.value == "-c" for w in args):
         return []  # most git commands: git reads -c only as a word of its own
     parsed = parse(GIT, args)
-    if not parsed.has("-c"):
-        return []
     sub = parsed.operands[0].value.lower() if parsed.operands else ""
     rest = parsed.operands[1:]
     out: list[Payload] = []
+    if sub == "config":
+        out.extend(_git_config_set(rest))
+    if not parsed.has("-c"):
+        return out
     for setting in parsed.values("-c"):
         key, eq, value = setting.partition("=")
         key = key.lower()
@@ -49,6 +57,46 @@ def from_git(name: str, args: tuple[Word, ...]) -> list[Payload]:
     return out
 
 
+# ``git config`` options that read, list or remove rather than set a value.
+_GIT_CONFIG_NO_SET = ("--get", "--unset", "--list", "-l", "--remove-section", "--rename-section",
+                      "--edit", "-e", "--show-origin", "--name-only")  # fmt: skip
+
+
+def _git_config_set(words: tuple[Word, ...]) -> list[Payload]:
+    """Return the command ``git config [set] KEY VALUE`` stores in a key git runs."""
+    if any(w.value.startswith(_GIT_CONFIG_NO_SET) for w in words):
+        return []
+    operands = [w for w in words if not w.value.startswith("-")]
+    if operands and operands[0].value in ("set", "--add"):
+        operands = operands[1:]
+    if len(operands) < 2:
+        return []
+    key, value = operands[0].value.lower(), operands[1]
+    shell = key.startswith("alias.") and value.value.startswith("!")
+    if not (shell or key in _GIT_SHELL_KEYS or key.startswith("pager.")):
+        return []
+    if not value.literal:
+        return [Payload(f"git config {key} of a run-time string", dynamic=True)]
+    return [Payload(f"git config {key}", value.value.removeprefix("!"))]
+
+
+def git_env_settings(env: dict[str, Word]) -> tuple[Word, ...]:
+    """Return ``GIT_CONFIG_COUNT``/``GIT_CONFIG_KEY_n``/``GIT_CONFIG_VALUE_n`` as ``-c`` words.
+
+    git reads those variables as one ``-c KEY=VALUE`` each (git 2.31), so
+    ``GIT_CONFIG_KEY_0=alias.x GIT_CONFIG_VALUE_0='!cmd' git x`` runs cmd.
+    """
+    count = env.get("GIT_CONFIG_COUNT")
+    if count is None or not count.literal or not count.value.isdigit():
+        return ()
+    words: list[Word] = []
+    for n in range(min(int(count.value), 64)):
+        key, value = env.get(f"GIT_CONFIG_KEY_{n}"), env.get(f"GIT_CONFIG_VALUE_{n}")
+        if key is not None and value is not None and key.literal and value.literal:
+            words += [Word("-c"), Word(f"{key.value}={value.value}")]
+    return tuple(words)
+
+
 def from_git_env(args: tuple[Word, ...], env: dict[str, Word]) -> list[Payload]:
     """Return what ``git --config-env=KEY=VAR`` runs when ``VAR`` is set beside it.
 
@@ -56,7 +104,12 @@ def from_git_env(args: tuple[Word, ...], env: dict[str, Word]) -> list[Payload]:
     (git 2.39 reads the value from the environment): each setting whose variable is set here
     is spelt as ``-c`` and read like one.
     """
-    if not env or not any("config-env" in w.value for w in args):
+    if not env:
+        return []
+    counted = git_env_settings(env)
+    if counted:
+        return from_git("git", (*counted, *args))
+    if not any("config-env" in w.value for w in args):
         return []
     parsed = parse(GIT, args, stop_at=1)
     settings = []

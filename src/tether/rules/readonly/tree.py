@@ -1,0 +1,66 @@
+"""The working tree and home as untrusted input: what a read-looking command would obey there.
+
+A checked-out repository can hold a bare git repository committed as plain files
+(``vendor/x/{HEAD,config,objects,refs}``): ``git -C vendor/x status`` (or ``cd vendor/x &&
+git log``) reads that ``config``, whose ``core.fsmonitor``, ``core.pager``, ``diff.external``
+and textconv drivers are programs git runs. Such a command is read-only only when the reader
+has been shown the tree (``Tree``: the directory the command runs in and the home directory)
+and has checked that no repository git would find there is one the tree planted. Without a
+``Tree`` the verdict is RW029 ("proven read-only but for the working tree"); with one that
+holds such a repository, RW020 (git pointed at another repository and its config). A
+verdict that relied on the tree lists what it checked.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from typing import NamedTuple
+
+
+class Tree(NamedTuple):
+    """Where a command runs: its working directory and the home directory (absolute paths)."""
+
+    cwd: str
+    home: str
+
+    def resolve(self, path: str) -> str:
+        if path == "~" or path.startswith("~/"):
+            path = self.home + path[1:]
+        return os.path.normpath(os.path.join(self.cwd, path))
+
+
+class TreeProof(NamedTuple):
+    checked: tuple[str, ...]  # the directories looked at
+    planted: str | None  # a repository the tree planted, or None
+
+
+def _bare_repository(directory: str) -> bool:
+    """True when ``directory`` is laid out as a bare repository git would use."""
+    return (
+        os.path.isfile(os.path.join(directory, "HEAD"))
+        and os.path.isdir(os.path.join(directory, "objects"))
+        and os.path.isdir(os.path.join(directory, "refs"))
+    )
+
+
+def git_directories(tree: Tree, directories: Iterable[str]) -> TreeProof:
+    """Check each directory git would start from (``-C DIR``, ``cd DIR``, ``--git-dir``) as
+    git's discovery walks up from it: the first level holding ``.git`` is the repository git
+    uses (git refuses to check out a path named ``.git``: a tree cannot plant one), a level
+    laid out as a bare repository before that is one the tree planted; the walk stops at the
+    working directory (its repository is the user's) or the root."""
+    checked: list[str] = []
+    for given in directories:
+        here = tree.resolve(given)
+        while True:
+            checked.append(here)
+            if os.path.lexists(os.path.join(here, ".git")) or here == tree.cwd:
+                break
+            if _bare_repository(here):
+                return TreeProof(tuple(checked), here)
+            parent = os.path.dirname(here)
+            if parent == here:
+                break
+            here = parent
+    return TreeProof(tuple(checked), None)
