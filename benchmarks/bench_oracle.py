@@ -6,8 +6,11 @@ Run from the repository root, as root (the sandbox needs user namespaces and ove
 
 Draws N commands from tether.verify.generator (default 2,000), classifies each, runs every
 one classified read-only in the sandbox, and prints examples/s, how many were read-only,
-what could not be verified and why, and every read-only command that changed something (an
-unsound verdict). The CI profile is tests/test_verify_generator.py (150 examples).
+what could not be verified and why, how many were exercised (exit 0; a command that fails
+is not evidence: only exercised runs count as "no change"), and every read-only command that
+changed something (an unsound verdict). The files a command names that the fixture lacks are
+created first (``generator.operand_files``), so that more runs reach their write. The CI
+profile is tests/test_verify_generator.py (150 examples).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from hypothesis import HealthCheck, Phase, given, seed, settings
 
 from tether import classify_command
 from tether.verify import Oracle, Verdict, sandbox_problem
-from tether.verify.generator import mutated
+from tether.verify.generator import mutated, operand_files
 
 
 def draw(n: int, seed_value: int) -> list[str]:
@@ -63,13 +66,19 @@ def main() -> int:
     example: dict[str, str] = {}
     unsound: list[Verdict] = []
     with Oracle(timeout=args.timeout) as oracle, ThreadPoolExecutor(args.jobs) as pool:
-        for v in pool.map(oracle.run, read_only):
+
+        def one(command: str) -> Verdict:
+            return oracle.run(command, files=operand_files(command))
+
+        for v in pool.map(one, read_only):
             if v.changed is None:
                 why = v.reason.split("(")[0].split(": ")[-1].strip()
                 outcomes[why] += 1
                 example.setdefault(why, v.command)
+            elif v.changed:
+                outcomes["changed"] += 1
             else:
-                outcomes["changed" if v.changed else "no change"] += 1
+                outcomes["exercised, no change" if v.exercised else "no change, not exercised"] += 1
             if v.changed:
                 unsound.append(v)
     elapsed = time.monotonic() - started

@@ -6,8 +6,9 @@ Run from the repository root, as root (the sandbox needs user namespaces and ove
 
 Every distinct command of ../shared/corpus/real/commands.jsonl that the classifier proves
 read-only runs in its own sandbox (tether.verify). Prints how many ran, how many could not
-be verified and why (missing program, network, time limit), every command that changed
-anything with the paths it changed, and the throughput. ``--out`` writes one JSON verdict
+be verified and why (missing program, network, time limit), how many were *exercised*
+(exit 0: a command that failed is not evidence), every command that changed anything with
+the paths it changed, and the throughput. ``--out`` writes one JSON verdict
 per line for later study; ``--limit`` takes an evenly spread sample.
 """
 
@@ -46,11 +47,13 @@ def read_only_commands(limit: int | None = None) -> list[str]:
 
 
 def bucket(v: Verdict) -> str:
-    """Return the summary bucket of a verdict."""
+    """Return the summary bucket of a verdict: only an exercised run (exit 0) is evidence."""
     if v.changed is True:
         return "changed"
+    if v.changed is False and v.exercised:
+        return "exercised, no change" + (" (a cache refreshed)" if v.effects else "")
     if v.changed is False:
-        return "ran, no change"
+        return f"ran, not exercised: exit {v.exit_code}"
     return "skipped: " + re.sub(r"'[^']*'|\(.*\)|[0-9.]+ s", "…", v.reason.split(": ", 1)[-1])
 
 
@@ -88,7 +91,9 @@ def main() -> int:
     print("\n| outcome | commands |\n|---|---:|")
     for name, k in sorted(counts.items(), key=lambda kv: -kv[1]):
         print(f"| {name} | {k} |")
+    exercised = sum(k for name, k in counts.items() if name.startswith("exercised"))
     print(f"\n{len(commands)} commands in {elapsed:.0f} s ({len(commands) / elapsed:.1f}/s)")
+    print(f"exercised: {exercised}; changed: {len(changed)}")
     print("missing programs (top 15):", ", ".join(f"{p} {k}" for p, k in missing.most_common(15)))
     print(f"\n{len(changed)} changed something:")
     for v in changed:

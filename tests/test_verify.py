@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import uuid
@@ -14,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tether.verify import Oracle, Verdict, sandbox_problem
+from tether.verify.fixture import UID
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -30,24 +32,30 @@ def _one(verdict: Verdict) -> tuple[str, str, str]:
     return verdict.changes[0].path, verdict.changes[0].kind, verdict.changes[0].area
 
 
-PROBE = f"/etc/tether-oracle-probe-{uuid.uuid4().hex[:8]}"
+PROBE = f"/var/tmp/tether-oracle-probe-{uuid.uuid4().hex[:8]}"
 
 # (command, path it must report (relative paths are in the fixture's work dir), kind, area)
 WRITES = [
     (f"echo x > {PROBE}", PROBE, "created", "system"),
-    ("rm /etc/hostname", "/etc/hostname", "deleted", "system"),
-    ("echo x >> /usr/share/tether-probe", "/usr/share/tether-probe", "created", "system"),
     ("chmod 600 README.md", "README.md", "mode", "work"),
     ("touch file.txt", "file.txt", "mtime", "work"),
     ("printf 'alpha' > file.txt", "file.txt", "modified", "work"),
     ("ln -sfn README.md link-to-app", "link-to-app", "modified", "work"),
-    ("rm -r docs && mkdir docs", "docs", "replaced", "work"),
+    ("rm -r docs", "docs", "deleted", "work"),
+    ("rm -r docs && mkdir docs", "docs/guide.md", "deleted", "work"),
     ("git config core.pager cat", ".git/config", "modified", "git"),
     ("git tag v9", ".git/refs/tags/v9", "created", "git"),
-    ('mkdir -p "$HOME/.cache/tool"', "../home/.cache/tool", "created", "home"),
-    ('echo x > "$TMPDIR/scratch"', "../tmp/scratch", "created", "tmp"),
-    ("echo x > /dev/shm/probe", "/dev/shm/probe", "created", "system"),
-    ("echo x > /etc/late; sleep 30", "/etc/late", "created", "system"),  # then the time limit
+    ('mkdir -p "$HOME/.cache/tool"', "../.cache/tool", "created", "home"),
+    ('echo x > "$TMPDIR/scratch"', "/tmp/scratch", "created", "tmp"),
+    ("echo x > /dev/shm/probe", "/dev/shm/probe", "created", "dev"),
+    (f"echo x > {PROBE}-late; sleep 30", f"{PROBE}-late", "created", "system"),  # time limit
+]
+# Writes the sandbox user may not make (it is not root): never "no change" with exit 0.
+DENIED = [
+    "rm /etc/hostname",
+    "echo x >> /usr/share/tether-probe",
+    "touch /dev/sda",
+    "echo 1 > /proc/sys/vm/swappiness",
 ]
 
 
@@ -66,13 +74,26 @@ def test_git_commit_shows_in_the_object_store(oracle: Oracle) -> None:
     assert str(oracle.fixture.work / ".git/logs/HEAD") in paths
 
 
+@pytest.mark.parametrize("command", DENIED)
+def test_what_the_user_may_not_write_is_not_evidence(oracle: Oracle, command: str) -> None:
+    verdict = oracle.run(command)
+    assert (verdict.changed, verdict.exercised) == (False, False), verdict
+    assert "not exercised: exit 1 (" in verdict.reason, verdict.reason
+    traced = oracle.run(command, trace=True).trace
+    assert traced is not None and traced.operations, traced  # the attempt is on record
+    assert traced.operations[-1].result in ("EACCES", "EPERM", "EROFS"), traced
+
+
 def test_nothing_reaches_the_host(oracle: Oracle) -> None:
+    swappiness = Path("/proc/sys/vm/swappiness").read_text()
     for command, *_ in WRITES:
+        oracle.run(command)
+    for command in DENIED:
         oracle.run(command)
     assert not os.path.exists(PROBE)
     assert os.path.exists("/etc/hostname")
     assert not os.path.exists("/usr/share/tether-probe")
-    assert (oracle.fixture.work / "docs" / "guide.md").is_file()
+    assert Path("/proc/sys/vm/swappiness").read_text() == swappiness
     assert oracle.run("cat README.md").changed is False  # each run starts from the fixture
 
 
@@ -82,15 +103,89 @@ READS = ["ls -la", "git status", "git log --oneline", "git diff", "cat README.md
 @pytest.mark.parametrize("command", READS)
 def test_reads_change_nothing(oracle: Oracle, command: str) -> None:
     verdict = oracle.run(command)
-    assert (verdict.changed, verdict.exit_code, verdict.changes) == (False, 0, ()), verdict
+    assert (verdict.changed, verdict.exercised, verdict.exit_code) == (False, True, 0), verdict
+    # The fixture's index is stale on purpose: status and diff refresh it (a cache).
+    cache = ["/home/tether/work/.git/index"] if command in ("git status", "git diff") else []
+    assert [c.path for c in verdict.changes] == cache, verdict.changes
+    assert list(verdict.effects) == (["cache"] if cache else [])
+
+
+# The oracle's blind spots (issue 24): each row is a command whose effect a root without a
+# terminal, a stale index, or operand files would have hidden, and what the oracle says now.
+BLIND = [
+    # bash ignores PS4 from the environment when it runs as root; the sandbox user is not.
+    ("PS4='$(touch ps4-ran) ' bash -xc true", "changed", "ps4-ran"),
+    # git runs its pager only when stdout is a terminal.
+    ("git -c core.pager='touch pager-ran; cat' log -1", "changed", "pager-ran"),
+    ("[ -t 1 ] && touch saw-a-tty", "changed", "saw-a-tty"),
+    # The index is stale: a refresh rewrites it (same entries: a cache).
+    ("git update-index --refresh", "cache", ".git/index"),
+    # A command that fails is not evidence.
+    ("sort -o out.txt no-such-file", "not exercised", "exit 2"),
+    ("python3 -c 'import tether_no_such_module'", "could not verify", "module"),
+]
+
+
+@pytest.mark.parametrize(("command", "outcome", "what"), BLIND)
+def test_the_blind_spots_are_closed(oracle: Oracle, command: str, outcome: str, what: str) -> None:
+    v = oracle.run(command)
+    paths = [c.path for c in v.changes]
+    if outcome == "changed":
+        assert v.changed is True and str(oracle.fixture.work / what) in paths, v
+    elif outcome == "cache":
+        assert (v.changed, v.effects) == (False, ("cache",)), v
+        assert paths == [str(oracle.fixture.work / what)]
+    elif outcome == "not exercised":
+        assert (v.changed, v.exercised) == (False, False) and what in v.reason, v
+    else:
+        assert v.changed is None and v.reason.startswith(outcome) and what in v.reason, v
+
+
+def test_operand_files_let_a_command_reach_its_write(oracle: Oracle) -> None:
+    command = "sort -o sorted.txt given.txt"
+    assert oracle.run(command).exercised is False  # no given.txt: sort fails first
+    v = oracle.run(command, files={"given.txt": "b\na\n", "../../../etc/x": "outside"})
+    assert v.exercised is True and v.changed is True, v
+    assert [c.path for c in v.changes] == [str(oracle.fixture.work / "sorted.txt")]
 
 
 def test_the_sandbox_is_its_own_world(oracle: Oracle) -> None:
-    out = oracle.run("echo $$; stat -f -c %T /; cut -d: -f1 /proc/net/dev | tail -n +3; env")
+    out = oracle.run("stat -f -c %T /; cut -d: -f1 /proc/net/dev | tail -n +3; env")
     lines = out.stdout.split()
-    assert lines[:3] == ["1", "overlayfs", "lo"], out.stdout
+    assert lines[:2] == ["overlayfs", "lo"], out.stdout
     assert f"HOME={oracle.fixture.home}" in lines
     assert not any(v.startswith("STAGE2=") for v in lines)
+
+
+# What the command is: an unprivileged user with no capabilities and no way to gain any,
+# on a terminal, with a fresh /tmp and /run, a minimal /dev and a read-only /proc/sys.
+WORLD = [
+    ("id -u", str(UID)),
+    ("id -un", "tether"),
+    (
+        "grep -E '^Cap(Prm|Eff|Bnd|Inh|Amb)' /proc/self/status | cut -f2 | sort -u",
+        "0000000000000000",
+    ),
+    ("grep ^NoNewPrivs /proc/self/status | cut -f2", "1"),
+    ("[ -t 0 ] || [ -t 1 ] && [ -t 2 ] && readlink /dev/fd/0 /dev/fd/1", "/dev/null\n/dev/pts/0"),
+    ("ls -A /tmp /run /dev/shm | tr -d '\\n'", "/dev/shm:/run:tether-shelltether-trace/tmp:"),
+    (
+        "ls /dev | tr '\\n' ' '",
+        "fd full null ptmx pts random shm stderr stdin stdout tty urandom zero",
+    ),
+    ("ls /home", "tether"),
+    ("grep -c ' /proc/sys proc ro,' /proc/self/mounts", "1"),
+    ("ls /sys | wc -l", "0"),
+    ("echo $TMPDIR $HOME $PWD", "/tmp /home/tether /home/tether/work"),
+]
+
+
+@pytest.mark.parametrize(("command", "expected"), WORLD)
+def test_the_command_runs_unprivileged_on_a_terminal(
+    oracle: Oracle, command: str, expected: str
+) -> None:
+    verdict = oracle.run(command)
+    assert verdict.stdout.replace("\r\n", "\n").strip() == expected, verdict
 
 
 CANNOT = [
@@ -172,3 +267,25 @@ def test_cli_without_git_says_what_is_missing(tmp_path: Path) -> None:
     assert out.returncode == 2
     assert "git must be installed and on PATH" in out.stderr
     assert list(tmp_path.iterdir()) == []  # and nothing is left behind
+
+
+def test_cli_trace_lists_processes_and_destructive_operations() -> None:
+    out = _cli("--trace", "--json", 'd=/etc; cd "$d" && rm -f hostname; ls -d /')
+    assert out.returncode == 0, out.stderr  # the line exits with ls's status
+    row = json.loads(out.stdout)
+    argvs = [p["argv"] for p in row["trace"]["processes"]]
+    assert ["rm", "-f", "hostname"] in argvs and ["ls", "-d", "/"] in argvs
+    rm = next(p for p in row["trace"]["processes"] if p["argv"][0] == "rm")
+    assert rm["cwd"] == "/etc" and "HOME=/home/tether" in rm["env"]
+    ops = [(o["call"], o["paths"], o["result"]) for o in row["trace"]["operations"]]
+    assert ("unlinkat", ["/etc/hostname"], "EACCES") in ops
+    text = _cli("--trace", "ls -d /")
+    assert "exec      ls -d /   (cwd /home/tether/work)" in text.stdout, text.stdout
+
+
+@pytest.mark.skipif(shutil.which("java") is None, reason="needs a JVM")
+def test_the_jvm_state_in_a_fresh_tmp_shows(oracle: Oracle) -> None:
+    # As root the host's /tmp/hsperfdata_root already existed, so `java -version` changed
+    # nothing; the sandbox user's /tmp is fresh and the JVM creates its directory there.
+    v = oracle.run("java -version")
+    assert v.changed is True and "/tmp/hsperfdata_tether" in [c.path for c in v.changes], v

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from tether import classify_command
 from tether.shell.programs import SHELLS, WRAPPERS
 from tether.verify import Oracle, generator, sandbox_problem
-from tether.verify.generator import bases, mutated, options
+from tether.verify.generator import bases, mutated, operand_files, options
 
 pytestmark = pytest.mark.slow  # bounded: CI_EXAMPLES examples, each at most one sandbox run
 CI_EXAMPLES = 150
@@ -33,6 +33,11 @@ def test_the_generator_draws_from_the_catalogue() -> None:
     assert len(bases()) >= 150
     assert {"--output", "--in-place", "-o"} <= set(options())
     assert len(options()) >= 150
+
+
+def test_operand_files_are_the_files_a_command_names_and_the_fixture_lacks() -> None:
+    files = operand_files("sort -o out.txt --files0-from=list.txt file.txt x 5 main")
+    assert sorted(files) == ["list.txt", "out.txt", "x"]
 
 
 def test_the_generator_draws_every_wrapper_and_shell_of_the_table() -> None:
@@ -57,5 +62,5 @@ def test_the_generator_draws_every_wrapper_and_shell_of_the_table() -> None:
 def test_read_only_verdicts_change_nothing(oracle: Oracle, command: str) -> None:
     if not classify_command(command).read_only:
         return
-    verdict = oracle.run(command)
+    verdict = oracle.run(command, files=operand_files(command))
     assert verdict.changed is not True, (command, [c.to_json() for c in verdict.changes])

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from tether.verify.diff import Change
 from tether.verify.sandbox import DEFAULT_TIMEOUT, Oracle, sandbox_problem
+from tether.verify.trace import Trace
 from tether.verify.verdict import Verdict
 
-__all__ = ["DEFAULT_TIMEOUT", "Change", "Oracle", "Verdict", "sandbox_problem"]
+__all__ = ["DEFAULT_TIMEOUT", "Change", "Oracle", "Trace", "Verdict", "sandbox_problem"]

@@ -1,28 +1,32 @@
 """Read an overlay's upper layer: every path the sandboxed command created, changed or removed.
 
-The lower layer is the host's root filesystem, untouched; the upper layer holds exactly what
-the command wrote. An entry there is a change unless it is a copy-up of a lower file whose
-type, mode, owner, size, content (SHA-256), link target and modification time are all
-unchanged (a file opened for writing and left as it was); those are listed as ``touched``.
-A character device 0/0 is a whiteout (the lower path was removed); an opaque directory
-replaced a lower directory and everything in it.
+The lower layer is the host's root filesystem, untouched; the upper layer holds the seed
+(``tether.verify.seed``: the fixture, fresh /tmp, /run, /home and /dev) plus exactly what the
+command wrote. An entry is a change unless it is the seed's own entry, or a copy-up of a
+lower file, whose type, mode, owner, size, content (SHA-256), link target and modification
+time are all unchanged (a file opened for writing and left as it was: ``touched``). A
+character device 0/0 is a whiteout (the lower path was removed); an opaque directory outside
+the fresh ones replaced a lower directory and everything in it; a seed entry that is gone
+was deleted. /dev is compared like everything else (area ``dev``).
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
+from tether.verify.seed import FRESH, Sig, sig
+
 _OPAQUE = "trusted.overlay.opaque"
 
 
 class Change(NamedTuple):
     """One path the command changed: ``kind`` is created, modified, deleted, replaced, mode,
-    owner or mtime; ``area`` is git, work, home, tmp or system."""
+    owner, mtime or refreshed (the git index rewritten with the same entries: a cache);
+    ``area`` is git, work, home, tmp, dev or system."""
 
     path: str
     kind: str
@@ -48,6 +52,8 @@ class Areas(NamedTuple):
         for name, root in (("work", self.work), ("home", self.home), ("tmp", self.tmp)):
             if _under(path, root):
                 return name
+        if _under(path, "/dev"):
+            return "dev"
         return "system"
 
 
@@ -76,14 +82,6 @@ def _lower(path: str) -> os.stat_result | None:
         return None
 
 
-def _sha256(path: str) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def _opaque(path: Path) -> bool:
     try:
         return os.getxattr(path, _OPAQUE, follow_symlinks=False) == b"y"
@@ -91,52 +89,79 @@ def _opaque(path: Path) -> bool:
         return False
 
 
-def _compare(up: Path, path: str, st: os.stat_result, low: os.stat_result) -> str | None:
-    """Return how an upper entry differs from its lower file, or None if it does not."""
-    if stat.S_IFMT(st.st_mode) != stat.S_IFMT(low.st_mode):
+def _compare(now: Sig, was: Sig) -> str | None:
+    """Return how an entry differs from what it was, or None if it does not."""
+    if now.fmt != was.fmt:
         return "replaced"
-    if stat.S_ISLNK(st.st_mode):
-        if os.readlink(up) != os.readlink(path):
-            return "modified"
-    elif stat.S_ISREG(st.st_mode) and (
-        st.st_size != low.st_size or _sha256(str(up)) != _sha256(path)
+    if now.target != was.target or (
+        stat.S_ISREG(now.fmt) and (now.size, now.digest) != (was.size, was.digest)
     ):
         return "modified"
-    if stat.S_IMODE(st.st_mode) != stat.S_IMODE(low.st_mode):
+    if now.mode != was.mode:
         return "mode"
-    if (st.st_uid, st.st_gid) != (low.st_uid, low.st_gid):
+    if (now.uid, now.gid) != (was.uid, was.gid):
         return "owner"
-    if not stat.S_ISDIR(st.st_mode) and st.st_mtime_ns != low.st_mtime_ns:
+    if not stat.S_ISDIR(now.fmt) and now.mtime_ns != was.mtime_ns:
         return "mtime"
     return None
 
 
-def changes(upper: Path, shm: Path, areas: Areas) -> tuple[list[Change], list[str]]:
-    """Return ``(changes, touched)`` recorded in an upper layer and the sandbox's /dev/shm."""
+def _fresh(path: str) -> bool:
+    return any(_under(path, root) for root in FRESH)
+
+
+def changes(
+    upper: Path, seeded: dict[str, Sig], areas: Areas, skip: tuple[str, ...] = ()
+) -> tuple[list[Change], list[str]]:
+    """Return ``(changes, touched)`` recorded in an upper layer that started as ``seeded``.
+
+    A path the seed put there is compared with the seed's signature (and reported deleted
+    when it is gone); any other path under a fresh directory was created by the command;
+    anything else is compared with the host's own file, the overlay's lower layer.
+    ``skip`` names paths that belong to the sandbox itself (a mount point)."""
     found: list[Change] = []
     touched: list[str] = []
+    seen: set[str] = set()
     for rel, st in _entries(upper):
         path = "/" + rel
-        up = upper / rel
-        low = _lower(path)
-        if stat.S_ISCHR(st.st_mode) and st.st_rdev == 0:
-            found.append(Change(path, "deleted", areas.of(path)))
+        if any(_under(path, s) for s in skip):
+            seen.add(path)
             continue
-        if low is None:
+        up = upper / rel
+        seen.add(path)
+        if stat.S_ISCHR(st.st_mode) and st.st_rdev == 0:
+            if not _fresh(path):
+                found.append(Change(path, "deleted", areas.of(path)))
+            continue
+        if path in seeded:
+            was = seeded[path]
+        elif _fresh(path):
             found.append(Change(path, "created", areas.of(path), _describe(up, st)))
             continue
-        if stat.S_ISDIR(st.st_mode) and _opaque(up):
-            found.append(Change(path, "replaced", areas.of(path), "directory emptied"))
-            continue
-        kind = _compare(up, path, st, low)
+        else:
+            low = _lower(path)
+            if low is None:
+                found.append(Change(path, "created", areas.of(path), _describe(up, st)))
+                continue
+            if stat.S_ISDIR(st.st_mode) and _opaque(up):
+                found.append(Change(path, "replaced", areas.of(path), "directory emptied"))
+                continue
+            was = sig(path, low)
+        kind = _compare(sig(up, st), was)
         if kind is not None:
             found.append(Change(path, kind, areas.of(path), _describe(up, st)))
-        elif not stat.S_ISDIR(st.st_mode):
+        elif not stat.S_ISDIR(st.st_mode) and path not in seeded:
             touched.append(path)
-    for rel, st in _entries(shm):
-        path = "/dev/shm/" + rel
-        found.append(Change(path, "created", "system", _describe(shm / rel, st)))
+    for path in sorted(set(seeded) - seen):
+        if not any(_under(path, s) for s in skip) and _parent_seen(path, seen, seeded):
+            found.append(Change(path, "deleted", areas.of(path)))
     return found, touched
+
+
+def _parent_seen(path: str, seen: set[str], seeded: dict[str, Sig]) -> bool:
+    """Report a deleted seed entry once: at the topmost missing directory."""
+    parent = path.rsplit("/", 1)[0] or "/"
+    return parent == "/" or parent in seen or parent not in seeded
 
 
 def _describe(path: Path, st: os.stat_result) -> str:

@@ -1,9 +1,15 @@
 """The world a verified command runs in: a small git repository, files, HOME and TMPDIR.
 
-The fixture is built once on the host and is never written afterwards: every sandbox sees it
-through an overlay, so each command starts from the same pristine tree. Modification times
-are set in the past and the index refreshed after them, so a read-only ``git status`` finds
-a clean, non-racy index and has no reason to rewrite it.
+The fixture is built once on the host (in the seed, ``tether.verify.seed``) and is never
+written afterwards: each sandbox gets its own copy in its overlay's upper layer, so each
+command starts from the same pristine tree. Inside the sandbox it is owned by the
+unprivileged user ``tether`` (uid 1000): HOME is ``/home/tether``, the working directory
+``/home/tether/work`` and TMPDIR the sandbox's own fresh ``/tmp``.
+
+Modification times are set in the past and the index refreshed after them (git compares
+only mtime, size and mode: ``core.checkStat=minimal``, since a copy has new inodes and
+ctimes); then README.md's mtime moves on, so the index is *stale* and a command that
+refreshes it (``git status``, ``git update-index --refresh``) shows that write.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ from tether.errors import FixtureError
 
 # Files named by the catalogue's examples and by agents' commonly read paths, so that reads
 # read something instead of failing on a missing file.
-_TEXT_FILES = {
+TEXT_FILES = {
     "README.md": "# demo\n\nA small project for verifying commands.\n",
     "file.txt": "alpha\nbeta\ngamma\nalpha\n",
     "f.txt": "3\n1\n2\n",
@@ -62,8 +68,17 @@ _GIT_ENV = {
 }
 
 
+USER = "tether"
+UID = 1_500_001_000  # the sandbox user's uid and gid: no host account or file has it
+HOME = Path("/home/tether")
+WORK = HOME / "work"
+TMP = Path("/tmp")
+STALE = "README.md"  # its mtime moved after the index was refreshed
+
+
 class Fixture(NamedTuple):
-    """Where the fixture lives: ``root`` holds ``work`` (the cwd), ``home`` and ``tmp``."""
+    """Where the fixture is inside the sandbox: ``work`` (the cwd), ``home`` and ``tmp``;
+    ``root`` is the host directory it was built in (the seed's copy of ``home``)."""
 
     root: Path
     work: Path
@@ -77,8 +92,9 @@ class Fixture(NamedTuple):
         return {
             **toolchain_homes(),
             "HOME": str(self.home),
-            "USER": "root",
-            "LOGNAME": "root",
+            "USER": USER,
+            "LOGNAME": USER,
+            "SHELL": "/bin/bash",
             "PATH": path,
             "TMPDIR": str(self.tmp),
             "TMP": str(self.tmp),
@@ -87,9 +103,9 @@ class Fixture(NamedTuple):
             "XDG_CACHE_HOME": str(self.home / ".cache"),
             "XDG_DATA_HOME": str(self.home / ".local" / "share"),
             "XDG_STATE_HOME": str(self.home / ".local" / "state"),
-            "XDG_RUNTIME_DIR": str(self.tmp / "runtime"),
+            "XDG_RUNTIME_DIR": str(self.home / ".runtime"),
             "LANG": "C.UTF-8",
-            "TERM": "dumb",
+            "TERM": "xterm",
             "PWD": str(self.work),
         }
 
@@ -110,51 +126,71 @@ def toolchain_homes() -> dict[str, str]:
     return out
 
 
-def build(root: Path) -> Fixture:
-    """Create the fixture under ``root`` (an empty directory) and return where it is."""
-    fx = Fixture(root, root / "work", root / "home", root / "tmp")
-    for d in (fx.work, fx.home / ".config", fx.home / ".cache", fx.tmp / "runtime"):
+def build(root: Path, owner: int) -> Fixture:
+    """Create the fixture's HOME in ``root`` (an empty directory), owned by host uid/gid
+    ``owner``, and return where it will be inside the sandbox."""
+    fx = Fixture(root, WORK, HOME, TMP)
+    host_work = root / WORK.relative_to(HOME)
+    for d in (host_work, root / ".config", root / ".cache", root / ".runtime"):
         d.mkdir(parents=True)
-    (fx.home / ".gitconfig").write_text(
+    (root / ".runtime").chmod(0o700)
+    (root / ".gitconfig").write_text(
         "[user]\n\tname = Fixture\n\temail = fixture@example.invalid\n"
         "[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n"
+        "[core]\n\tcheckStat = minimal\n\ttrustctime = false\n"
     )
-    for name, text in _TEXT_FILES.items():
-        path = fx.work / name
+    for name, text in TEXT_FILES.items():
+        path = host_work / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
     for name, data in _BINARY_FILES.items():
-        (fx.work / name).write_bytes(data)
-    os.symlink("src/app.py", fx.work / "link-to-app")
-    env = {**fx.environment(os.environ.get("PATH", "/usr/bin:/bin")), **_GIT_ENV}
+        (host_work / name).write_bytes(data)
+    os.symlink("src/app.py", host_work / "link-to-app")
+    env = {
+        **fx.environment(os.environ.get("PATH", "/usr/bin:/bin")),
+        **_GIT_ENV,
+        "HOME": str(root),
+        "XDG_CONFIG_HOME": str(root / ".config"),
+    }
 
     def git(*args: str) -> None:
         try:
-            subprocess.run(["git", *args], cwd=fx.work, env=env, check=True, capture_output=True)
+            subprocess.run(
+                ["git", "-c", "safe.directory=*", *args],
+                cwd=host_work,
+                env=env,
+                check=True,
+                capture_output=True,
+            )
         except (OSError, subprocess.CalledProcessError) as exc:
             err = getattr(exc, "stderr", b"") or b""
             detail = err.decode("utf-8", "replace").strip() or str(exc)
             raise FixtureError(
-                f"{fx.work}: 'git {' '.join(args)}' failed ({detail}); the oracle's fixture is a "
-                "git repository, so git must be installed and on PATH"
+                f"{host_work}: 'git {' '.join(args)}' failed ({detail}); the oracle's fixture is "
+                "a git repository, so git must be installed and on PATH"
             ) from None
 
     git("init", "-q", "-b", "main")
     git("add", "-A")
     git("commit", "-q", "-m", "initial")
-    (fx.work / "file.txt").write_text("alpha\nbeta\ngamma\nalpha\ndelta\n")
+    (host_work / "file.txt").write_text("alpha\nbeta\ngamma\nalpha\ndelta\n")
     git("commit", "-q", "-am", "add delta")
     git("tag", "v0.1.0")
     git("branch", "feature")
-    (fx.work / "notes.txt").write_text("TODO: nothing\nunstaged change\n")  # a diff to show
+    (host_work / "notes.txt").write_text("TODO: nothing\nunstaged change\n")  # a diff to show
     for dirpath, dirnames, filenames in os.walk(root):
         for name in dirnames + filenames:
             os.utime(os.path.join(dirpath, name), (_PAST, _PAST), follow_symlinks=False)
     os.utime(root, (_PAST, _PAST))
     # Refresh the index (utime changed every ctime), then again once its second has passed:
-    # an index written in the same second as its entries' stat data is "racy", and every
-    # later `git status` would rewrite it.
+    # an index written in the same second as its entries' stat data is "racy".
     git("status", "--porcelain")
     time.sleep(1.05)
     git("status", "--porcelain")
+    # Then make it stale on purpose: a command that refreshes the index must show it.
+    os.utime(host_work / STALE, (_PAST + 60, _PAST + 60))
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            os.chown(os.path.join(dirpath, name), owner, owner, follow_symlinks=False)
+    os.chown(root, owner, owner)
     return fx

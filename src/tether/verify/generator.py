@@ -15,6 +15,7 @@ hypothesis (the ``test`` extra).
 from __future__ import annotations
 
 import importlib
+import re
 import shlex
 from collections.abc import Iterable
 from functools import lru_cache
@@ -224,4 +225,28 @@ def _quote(word: str) -> str:
     return shlex.quote(word)
 
 
-__all__ = ["SHELLS", "WRAPPERS", "XARGS", "bases", "mutated", "options", "spelled_option"]
+_FILE_WORD = re.compile(r"^[\w-]+\.[A-Za-z0-9]{1,5}$")
+_FILE_VALUES = ("x", "src/new.txt")  # values the generator draws that name a file to read
+
+
+def operand_files(command: str) -> dict[str, str]:
+    """Return the files a generated command names that the fixture lacks (relative path ->
+    text): created before its run, so that it reads something and goes on to its write."""
+    from tether.verify.fixture import TEXT_FILES
+
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        words = command.split()
+    out = {}
+    for word in words[1:]:
+        for part in (word, word.split("=", 1)[-1]):
+            if (_FILE_WORD.match(part) or part in _FILE_VALUES) and part not in TEXT_FILES:
+                out[part] = "alpha\nbeta\ngamma\n"
+    return out
+
+
+__all__ = [
+    "SHELLS", "WRAPPERS", "XARGS", "bases", "mutated", "operand_files", "options",
+    "spelled_option",
+]  # fmt: skip
