@@ -360,7 +360,8 @@ def _runner_cases() -> Iterator[tuple[str, tuple[str, ...]]]:
                 continue
             for value in (_VALUE, _DYNAMIC_VALUE):
                 for form in _option_forms(name, g, canonical, every_prefix=False, value=value):
-                    yield name, tuple(form)
+                    # bwrap's --bind SRC DEST: the second word follows every spelling.
+                    yield name, (*form, value) if canonical in spec.pairs else tuple(form)
 
 
 @pytest.mark.parametrize("name", sorted(RUNNERS))
@@ -385,6 +386,16 @@ def test_every_spelling_of_a_runner_option_reaches_the_command(name: str) -> Non
         "flock --time 5 /tmp/l rm -rf /",
         "script --comm 'rm -rf /'",
         "gtimeout --sig KILL 5 rm -rf /",
+        # sandboxes and chroot-like runners run their operands on the host's files
+        "bwrap --bind / / rm -rf /",
+        "bwrap --dev-bind / / --setenv HOME /root --chdir / sh -c 'rm -rf /'",
+        "bwrap --ro-bind /usr /usr --symlink usr/bin /bin --proc /proc rm -rf /",
+        "proot -r / rm -rf /",
+        "proot --rootfs=/ -0 -w / rm -rf /",
+        "proot -b /:/host -- rm -rf /",
+        "schroot -c sid -- rm -rf /",
+        "schroot --chroot=sid --user=root -- sh -c 'rm -rf /'",
+        "firejail --noprofile rm -rf /",
     ],
 )
 def test_runner_bypasses_are_hardline(command: str) -> None:
