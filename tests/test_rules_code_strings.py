@@ -23,7 +23,6 @@ NOT_YET_MIGRATED: dict[str, int] = {
     "cli/classify.py": 1,
     "guard.py": 9,
     "rules/danger/_base.py": 1,
-    "rules/danger/interp.py": 8,
     "rules/danger/self_files.py": 1,
     "rules/danger/self_hosts.py": 1,
     "rules/danger/self_protection.py": 15,
