@@ -706,3 +706,25 @@ def test_an_option_that_ends_the_list_leaves_the_rest_as_operands(
         text=True, timeout=20, check=False,
     )  # fmt: skip
     assert done.stdout.strip() == repr(rest), (args, done.stdout, done.stderr)
+
+
+@pytest.mark.parametrize(
+    ("runner", "prefix"),
+    [("bwrap", "bwrap --ro-bind / / --bind {d} {d} --chdir /"), ("proot", "proot -r / -w /")],
+)
+def test_a_sandbox_runner_deletes_on_the_host(runner: str, prefix: str, tmp_path: Path) -> None:
+    """The oracle for the runner entries: the real program runs its operands on the host's
+    files (the victim is gone), so Tether judges the runner's command as the command typed
+    alone, and the same runner onto / is hardline."""
+    if shutil.which(runner) is None:
+        pytest.fail(f"{runner} is not installed: apt-get install {runner}, in .ci/run too")
+    (tmp_path / "victim").mkdir()
+    inner = f"rm -rf {tmp_path}/victim"
+    command = f"{prefix.format(d=tmp_path)} {inner}"
+    done = subprocess.run(["bash", "-c", command], capture_output=True, text=True, timeout=30)
+    if done.returncode != 0 and "namespace" in done.stderr:
+        pytest.skip(f"{runner} cannot run here: {done.stderr.strip()[:120]}")
+    assert not (tmp_path / "victim").exists(), done.stderr
+    assert classify_command(command).danger is classify_command(inner).danger
+    onto_root = f"{prefix.format(d='/srv')} rm -rf /"
+    assert classify_command(onto_root).danger is Danger.HARDLINE
