@@ -145,3 +145,21 @@ def test_the_forms_are_destructive_in_real_bash(tree: Tree, command: str) -> Non
         ["sqlite3", str(db), ".tables"], check=True, capture_output=True, text=True
     ).stdout
     assert "users" not in tables.split()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo 'DROP TABLE users;' > up.sql; psql -f up.sql",
+        "cp down.sql up.sql && sqlite3 app.db < up.sql",
+        "printf 'DROP TABLE users;' | tee up.sql | psql -f up.sql",
+        "sed -i 's/CREATE/DROP/' up.sql && sqlite3 app.db '.read up.sql'",
+        "echo 'DROP TABLE users;' > up.sql; sh -c 'psql -f up.sql'",
+        "ln -sf down.sql up.sql; psql -f up.sql",
+    ],
+)
+def test_a_script_changed_earlier_on_the_line_is_not_trusted(tree: Tree, command: str) -> None:
+    """up.sql is harmless now; the line rewrites it before the client reads it."""
+    verdict = classify_command(command, tree)
+    assert verdict.danger is Danger.ASK, command
+    assert "DG501" in verdict.danger_codes

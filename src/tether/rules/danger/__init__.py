@@ -411,7 +411,10 @@ def _reparse(text: str, depth: int, budget: Budget) -> list[Hit]:
 def _hits(
     model: CommandModel, depth: int = 0, budget: Budget | None = None, tree: Tree | None = None
 ) -> list[Hit]:
-    scope = Scope(model, depth, budget or Budget(tree=tree), reparser=_reparse, judge_fn=_judge)
+    if budget is None:
+        budget = Budget(tree=tree)
+        budget.source = model
+    scope = Scope(model, depth, budget, reparser=_reparse, judge_fn=_judge)
     scope.metadata = secrets.may_name_metadata(model)  # once per input, not once per command
     hits: list[Hit] = []
     for cmd in model.commands:

@@ -44,12 +44,15 @@ class Budget:
     the working tree it runs in (``tether.rules.readonly.Tree``, or None: files are not read)
     and the bytes of files it may still read (``_files.read_file``)."""
 
-    __slots__ = ("chars", "file_bytes", "tree")
+    __slots__ = ("chars", "file_bytes", "source", "tree")
 
     def __init__(self, chars: int = MAX_REPARSE_CHARS, tree: Tree | None = None) -> None:
         self.chars = chars
         self.tree = tree
         self.file_bytes = [MAX_FILE_TOTAL]
+        # The whole input's model (set by the top-level assessment): nested payloads see
+        # what the outer line writes (``echo … > x.sql; sh -c 'psql -f x.sql'``).
+        self.source: CommandModel | None = None
 
     def __repr__(self) -> str:
         return f"Budget(chars={self.chars!r}, tree={self.tree!r})"

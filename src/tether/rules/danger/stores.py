@@ -299,6 +299,32 @@ def _file_words(cmd: SimpleCommand, name: str) -> list[Word]:
     return found
 
 
+_WRITES = frozenset({">", ">>", ">|", "&>", "&>>", "<>"})
+
+
+def _written_on_the_line(spelled: str, cmd: SimpleCommand, scope: Scope) -> str | None:
+    """Return the program of another command of the input that names the script (a redirect
+    into it, or an argument: ``cp``, ``tee``, ``sed -i``, ``ln -sf`` …), or None.
+
+    What the file holds when the client reads it is then not what it holds now: the file
+    read at judging time does not decide.
+    """
+    base = spelled.rpartition("/")[2]
+    models = [scope.model]
+    if scope.budget.source is not None and scope.budget.source is not scope.model:
+        models.append(scope.budget.source)
+    for model in models:
+        for other in model.commands:
+            if other is cmd:
+                continue
+            for r in other.redirects:
+                if r.op in _WRITES and r.target is not None and r.target.value.endswith(base):
+                    return name_of(other) or "a redirect"
+            if any(w.value.endswith(base) for w in other.args):
+                return name_of(other)
+    return None
+
+
 def _statement_number(text: str) -> int:
     """Return the 1-based number of the first destructive statement of ``text`` (0: not one)."""
     for n, statement in enumerate(text.split(";"), 1):
@@ -325,6 +351,12 @@ def _script_files(cmd: SimpleCommand, scope: Scope, name: str, texts: list[str])
         seen.add(spelled)
         if not literal:
             yield SQL_DESTRUCTIVE.hit(f"{name} runs the script {spelled}, named only at run time")
+            return
+        writer = _written_on_the_line(spelled, cmd, scope)
+        if writer is not None:
+            yield SQL_DESTRUCTIVE.hit(
+                f"{name} runs the script {spelled}, which {writer} on the same line may change"
+            )
             return
         got = read_file(spelled, scope.tree, cwd, scope.budget.file_bytes)
         if got.text is None:
