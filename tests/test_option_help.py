@@ -103,6 +103,8 @@ NOT_IN_CI = {
     "gradle": "needs a JDK (hundreds of MB) in CI",
     "podman": "36 MB and a container runtime in CI",
     "firewall-cmd": "firewalld is a daemon with a D-Bus service",
+    "schroot": "2.5 MB with three Boost libraries and a debconf prompt (grammar from the "
+    "1.6.13 man page)",
     "nginx": "a web server CI does not run (its check passes with Debian's 1.22)",
     **dict.fromkeys(
         ("sponge", "chronic"),

@@ -23,8 +23,6 @@ NOT_YET_MIGRATED: dict[str, int] = {
     "cli/classify.py": 1,
     "guard.py": 9,
     "rules/danger/_base.py": 1,
-    "rules/danger/devices.py": 6,  # +2: DG420 onto /dev/$d (disks.py, which owns it, imports this)
-    "rules/danger/interp.py": 8,
     "rules/danger/self_files.py": 1,
     "rules/danger/self_hosts.py": 1,
     "rules/danger/self_protection.py": 15,

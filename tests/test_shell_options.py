@@ -360,7 +360,8 @@ def _runner_cases() -> Iterator[tuple[str, tuple[str, ...]]]:
                 continue
             for value in (_VALUE, _DYNAMIC_VALUE):
                 for form in _option_forms(name, g, canonical, every_prefix=False, value=value):
-                    yield name, tuple(form)
+                    # bwrap's --bind SRC DEST: the second word follows every spelling.
+                    yield name, (*form, value) if canonical in spec.pairs else tuple(form)
 
 
 @pytest.mark.parametrize("name", sorted(RUNNERS))
@@ -385,6 +386,16 @@ def test_every_spelling_of_a_runner_option_reaches_the_command(name: str) -> Non
         "flock --time 5 /tmp/l rm -rf /",
         "script --comm 'rm -rf /'",
         "gtimeout --sig KILL 5 rm -rf /",
+        # sandboxes and chroot-like runners run their operands on the host's files
+        "bwrap --bind / / rm -rf /",
+        "bwrap --dev-bind / / --setenv HOME /root --chdir / sh -c 'rm -rf /'",
+        "bwrap --ro-bind /usr /usr --symlink usr/bin /bin --proc /proc rm -rf /",
+        "proot -r / rm -rf /",
+        "proot --rootfs=/ -0 -w / rm -rf /",
+        "proot -b /:/host -- rm -rf /",
+        "schroot -c sid -- rm -rf /",
+        "schroot --chroot=sid --user=root -- sh -c 'rm -rf /'",
+        "firejail --noprofile rm -rf /",
     ],
 )
 def test_runner_bypasses_are_hardline(command: str) -> None:
@@ -700,3 +711,25 @@ def test_an_option_that_ends_the_list_leaves_the_rest_as_operands(
         text=True, timeout=20, check=False,
     )  # fmt: skip
     assert done.stdout.strip() == repr(rest), (args, done.stdout, done.stderr)
+
+
+@pytest.mark.parametrize(
+    ("runner", "prefix"),
+    [("bwrap", "bwrap --ro-bind / / --bind {d} {d} --chdir /"), ("proot", "proot -r / -w /")],
+)
+def test_a_sandbox_runner_deletes_on_the_host(runner: str, prefix: str, tmp_path: Path) -> None:
+    """The oracle for the runner entries: the real program runs its operands on the host's
+    files (the victim is gone), so Tether judges the runner's command as the command typed
+    alone, and the same runner onto / is hardline."""
+    if shutil.which(runner) is None:
+        pytest.fail(f"{runner} is not installed: apt-get install {runner}, in .ci/run too")
+    (tmp_path / "victim").mkdir()
+    inner = f"rm -rf {tmp_path}/victim"
+    command = f"{prefix.format(d=tmp_path)} {inner}"
+    done = subprocess.run(["bash", "-c", command], capture_output=True, text=True, timeout=30)
+    if done.returncode != 0 and "namespace" in done.stderr:
+        pytest.skip(f"{runner} cannot run here: {done.stderr.strip()[:120]}")
+    assert not (tmp_path / "victim").exists(), done.stderr
+    assert classify_command(command).danger is classify_command(inner).danger
+    onto_root = f"{prefix.format(d='/srv')} rm -rf /"
+    assert classify_command(onto_root).danger is Danger.HARDLINE

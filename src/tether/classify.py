@@ -41,7 +41,7 @@ def classify_command(command: str, tree: readonly.Tree | None = None) -> Classif
     """Classify one shell command string; ``tree``: where it runs (see ``readonly.Tree``)."""
     model = parse_command(command)
     ro = readonly.assess(model, tree)
-    dg = danger.assess(model)
+    dg = danger.assess(model, tree)
     return Classification(
         command=command,
         read_only=ro.read_only and dg.level is Danger.NONE,

@@ -22,7 +22,7 @@ def classify_model(model: CommandModel, tree: Tree | None = None) -> Classificat
     from tether.rules.base import Danger
 
     ro = readonly.assess(model, tree)
-    dg = danger.assess(model)
+    dg = danger.assess(model, tree)
     return Classification(
         command=model.source,
         read_only=ro.read_only and dg.level is Danger.NONE,

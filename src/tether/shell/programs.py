@@ -258,6 +258,8 @@ class Runner(NamedTuple):
     # Without a payload option it starts an interactive shell (its operands are not a command).
     needs_payload: bool = False
     checked: str = ""
+    # Options that take two words (bwrap's ``--bind SRC DEST``): the grammar reads the first.
+    pairs: frozenset[str] = frozenset()
 
 
 _SU = (
@@ -305,8 +307,54 @@ _FIREJAIL = (
     "tunnel:: version veth-name:: whitelist:: writable-etc writable-run-user writable-var "
     "writable-var-log x11:: xephyr-screen::"
 )
+# bubblewrap 0.8.0 (``bwrap --help``): its own parser, exact words only (no ``=``, no
+# abbreviations), options before the command; the options of _BWRAP_PAIRS take two words.
+_BWRAP = (
+    "help version args: unshare-all share-net unshare-user unshare-user-try unshare-ipc "
+    "unshare-pid unshare-net unshare-uts unshare-cgroup unshare-cgroup-try userns: userns2: "
+    "disable-userns assert-userns-disabled pidns: uid: gid: hostname: chdir: clearenv "
+    "setenv: unsetenv: lock-file: sync-fd: bind: bind-try: dev-bind: dev-bind-try: ro-bind: "
+    "ro-bind-try: bind-fd: ro-bind-fd: remount-ro: exec-label: file-label: proc: dev: tmpfs: "
+    "mqueue: dir: file: bind-data: ro-bind-data: symlink: seccomp: add-seccomp-fd: block-fd: "
+    "userns-block-fd: info-fd: json-status-fd: new-session die-with-parent as-pid-1 cap-add: "
+    "cap-drop: perms: size: chmod:"
+)
+_BWRAP_PAIRS = frozenset(
+    {
+        *("--setenv", "--bind", "--bind-try", "--dev-bind", "--dev-bind-try", "--ro-bind"),
+        *("--ro-bind-try", "--bind-fd", "--ro-bind-fd", "--file", "--bind-data"),
+        *("--ro-bind-data", "--symlink", "--chmod"),
+    }
+)
+# schroot 1.6.13 (man page; Boost.Program_options: abbreviations and ``--opt=value``).
+_SCHROOT = (
+    "h|help V|version l|list i|info config location a|all all-chroots all-sessions "
+    "all-source-chroots c|chroot: u|user: p|preserve-environment q|quiet v|verbose "
+    "d|directory: s|shell: o|option: b|begin-session recover-session r|run-session "
+    "e|end-session n|session-name: f|force exclude-aliases"
+)
 RUNNERS: LazyTable[Runner] = LazyTable(
     {
+        "bwrap": lambda: Runner(
+            grammar("bwrap", _BWRAP, abbreviate=False, permute=False),
+            pairs=_BWRAP_PAIRS,
+            checked="bubblewrap 0.8.0",
+        ),
+        # proot 5.1.0 (``proot --help``): options before the command; -q's QEMU command runs
+        # every program the guest starts (read as an option's value here, not judged).
+        "proot": lambda: Runner(
+            grammar(
+                "proot",
+                "r|rootfs: b|bind|m|mount: q|qemu: w|pwd|cwd: v|verbose: V|version|about "
+                "h|help|usage k|kernel-release: 0|root-id i|change-id: R: S:",
+                abbreviate=False,
+                permute=False,
+            ),
+            checked="proot 5.1.0",
+        ),
+        "schroot": lambda: Runner(
+            grammar("schroot", _SCHROOT, permute=False), checked="schroot 1.6.13 (man page)"
+        ),
         "su": lambda: Runner(
             grammar("su", _SU),
             payload=frozenset({"--command", "--session-command"}),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING
 
 from tether.quoting import clip, quote
 from tether.rules.base import NO_DANGER, Danger, DangerVerdict, Rule, Tier
@@ -37,6 +38,9 @@ from tether.rules.danger.interp import check_interpreter, is_interpreter
 from tether.shell.model import CommandModel, SimpleCommand, Word, Wrapper
 from tether.shell.programs import WRAPPERS
 from tether.shell.words import unwrap, watch_text
+
+if TYPE_CHECKING:
+    from tether.rules.readonly.tree import Tree
 
 RULES: tuple[Rule, ...] = tuple(
     sorted(
@@ -317,8 +321,13 @@ def _reparse(text: str, depth: int, budget: Budget) -> list[Hit]:
     return hits
 
 
-def _hits(model: CommandModel, depth: int = 0, budget: Budget | None = None) -> list[Hit]:
-    scope = Scope(model, depth, budget or Budget(), reparser=_reparse, judge_fn=_judge)
+def _hits(
+    model: CommandModel, depth: int = 0, budget: Budget | None = None, tree: Tree | None = None
+) -> list[Hit]:
+    if budget is None:
+        budget = Budget(tree=tree)
+        budget.source = model
+    scope = Scope(model, depth, budget, reparser=_reparse, judge_fn=_judge)
     scope.metadata = secrets.may_name_metadata(model)  # once per input, not once per command
     hits: list[Hit] = []
     if model.errors and not _bash_rejects(model.source):
@@ -337,9 +346,13 @@ def _bash_rejects(source: str) -> bool:
     return bash_rejects(source)
 
 
-def assess(model: CommandModel) -> DangerVerdict:
-    """Return the strictest danger found in ``model``, with every code, the reasons and advice."""
-    hits = _hits(model)
+def assess(model: CommandModel, tree: Tree | None = None) -> DangerVerdict:
+    """Return the strictest danger found in ``model``, with every code, the reasons and advice.
+
+    ``tree``: where the command runs (``tether.rules.readonly.Tree``); with it, a script the
+    command reads (``psql -f FILE``, ``sqlite3 DB < FILE``) is read and judged.
+    """
+    hits = _hits(model, tree=tree)
     if not hits:
         return NO_DANGER
     codes: list[str] = []

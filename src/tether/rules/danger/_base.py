@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import posixpath
 from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING
 
 from tether.rules.base import Hit as Hit  # re-exported: every check module imports it here
 from tether.shell.embedded.awk import STANDARD_STREAMS as AWK_STREAMS
@@ -22,6 +23,9 @@ from tether.shell.programs import CD, PUSHD
 from tether.shell.specs import grammar_of
 from tether.shell.tools import find_parts, find_primaries, tool_grammar
 
+if TYPE_CHECKING:
+    from tether.rules.readonly.tree import Tree
+
 # find's starting points, and each primary of its expression with the words it takes.
 FindReading = tuple[tuple[Word, ...], tuple[tuple[str, tuple[Word, ...]], ...]]
 
@@ -31,18 +35,27 @@ MAX_REPARSE_DEPTH = 3
 MAX_REPARSE_CHARS = 65_536
 # How many stages before a shell a pipe-to-shell check looks at (bounds 10,000-stage pipelines).
 MAX_UPSTREAM = 6
+# Bytes of files (SQL scripts given by ``-f FILE``/``< FILE``) one assessment reads in all.
+MAX_FILE_TOTAL = 256 * 1024
 
 
 class Budget:
-    """Reparse allowance shared by one top-level assessment."""
+    """What one top-level assessment shares down every nested reading: the reparse allowance,
+    the working tree it runs in (``tether.rules.readonly.Tree``, or None: files are not read)
+    and the bytes of files it may still read (``_files.read_file``)."""
 
-    __slots__ = ("chars",)
+    __slots__ = ("chars", "file_bytes", "source", "tree")
 
-    def __init__(self, chars: int = MAX_REPARSE_CHARS) -> None:
+    def __init__(self, chars: int = MAX_REPARSE_CHARS, tree: Tree | None = None) -> None:
         self.chars = chars
+        self.tree = tree
+        self.file_bytes = [MAX_FILE_TOTAL]
+        # The whole input's model (set by the top-level assessment): nested payloads see
+        # what the outer line writes (``echo … > x.sql; sh -c 'psql -f x.sql'``).
+        self.source: CommandModel | None = None
 
     def __repr__(self) -> str:
-        return f"Budget(chars={self.chars!r})"
+        return f"Budget(chars={self.chars!r}, tree={self.tree!r})"
 
 
 class Scope:
@@ -80,6 +93,11 @@ class Scope:
 
     def __repr__(self) -> str:
         return f"Scope(model={self.model!r}, depth={self.depth!r}, budget={self.budget!r})"
+
+    @property
+    def tree(self) -> Tree | None:
+        """The working tree the assessment runs in (None: files are not read)."""
+        return self.budget.tree
 
     def reparse(self, text: str) -> list[Hit]:
         """Parse ``text`` as a shell command and judge it (within depth and budget).

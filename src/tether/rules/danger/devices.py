@@ -14,9 +14,11 @@ import re
 from collections.abc import Iterator
 
 from tether.quoting import quote
+from tether.rules.base import Rule
 from tether.rules.danger._base import Hit, Scope, name_of, options_of
+from tether.rules.danger.kernel import KERNEL_PARAMETER_WRITE
 from tether.rules.danger.paths import Place, place
-from tether.rules.danger.privilege import SYSRQ
+from tether.rules.danger.privilege import SYSRQ, SYSRQ_TRIGGER_WRITE, SYSTEM_CONFIG_WRITE
 from tether.shell.model import SimpleCommand, Word
 from tether.shell.readers import RESPELL
 from tether.shell.tools import OUTPUTS, SINGLE_DASH, single_dash
@@ -84,10 +86,17 @@ def names_device(path: str) -> bool:
     )
 
 
+def _disk_rule() -> Rule:
+    # disks.py defines DG401 and imports this module: read at call time, once both exist.
+    from tether.rules.danger.disks import DISK_FORMAT_OR_RAW_WRITE
+
+    return DISK_FORMAT_OR_RAW_WRITE
+
+
 def write_target(
     word: Word, cmd: SimpleCommand, scope: Scope, *, system_files: bool = True
-) -> tuple[str, str] | None:
-    """Judge a path a command writes raw bytes to: (code, what it is) or None.
+) -> tuple[Rule, str] | None:
+    """Judge a path a command writes raw bytes to: (the rule it breaks, what it is) or None.
 
     A disk is DG401; a kernel parameter under /proc/sys is DG416; another system file
     (``dd of=/etc/passwd``) is DG409, unless ``system_files`` is False (the writers whose
@@ -95,9 +104,9 @@ def write_target(
     """
     path = word.value
     if path[:5] == "/dev/" and may_be_block_device(word):
-        return "DG401", "a disk"
+        return _disk_rule(), "a disk"
     if path[:10] == "/proc/sys/":
-        return "DG416", "a kernel parameter"
+        return KERNEL_PARAMETER_WRITE, "a kernel parameter"
     if (
         not system_files
         or not path.startswith(("/", "~", "$", "="))
@@ -106,7 +115,7 @@ def write_target(
         return None
     where, _ = place(word, cmd, scope)
     if where in (Place.SYSTEM, Place.SYSTEM_ROOT, Place.ROOT):
-        return "DG409", "a system file"
+        return SYSTEM_CONFIG_WRITE, "a system file"
     return None
 
 
@@ -170,15 +179,19 @@ def check_raw_write(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     name = name_of(cmd)
     for w in output_targets(name, cmd):
         if w.value == SYSRQ and name not in _SYSRQ_ELSEWHERE:
-            yield Hit("DG432", f"{name} writes {quote(w.value)}: the kernel acts on it at once")
+            yield SYSRQ_TRIGGER_WRITE.hit(
+                f"{name} writes {quote(w.value)}: the kernel acts on it at once"
+            )
             return
         found = write_target(w, cmd, scope, system_files=name not in _SYSTEM_FILES_ELSEWHERE)
         if found is None:
             if unknown_device(w) or (name in _RAW_COPIERS and not w.literal):
-                yield Hit("DG420", f"{name} writes onto {quote(w.value)}, only known at run time")
+                yield _unknown_target().hit(
+                    f"{name} writes onto {quote(w.value)}, only known at run time"
+                )
                 return
             continue
-        yield Hit(found[0], f"{name} writes onto {quote(w.value)} ({found[1]})")
+        yield found[0].hit(f"{name} writes onto {quote(w.value)} ({found[1]})")
         return
 
 
@@ -190,11 +203,18 @@ def check_device_redirects(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
             continue
         found = write_target(target, cmd, scope, system_files=False)  # those: privilege.py
         if found is not None:
-            yield Hit(found[0], f"redirect into {quote(target.value)} ({found[1]})")
+            yield found[0].hit(f"redirect into {quote(target.value)} ({found[1]})")
         elif unknown_device(target):
-            yield Hit(
-                "DG420", f"redirect into {quote(target.value)}, a device only known at run time"
+            yield _unknown_target().hit(
+                f"redirect into {quote(target.value)}, a device only known at run time"
             )
+
+
+def _unknown_target() -> Rule:
+    """DG420, defined by disks.py (which imports this module: imported where it is used)."""
+    from tether.rules.danger.disks import DISK_TOOL_UNKNOWN_TARGET
+
+    return DISK_TOOL_UNKNOWN_TARGET
 
 
 # The raw copiers: an output only known at run time may be a disk (``dd of=$DISK``).

@@ -299,8 +299,8 @@ def _wipe(name: str, cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     elif name == "shred":
         for w in parsed.operands:
             found = write_target(w, cmd, scope)
-            if found is not None and found[0] != DISK_FORMAT_OR_RAW_WRITE.code:
-                yield Hit(found[0], f"shred overwrites {quote(w.value)} ({found[1]})")
+            if found is not None and found[0] is not DISK_FORMAT_OR_RAW_WRITE:
+                yield found[0].hit(f"shred overwrites {quote(w.value)} ({found[1]})")
                 return
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterator
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from tether.rules.danger._base import Hit, Scope, is_python, name_of
 from tether.rules.danger.paths import HARDLINE_PLACES, Place, place
@@ -20,6 +20,9 @@ from tether.shell.model import SimpleCommand, Word
 from tether.shell.options import parse
 from tether.shell.payloads import code_payloads
 from tether.shell.tools import code_grammar
+
+if TYPE_CHECKING:
+    from types import ModuleType
 
 _STR = r"""(?:'([^'\\\n]{0,4096})'|"([^"\\\n]{0,4096})")"""
 _ARG = r"\s*(?:" + _STR + r"|([A-Za-z_][\w.\[\]]{0,200}))"
@@ -189,19 +192,31 @@ def scan(code: str, cmd: SimpleCommand, scope: Scope, how: str) -> Iterator[Hit]
             continue  # a command computed in code: judged by what else the code does
         yield from _shell(payload.text, scope, how)
     if _may_match(code, "socket") and p.socket.search(code) and p.spawn_shell.search(code):
-        yield Hit("DG305", f"{how} opens a socket and runs a shell over it")
+        from tether.rules.danger.hidden import REVERSE_SHELL  # hidden imports this module
+
+        yield REVERSE_SHELL.hit(f"{how} opens a socket and runs a shell over it")
     if _may_match(code, "decode_exec") and p.decode_exec.search(code):
-        yield Hit("DG303", f"{how} executes a decoded payload")
+        yield _remote().DECODED_PAYLOAD_EXEC.hit(f"{how} executes a decoded payload")
     if _may_match(code, "fork_loop") and p.fork_loop.search(code):
-        yield Hit("DG402", f"{how} forks in an endless loop")
+        from tether.rules.danger.system import FORK_BOMB  # system imports this module
+
+        yield FORK_BOMB.hit(f"{how} forks in an endless loop")
     if _may_match(code, "device_open"):
         from tether.rules.danger.devices import is_block_device  # devices imports this module
+        from tether.rules.danger.disks import DISK_FORMAT_OR_RAW_WRITE
 
         for m in p.device_open.finditer(code):
             call, prefix, path, rest = m.groups()
             writes = call in _WRITE_CALLS or ">" in prefix or "+" in prefix
             if (writes or _WRITE_MODE.search(rest)) and is_block_device(path):
-                yield Hit("DG401", f"{how} opens {path} for writing")
+                yield DISK_FORMAT_OR_RAW_WRITE.hit(f"{how} opens {path} for writing")
+
+
+def _remote() -> ModuleType:
+    """remote.py, where DG303 and DG307 are defined (it imports this module: read at call time)."""
+    from tether.rules.danger import remote
+
+    return remote
 
 
 def _is_temp_variable(code: str, name: str) -> bool:
@@ -225,15 +240,21 @@ def _judge_path(
 ) -> Iterator[Hit]:
     if literal is None:
         if recursive:
-            yield Hit("DG307", f"{how} deletes a tree whose path is computed at run time")
+            yield _remote().INTERPRETER_DESTRUCTIVE_CALL.hit(
+                f"{how} deletes a tree whose path is computed at run time"
+            )
         return
+    from tether.rules.danger.deletion import RM_RECURSIVE_ROOT, RM_SYSTEM_FILE  # imports us
+
     where, path = place(Word(literal), cmd, scope)
     if where in HARDLINE_PLACES and recursive:
-        yield Hit("DG101", f"{how} deletes {path} recursively ({where.value})")
+        yield RM_RECURSIVE_ROOT.hit(f"{how} deletes {path} recursively ({where.value})")
     elif where in (Place.SYSTEM, Place.SYSTEM_ROOT):
-        yield Hit("DG103", f"{how} deletes {path} ({where.value})")
+        yield RM_SYSTEM_FILE.hit(f"{how} deletes {path} ({where.value})")
     elif recursive and where in (Place.OUTSIDE, Place.DYNAMIC, Place.WORKSPACE_ALL):
-        yield Hit("DG307", f"{how} deletes {path} recursively ({where.value})")
+        yield _remote().INTERPRETER_DESTRUCTIVE_CALL.hit(
+            f"{how} deletes {path} recursively ({where.value})"
+        )
 
 
 def _shell(text: str, scope: Scope, how: str) -> Iterator[Hit]:

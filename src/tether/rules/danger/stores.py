@@ -16,6 +16,7 @@ from collections.abc import Iterator
 
 from tether.rules.base import Rule, Tier
 from tether.rules.danger._base import Hit, Scope, name_of, options_of
+from tether.rules.danger._files import read_file
 from tether.rules.danger._registry import program_check
 from tether.rules.danger._stdin import stdin_texts
 from tether.rules.danger.interp import literal_output
@@ -60,6 +61,10 @@ SQL_DESTRUCTIVE = Rule(
         "printf 'SELECT 1\\nFLUSHALL\\n' | redis-cli -n 2",
         "redis-cli -n 0 flushdb",
         "redis-cli EVAL \"return redis.call('flushall')\" 0",
+        'psql -f "$F"',
+        "psql -f /nonexistent/down.sql",
+        "sqlite3 app.db < /nonexistent/down.sql",
+        "sqlite3 app.db '.read /nonexistent/down.sql'",
     ),
     not_match=(
         "psql -c 'SELECT 1'",
@@ -193,7 +198,7 @@ def _statements(cmd: SimpleCommand, scope: Scope, name: str) -> tuple[list[str],
 
 @program_check(*SQL_CLIENTS, *_REDIS, "dropdb", "dropuser", "mysqladmin", rules=(SQL_DESTRUCTIVE,))
 def check_sql(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
-    """Flag destructive SQL given to a database client by flag, operand, heredoc or pipe."""
+    """Flag destructive SQL given to a database client by flag, operand, heredoc, pipe or file."""
     name = name_of(cmd)
     if name in ("dropdb", "dropuser"):
         operands = options_of(name, cmd.args).operands
@@ -217,6 +222,8 @@ def check_sql(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
     else:
         if unknown:
             yield SQL_DESTRUCTIVE.hit(f"{name}: a statement only known at run time ({unknown[0]})")
+        else:
+            yield from _script_files(cmd, scope, name, texts)
     # The shell's own commands that run shell text, read from its input as well.
     for text in [r.body for r in cmd.redirects if r.body] + stdin_texts(cmd, scope):
         for payload in console_payloads(name, text):
@@ -250,3 +257,117 @@ def _redis(cmd: SimpleCommand, scope: Scope, name: str) -> Iterator[Hit]:
                 if word in _REDIS_WIPES:
                     yield SQL_DESTRUCTIVE.hit(f"redis {word} read on stdin")
                     return
+
+
+# The options that name a script the client runs (``psql -f FILE``), by client.
+_FILE_OPTIONS: dict[str, tuple[str, ...]] = {
+    "psql": ("-f", "--file"),
+    "pgcli": ("-f", "--file"),
+    "duckdb": ("-f",),
+    "sqlite3": ("-init",),
+    "sqlcmd": ("-i",),
+    "clickhouse-client": ("--queries-file",),
+    "clickhouse": ("--queries-file",),
+}
+# A script's own include commands: sqlite3/duckdb ``.read``, psql ``\\i``/``\\ir``,
+# mysql ``source``/``\\.``.
+_INCLUDE = re.compile(
+    r"^\s*(?:\.read|\\ir?|\\include(?:_relative)?|source|\\\.)\s+(['\"]?)([^'\";\s]+)\1",
+    re.I | re.M,
+)
+# How many script files one command may lead to (includes of includes …).
+MAX_SCRIPTS = 8
+
+
+def _file_words(cmd: SimpleCommand, name: str) -> list[Word]:
+    """Return the files ``cmd`` runs as scripts: by option, and by a ``<`` redirect."""
+    found: list[Word] = []
+    flags = _FILE_OPTIONS.get(name, ())
+    args = cmd.args
+    for i, w in enumerate(args):
+        v = w.value
+        if v in flags and i + 1 < len(args):
+            found.append(args[i + 1])
+        for flag in flags:
+            if flag.startswith("--") and v.startswith(flag + "="):
+                found.append(Word(v[len(flag) + 1 :], w.literal))
+            elif len(flag) == 2 and v.startswith(flag) and len(v) > 2 and not v.startswith("--"):
+                found.append(Word(v[2:], w.literal))
+    for r in cmd.redirects:
+        if r.op == "<" and r.fd in (None, 0) and r.target is not None:
+            found.append(r.target)
+    return found
+
+
+_WRITES = frozenset({">", ">>", ">|", "&>", "&>>", "<>"})
+
+
+def _written_on_the_line(spelled: str, cmd: SimpleCommand, scope: Scope) -> str | None:
+    """Return the program of another command of the input that names the script (a redirect
+    into it, or an argument: ``cp``, ``tee``, ``sed -i``, ``ln -sf`` …), or None.
+
+    What the file holds when the client reads it is then not what it holds now: the file
+    read at judging time does not decide.
+    """
+    base = spelled.rpartition("/")[2]
+    models = [scope.model]
+    if scope.budget.source is not None and scope.budget.source is not scope.model:
+        models.append(scope.budget.source)
+    for model in models:
+        for other in model.commands:
+            if other is cmd:
+                continue
+            for r in other.redirects:
+                if r.op in _WRITES and r.target is not None and r.target.value.endswith(base):
+                    return name_of(other) or "a redirect"
+            if any(w.value.endswith(base) for w in other.args):
+                return name_of(other)
+    return None
+
+
+def _statement_number(text: str) -> int:
+    """Return the 1-based number of the first destructive statement of ``text`` (0: not one)."""
+    for n, statement in enumerate(text.split(";"), 1):
+        if sql_danger(statement + ";"):
+            return n
+    return 0
+
+
+def _script_files(cmd: SimpleCommand, scope: Scope, name: str, texts: list[str]) -> Iterator[Hit]:
+    """Read the scripts ``cmd`` runs (``-f FILE``, ``< FILE``, ``.read FILE``) and judge them.
+
+    Each is read from the assessment's working tree (``Scope.tree``) at judging time; a script
+    that cannot be read (no tree, a run-time name, not a regular file, too large) asks, since
+    what it holds is what the client runs.
+    """
+    queue = [(w.value, w.literal) for w in _file_words(cmd, name)]
+    queue += [(m.group(2), True) for t in texts for m in _INCLUDE.finditer(t)]
+    seen: set[str] = set()
+    cwd = scope.cwd(cmd)
+    while queue and len(seen) < MAX_SCRIPTS:
+        spelled, literal = queue.pop(0)
+        if spelled in seen:
+            continue
+        seen.add(spelled)
+        if not literal:
+            yield SQL_DESTRUCTIVE.hit(f"{name} runs the script {spelled}, named only at run time")
+            return
+        writer = _written_on_the_line(spelled, cmd, scope)
+        if writer is not None:
+            yield SQL_DESTRUCTIVE.hit(
+                f"{name} runs the script {spelled}, which {writer} on the same line may change"
+            )
+            return
+        got = read_file(spelled, scope.tree, cwd, scope.budget.file_bytes)
+        if got.text is None:
+            yield SQL_DESTRUCTIVE.hit(f"{name} runs the script {spelled}, not read: {got.why}")
+            return
+        found = sql_danger(got.text)
+        if found:
+            n = _statement_number(got.text)
+            where = f"statement {n} of {spelled}" if n else spelled
+            yield SQL_DESTRUCTIVE.hit(f"{name}: {found} ({where})")
+            return
+        queue += [(m.group(2), True) for m in _INCLUDE.finditer(got.text)]
+    if queue:
+        yield SQL_DESTRUCTIVE.hit(f"{name}: scripts include more than {MAX_SCRIPTS} scripts")

@@ -8,7 +8,7 @@ import functools
 import re
 
 from tether.shell.model import Word
-from tether.shell.options import Parsed, parse
+from tether.shell.options import REQUIRED, Parsed, parse
 from tether.shell.payloads._model import Payload, render
 from tether.shell.programs import RUNNERS, Runner
 from tether.shell.tools import CLUSTER, TOOLS
@@ -205,24 +205,46 @@ def _unknown(name: str, found: Payload | None) -> Payload:
     return Payload(how, found.text, True, found.mounts, found.argv)
 
 
+def _drop_second_words(spec: Runner, args: tuple[Word, ...]) -> tuple[Word, ...]:
+    """Return ``args`` without the second word of each two-word option before the command
+    (``bwrap --bind SRC DEST cmd``: DEST), so the grammar, one word per value, finds ``cmd``."""
+    g = spec.grammar
+    kept: list[Word] = []
+    i = 0
+    while i < len(args):
+        word = args[i].value
+        option = word.partition("=")[0] if word.startswith("--") else word
+        if word == "--" or not word.startswith("-") or option not in g.names:
+            break
+        takes = g.arity[g.names[option]] == REQUIRED and "=" not in word
+        kept.extend(args[i : i + 1 + takes])
+        i += 1 + takes
+        if option in spec.pairs:
+            i += 1  # the second word
+    return (*kept, *args[i:])
+
+
 def _runs(name: str, spec: Runner, args: tuple[Word, ...]) -> tuple[Payload | None, int]:
     """Return what a runner runs and where in ``args`` its command starts."""
     # su, sg and runuser without -u find -c anywhere (they permute); a command given as
     # operands starts at the first operand after the positionals.
+    full = len(args)  # where the command starts is counted in the words as given
+    if spec.pairs:
+        args = _drop_second_words(spec, args)
     parsed = parse(spec.grammar, args)
     for option, value in parsed.options:
         if option in spec.payload and value is not None:
             if option in parsed.dynamic:
-                return Payload(f"{name} -c of a run-time string", dynamic=True), len(args)
-            return Payload(name, value), len(args)
+                return Payload(f"{name} -c of a run-time string", dynamic=True), full
+            return Payload(name, value), full
     if spec.needs_payload or (name == "runuser" and not parsed.has("--user")):
-        return None, len(args)
+        return None, full
     command = parse(spec.grammar, args, stop_at=spec.positionals + 1).operands[spec.positionals :]
-    start = len(args) - len(command)  # the command is a suffix of args
+    start = full - len(command)  # the command is a suffix of args
     if name in ("flock", "sg") and command and command[0].value in ("-c", "--command"):
         if len(command) < 2:
-            return None, len(args)
+            return None, full
         if not command[1].literal:
-            return Payload(f"{name} -c of a run-time string", dynamic=True), len(args)
-        return Payload(name, command[1].value), len(args)
+            return Payload(f"{name} -c of a run-time string", dynamic=True), full
+        return Payload(name, command[1].value), full
     return (Payload(name, argv=tuple(command)) if command else None), start
