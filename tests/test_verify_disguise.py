@@ -44,29 +44,10 @@ pytestmark = pytest.mark.slow  # bounded: SAMPLE traced sandbox runs, 5 s time l
 SAMPLE = 60
 SEED = 23
 
-# Classes that violate the invariant on today's main, and why (the judges read the words as
-# written; bash evaluates them first). The lead removes a class when the evaluator lands.
-KNOWN = {
-    "variable": "a word assigned earlier in the line (also declare/export/readonly) is unknown",
-    "param-operator": "${x:-v}, ${x%p}, ${x#p}, ${x/a/b} are not evaluated",
-    "printf-v": "printf -v assigns a variable the judges do not follow",
-    "read": "read <<< assigns a variable the judges do not follow",
-    "substitution": "$(printf …), $(echo …) and backquotes of static text are not evaluated",
-    "ansi-c": "$'\\x72\\x6d' is not decoded before judging",
-    "path-spelling": "/proc/self/root/x, //x, /./x and /tmp/../x are not canonicalised",
-    "cd-chain": "cd / then a relative operand: the judges do not follow the working directory",
-    "symlink": "a symlink made earlier in the line is not followed",
-    "brace": "{rm,-rf,/} in command position: brace expansion is not performed",
-    "array": 'a=(…); "${a[@]}" is not expanded',
-    "ifs": "field splitting with an IFS set earlier in the line",
-    "set--": 'set -- …; "$@" is not expanded',
-    "sh-c-arg": "sh -c '\"$@\"' _ ARG…: the payload's positional parameters are not bound",
-    "function": "a function defined earlier in the line is not inlined",
-    "alias": "an alias defined on an earlier line is not expanded",
-    "loop": "for x in …; do …$x…; done: the loop variable is not bound",
-    "xargs": "operands fed to xargs from echo, a here-string or a file are not read",
-}
-# Single forms outside those classes that violate on today's main (every catalogue example
+# Disguise classes whose violations are known (empty since the evaluator landed: every class
+# of the seeded profile keeps the invariant; benchmarks/disguise_classes.py measures the long run).
+KNOWN: dict[str, str] = {}
+# Single forms that violate on today's main, and why (every catalogue example
 # run as written keeps the invariant: benchmarks/disguise_classes.py --plain, 702 of 702).
 KNOWN_FORMS = {
     ". <(printf '%s\\n' '$(echo rm) -rf /')": "the sourced payload holds a substitution: judged "

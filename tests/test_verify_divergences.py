@@ -35,8 +35,11 @@ def test_the_overruled_rows_are_all_there() -> None:
     # are (an option the spec does not list is refused now, as the peer said). Four qwen
     # `find . -PRIMARY -delete` rows (-delete is the primary's value, by the one find reading)
     # and `command -pvV -- git reset --hard` (a lookup) joined them, and so did `echo $(pwd)`
-    # and `echo $(cat $(ls))` when a substitution became proven by its inner commands.
-    assert len(OVERRULED) == 62 + 13 - 2 + 4 + 1 + 2
+    # and `echo $(cat $(ls))` when a substitution became proven by its inner commands. Round 3
+    # (one sed/awk reader, shell start-up options): six rows Tether now refuses as the peers
+    # did (`bash -lc …` x4, `zsh << END`, `sed -n xp`) left; 13 qwen `write` labels the real
+    # tools show only read joined (8 awk programs, 3 `git branch --list`, 2 `sed -e…install`).
+    assert len(OVERRULED) == 62 + 13 - 2 + 4 + 1 + 2 - 6 + 13
     assert all(classify_command(r["command"]).read_only for r in OVERRULED)
 
 
