@@ -11,7 +11,7 @@ import re
 
 from tether.quoting import clip, quote
 from tether.rules.base import ReadVerdict
-from tether.rules.readonly import files, forge, packages, search, system, text, vcs
+from tether.rules.readonly import files, forge, ops, packages, search, system, text, vcs
 from tether.rules.readonly.catalogue import Entry
 from tether.rules.readonly.spec import UNKNOWN_OPTION, Check, opts, read, write
 from tether.rules.readonly.tree import Tree, git_directories
@@ -28,6 +28,7 @@ CATALOGUE: dict[str, Entry] = {
     **forge.ENTRIES,
     **system.ENTRIES,
     **packages.ENTRIES,
+    **ops.ENTRIES,
 }
 
 _SHELL_ESCAPES = opts(
@@ -298,7 +299,11 @@ def _command(cmd: SimpleCommand, functions: tuple[str, ...] = ()) -> list[Check]
     """Return the checks of one simple command (all read-only, or ending in the failure)."""
     checks: list[Check] = []
     for a in cmd.assignments:
-        if cmd.argv and _env_ok(a.name, a.value):
+        # `IFS=… read` sets IFS for that read only (read is a regular builtin, not a special
+        # one, so the prefix assignment does not persist in bash, zsh, ksh or dash).
+        if cmd.argv and a.name == "IFS" and cmd.name == "read" and a.value.literal:
+            checks.append(read("RO003", "IFS=… only splits the line read"))
+        elif cmd.argv and _env_ok(a.name, a.value):
             checks.append(read("RO003", f"{a.name}={a.value.value[:20]} only changes formatting"))
         else:
             return [write("RW009", f"{a.name}=…: an assignment can change what later commands run")]

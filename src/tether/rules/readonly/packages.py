@@ -161,7 +161,12 @@ _PIP_READS = {
         "freeze", "l local user all exclude-editable r: requirement: path: exclude:"
     ),
     "check": _pip_spec("check", ""),
+    # `pip config list` and `pip cache dir|info|list` (the verbs are operands: pip 23 reads
+    # its options around them); the other verbs set, edit, remove or purge.
+    "config list": _pip_spec("config list", "editor: global user site"),
+    "cache dir": _pip_spec("cache dir", "format:"),
 }
+_PIP_VERBS = {"config": frozenset({"list"}), "cache": frozenset({"dir", "info", "list"})}
 
 
 def _literal(args: tuple[Word, ...]) -> list[str] | Check:
@@ -180,6 +185,8 @@ def _pip(name: str, args: tuple[Word, ...]) -> Check:
             return read("RO702", f"{name} --version only prints its version")
         return write(WRITE_SUBCOMMAND, f"{name}: no read subcommand")
     sub = general.operands[0].value
+    if sub in _PIP_VERBS:
+        return _pip_verb(name, sub, args[len(args) - len(general.operands) + 1 :])
     spec = _PIP_READS.get(sub)
     if spec is None:
         return write(WRITE_SUBCOMMAND, f"{name} {sub[:40]}: not a read subcommand")
@@ -189,6 +196,21 @@ def _pip(name: str, args: tuple[Word, ...]) -> Check:
     if sub == "list":
         return _pip_list(name, general.has("--disable-pip-version-check"), parsed)
     return read("RO702", f"{name} {sub} only reads")
+
+
+def _pip_verb(name: str, sub: str, args: tuple[Word, ...]) -> Check:
+    """Judge ``pip config VERB`` and ``pip cache VERB``: only the listing verbs read
+    (``pip cache dir/info/list`` print where and what the cache holds, creating nothing)."""
+    parsed = parse(_PIP_READS["config list" if sub == "config" else "cache dir"], args)
+    if isinstance(parsed, Check):
+        return parsed
+    verbs = [w.value for w in parsed.operands]
+    if not verbs or verbs[0] not in _PIP_VERBS[sub] or len(verbs) > 1 + (verbs[0] == "list"):
+        shown = " ".join(verbs)[:40]
+        return write(WRITE_SUBCOMMAND, f"{name} {sub} {shown}: not a listing form")
+    if sub == "config" and len(verbs) > 1:
+        return write(WRITE_SUBCOMMAND, f"{name} config list: takes no operand")
+    return read("RO702", f"{name} {sub} {verbs[0]} only reads")
 
 
 def _pip_list(name: str, no_check: bool, parsed: Parsed) -> Check:
@@ -211,7 +233,7 @@ def _pip_list(name: str, no_check: bool, parsed: Parsed) -> Check:
     return read("RO702", f"{name} list only reads")
 
 
-def _version_or_pip(name: str, args: tuple[Word, ...]) -> Check:
+def version_or_pip(name: str, args: tuple[Word, ...]) -> Check:
     words = _literal(args)
     if isinstance(words, Check):
         return words
@@ -230,6 +252,6 @@ def _version_or_pip(name: str, args: tuple[Word, ...]) -> Check:
 
 
 ENTRIES: dict[str, Entry] = {
-    **entries("RO701", " ".join(sorted(_TOOLS)), _version_or_pip),
-    **entries("RO701", "pip pip3", _version_or_pip, _PIP, *_PIP_READS.values()),
+    **entries("RO701", " ".join(sorted(_TOOLS)), version_or_pip),
+    **entries("RO701", "pip pip3", version_or_pip, _PIP, *_PIP_READS.values()),
 }
