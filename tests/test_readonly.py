@@ -137,7 +137,7 @@ READS = [
 ]
 
 WRITES = [
-    ("npm ls", "RW023"),  # npm logs every run under ~/.npm (the oracle saw it)
+    ("npm ls", "RW030"),  # npm logs every run under ~/.npm (the oracle saw it): its own log
     # structure
     ("", "RW003"),
     ("   ", "RW003"),

@@ -975,7 +975,7 @@ TMUX_ALIASES = {
 
 # Container and cluster CLIs (cobra/pflag: names spelt whole). Their own options before the
 # subcommand, some with values (``kubectl -n NS delete …``, ``docker -H HOST system prune``).
-_KUBE = (
+KUBECTL_GLOBAL = (
     "as: as-group: as-uid: cache-dir: certificate-authority: client-certificate: client-key: "
     "cluster: context: disable-compression insecure-skip-tls-verify kubeconfig: "
     "match-server-version n|namespace: password: profile: profile-output: request-timeout: "
@@ -994,7 +994,7 @@ CLUSTER: LazyTable[Grammar] = LazyTable(
         "podman": lambda: CLUSTER["docker"]._replace(name="podman"),
         "nerdctl": lambda: CLUSTER["docker"]._replace(name="nerdctl"),
         # kubectl's global flags may come anywhere (pflag intersperses).
-        "kubectl": lambda: grammar("kubectl", _KUBE, abbreviate=False),
+        "kubectl": lambda: grammar("kubectl", KUBECTL_GLOBAL, abbreviate=False),
         "oc": lambda: CLUSTER["kubectl"]._replace(name="oc"),
         "kubecolor": lambda: CLUSTER["kubectl"]._replace(name="kubecolor"),
         # docker compose v2 (and docker-compose): global options, then run/exec SERVICE CMD…

@@ -462,10 +462,12 @@ def _assess_model(model: CommandModel) -> ReadVerdict:
     fail_codes: dict[str, None] = {}
     first_failure = ""
     failures = 0
+    effects: set[str] | None = None  # the effects every failing part is limited to
     for cmd in model.commands:
         checks = _command(cmd, model.functions)
         last = checks[-1]
         if not last.read_only:
+            effects = set(last.effects) if effects is None else effects & set(last.effects)
             fail_codes[last.code] = None
             if not failures:
                 first_failure = f"{_shown(cmd)}: {clip(last.reason, 240)} ({last.code})"
@@ -477,5 +479,6 @@ def _assess_model(model: CommandModel) -> ReadVerdict:
                 reasons[c.reason] = None
     if failures:
         more = f" (and {failures - 1} more)" if failures > 1 else ""
-        return ReadVerdict(False, tuple(fail_codes), first_failure + more)
+        limited = tuple(sorted(effects)) if effects else ()
+        return ReadVerdict(False, tuple(fail_codes), first_failure + more, effects=limited)
     return ReadVerdict(True, tuple(codes), "read-only: " + "; ".join(reasons))

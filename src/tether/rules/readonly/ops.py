@@ -19,6 +19,7 @@ from tether.rules.readonly.spec import (
     WRITE_SUBCOMMAND,
     Check,
     Spec,
+    cache_write,
     check_spec,
     opts,
     parse,
@@ -28,7 +29,7 @@ from tether.rules.readonly.spec import (
 from tether.shell.model import Word
 from tether.shell.options import parse as parse_options
 from tether.shell.readers import GREP
-from tether.shell.tools import CLUSTER, CRONTAB, TOOLS
+from tether.shell.tools import CLUSTER, CRONTAB, KUBECTL_GLOBAL, TOOLS
 
 RULES = (
     rule(
@@ -289,6 +290,93 @@ def _docker(name: str, args: tuple[Word, ...]) -> Check:
     return check_spec(spec, top.operands[1:], "RO806")
 
 
+# kubectl (v1.32): each read verb's own options beside kubectl's global ones (pflag reads
+# them anywhere on the line). Booleans are flags here: `--watch=false` is refused.
+_KUBECTL_VERBS = {
+    "get": "A|all-namespaces allow-missing-template-keys chunk-size: field-selector: "
+    "f|filename: ignore-not-found k|kustomize: L|label-columns: no-headers o|output: "
+    "output-watch-events raw: R|recursive l|selector: server-print show-kind "
+    "show-labels show-managed-fields sort-by: subresource: template: w|watch "
+    "watch-only",
+    "describe": "A|all-namespaces chunk-size: f|filename: k|kustomize: R|recursive "
+    "l|selector: show-events",
+    "logs": "all-containers all-pods c|container: f|follow ignore-errors "
+    "insecure-skip-tls-verify-backend limit-bytes: max-log-requests: pod-running-timeout: "
+    "prefix p|previous l|selector: since: since-time: tail: timestamps",
+}
+_KUBECTL_WRITES = {
+    "--kubeconfig": "reads another kubeconfig, whose users can name exec credential programs",
+    "--profile": "writes a profile file",
+    "--profile-output": "writes a profile file",
+    "--cache-dir": "writes its discovery cache into that directory",
+}
+_KUBECTL = {
+    verb: Spec(
+        f"kubectl {verb}",
+        options=f"{KUBECTL_GLOBAL} {own}",
+        writes=_KUBECTL_WRITES,
+        abbreviate=False,
+        checked="kubectl v1.32.4",
+    )
+    for verb, own in _KUBECTL_VERBS.items()
+}
+_KUBECTL_CACHE = (
+    "writes its discovery and HTTP cache under ~/.kube/cache (also for a read: its only write)"
+)
+
+# apt-cache (apt 2.6.1): every verb reads, but apt-cache rebuilds /var/cache/apt/*.bin when
+# they are stale and it may write there (as root); -p/-s/-c/-o name other cache files or
+# config (``-o Dir::Cache::pkgcache=FILE`` overwrites FILE).
+_APT_CACHE = Spec(
+    "apt-cache",
+    options="p|pkg-cache: s|src-cache: q|quiet i|important no-pre-depends no-depends "
+    "no-recommends no-suggests no-conflicts no-breaks no-replaces no-enhances implicit "
+    "f|full a|all-versions g|generate no-generate n|names-only all-names recurse installed "
+    "with-source: h|help v|version c|config-file: o|option:",
+    writes={
+        **dict.fromkeys(
+            ("--pkg-cache", "--src-cache"), "names the cache file apt-cache may rewrite"
+        ),
+        "--config-file": "reads another configuration (which can move the cache files)",
+        "--option": "sets configuration (Dir::Cache::pkgcache=FILE rewrites FILE)",
+    },
+    checked="apt 2.6.1 (man page)",  # apt-cache --help lists its commands only
+)
+_APT_CACHE_VERBS = opts(
+    "policy show search depends rdepends pkgnames showsrc showpkg madison stats dump "
+    "dumpavail unmet xvcg dotty"
+)
+
+
+def _kubectl(name: str, args: tuple[Word, ...]) -> Check:
+    bad = _literal(name, args)
+    if bad:
+        return bad
+    top = parse_options(CLUSTER["kubectl"], args, stop_at=1)
+    verb = top.operands[0].value if top.operands else ""
+    spec = _KUBECTL.get(verb)
+    if spec is None:
+        return write(WRITE_SUBCOMMAND, f"kubectl {verb[:40]}: not a read verb in the catalogue")
+    at = next(i for i, w in enumerate(args) if w is top.operands[0])
+    parsed = parse(spec, args[:at] + args[at + 1 :])
+    if isinstance(parsed, Check):
+        return parsed
+    if parsed.has("--kustomize"):
+        return write(WRITE_OPTION, f"kubectl {verb} -k: runs kustomize over a directory")
+    return cache_write(f"kubectl {verb}: {_KUBECTL_CACHE}")
+
+
+def _apt_cache(name: str, args: tuple[Word, ...]) -> Check:
+    parsed = parse(_APT_CACHE, args)
+    if isinstance(parsed, Check):
+        return parsed
+    verb = parsed.operands[0].value if parsed.operands else ""
+    if verb not in _APT_CACHE_VERBS:
+        return write(WRITE_SUBCOMMAND, f"apt-cache {verb[:40]}: not a query command")
+    why = "rebuilds /var/cache/apt/pkgcache.bin and srcpkgcache.bin when they are stale"
+    return cache_write(f"apt-cache {verb}: {why} (its only write)")
+
+
 ENTRIES: dict[str, Entry] = {
     **pure_entries("RO801", _ZCAT, _XZCAT, _BZCAT),
     **entries("RO801", "zgrep", _zgrep, _ZGREP),
@@ -297,4 +385,7 @@ ENTRIES: dict[str, Entry] = {
     **entries("RO804", "crontab", _crontab, CRONTAB),
     **pure_entries("RO805", _BC),
     **entries("RO806", "docker", _docker, *_DOCKER_READS.values()),
+    # Never read-only: their one write is their own cache (RW030, effects ["cache"]).
+    **entries("RO806", "kubectl", _kubectl, *_KUBECTL.values()),
+    **entries("RO806", "apt-cache", _apt_cache, _APT_CACHE),
 }

@@ -9,10 +9,10 @@ from __future__ import annotations
 from tether.rules.readonly.catalogue import Entry, entries, rule
 from tether.rules.readonly.spec import (
     DYNAMIC_ARGUMENT,
-    WRITE_OPTION,
     WRITE_SUBCOMMAND,
     Check,
     Spec,
+    cache_write,
     opts,
     parse,
     read,
@@ -226,10 +226,10 @@ def _pip_list(name: str, no_check: bool, parsed: Parsed) -> Check:
     """
     if parsed.has("-o", "--outdated", "-u", "--uptodate"):
         why = "fetches the package index and caches its responses under ~/.cache/pip"
-        return write(WRITE_OPTION, f"{name} list --outdated: {why}")
+        return cache_write(f"{name} list --outdated: {why}")
     if not (no_check or parsed.has("--disable-pip-version-check", "--no-index")):
         why = "checks PyPI for a newer pip weekly and writes ~/.cache/pip/selfcheck"
-        return write(WRITE_SUBCOMMAND, f"{name} list: {why} (add --disable-pip-version-check)")
+        return cache_write(f"{name} list: {why} (add --disable-pip-version-check)")
     return read("RO702", f"{name} list only reads")
 
 
@@ -247,7 +247,7 @@ def version_or_pip(name: str, args: tuple[Word, ...]) -> Check:
         return _pip(f"{name} -m pip", args[2:])
     if name == "npm" and words and words[0] in _NPM_QUERIES:
         why = "writes its debug log and update-check state under ~/.npm on every run"
-        return write(WRITE_SUBCOMMAND, f"npm {words[0]}: {why}")
+        return cache_write(f"npm {words[0]}: {why}")
     return write("RW013", f"{name}: runs code whose effects cannot be proven")
 
 
