@@ -99,7 +99,7 @@ READS = [
     # packages
     ("python3 --version", "RO701"),
     ("pip show django", "RO702"),
-    ("python -m pip list --disable-pip-version-check", "RO702"),
+    ("python -I -m pip list --disable-pip-version-check", "RO702"),  # -I: cwd not on sys.path
     # structure and wrappers
     ("timeout 5 cat f", "RO002"),
     ("time ls", "RO002"),

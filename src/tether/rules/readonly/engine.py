@@ -14,7 +14,13 @@ from tether.rules.base import ReadVerdict
 from tether.rules.readonly import files, forge, ops, packages, search, system, text, vcs
 from tether.rules.readonly.catalogue import Entry
 from tether.rules.readonly.spec import UNKNOWN_OPTION, Check, opts, read, write
-from tether.rules.readonly.tree import Tree, git_directories
+from tether.rules.readonly.tree import (
+    Tree,
+    TreeProof,
+    git_directories,
+    python_module,
+    rust_toolchain,
+)
 from tether.shell.model import CommandModel, Redirect, SimpleCommand, Word, Wrapper
 from tether.shell.options import Parsed, parse
 from tether.shell.programs import SHELLS, WRAPPERS
@@ -370,7 +376,87 @@ def _shown(cmd: SimpleCommand) -> str:
 def assess_model(model: CommandModel, tree: Tree | None = None) -> ReadVerdict:
     """Return whether every command in ``model`` is provably read-only (given the working
     tree ``tree`` the command runs in, when a command's effect depends on it)."""
-    verdict = _assess_model(model)
+    verdict = _assess_git_tree(model, _assess_model(model), tree)
+    if not verdict.read_only or not any(s in model.source for s in ("python", "pypy", "rustup")):
+        return verdict
+    return _assess_other_trees(model, verdict, tree)
+
+
+# Python options that keep the working directory off sys.path (-I isolates, -P: 3.11+).
+_SAFE_PATH = frozenset({"-I", "-P"})
+
+
+def _tree_readers(model: CommandModel) -> list[tuple[str, str, list[str]]]:
+    """Return what of the tree each command would obey: ("python", MOD, places) for
+    ``python -m MOD`` without -I/-P, ("rustup", "", places) for rustup; ``places`` are the
+    directories it may run in (the working directory and each ``cd`` before it)."""
+    found: list[tuple[str, str, list[str]]] = []
+    places = ["."]
+    for cmd in model.commands:
+        name = cmd.name
+        words = [w.value for w in cmd.args]
+        if name.startswith(("python", "pypy")):
+            flags = words[: words.index("-m")] if "-m" in words else []
+            if "-m" in words and not _SAFE_PATH & set(flags):
+                module = words[words.index("-m") + 1 : words.index("-m") + 2]
+                found.append(("python", (module or [""])[0].split(".")[0], list(places)))
+        elif name == "rustup":
+            found.append(("rustup", "", list(places)))
+        elif name in ("cd", "pushd") and cmd.args:
+            target = [w for w in words if not w.startswith("-")][:1]
+            if target:
+                step = target[0]
+                places.append(step if step[:1] in ("/", "~") else os.path.join(places[-1], step))
+    return found
+
+
+def _assess_other_trees(
+    model: CommandModel, verdict: ReadVerdict, tree: Tree | None
+) -> ReadVerdict:
+    readers = _tree_readers(model)
+    if not readers:
+        return verdict
+    what = {
+        "python": "python -m imports the module from the directory it runs in first",
+        "rustup": "rustup runs the rustc of the toolchain a rust-toolchain.toml there names",
+    }
+    if tree is None:
+        kinds = "; ".join(what[k] for k in dict.fromkeys(k for k, _, _ in readers))
+        return ReadVerdict(
+            False,
+            ("RW029",),
+            f"proven read-only but for the working tree: {kinds}; the review was not given "
+            "the working tree to check",
+        )
+    checked: list[str] = list(verdict.checked)
+    for kind, module, places in readers:
+        proof: TreeProof = (
+            python_module(tree, places, module)
+            if kind == "python"
+            else rust_toolchain(tree, places)
+        )
+        checked += proof.checked
+        if proof.planted is not None:
+            return ReadVerdict(
+                False,
+                ("RW020",),
+                f"the working tree holds {proof.planted}: {what[kind]}",
+                tuple(dict.fromkeys(checked)),
+            )
+    shown = ", ".join(
+        sorted(
+            {m for k, m, _ in readers if k == "python"}
+            | {"rust-toolchain" for k, _, _ in readers if k == "rustup"}
+        )
+    )
+    return verdict._replace(
+        reason=f"{verdict.reason}; the working tree plants no {shown}",
+        checked=tuple(dict.fromkeys(checked)),
+    )
+
+
+def _assess_git_tree(model: CommandModel, verdict: ReadVerdict, tree: Tree | None) -> ReadVerdict:
+    """The git part of ``assess_model``: repositories git would find from -C/cd/--git-dir."""
     source = model.source
     if not verdict.read_only or "git" not in source:
         return verdict

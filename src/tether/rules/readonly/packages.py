@@ -48,7 +48,8 @@ RULES = (
     rule(
         "RO702",
         "pip-query",
-        "`pip list/show/freeze/check` (also as `python -m pip`) are read-only.",
+        "`pip list/show/freeze/check` (also as `python -I -m pip`, or `python -m pip` when "
+        "the working tree plants no `pip`) are read-only.",
         "They print installed distributions; `--log FILE` writes and `--python` runs another "
         "interpreter, so both are refused; `install`/`uninstall` change the environment. "
         "`pip list` is an index command: once a week it asks PyPI for a newer pip and writes "
@@ -61,7 +62,7 @@ RULES = (
             "pip list --no-index",
             "pip show django",
             "pip3 freeze",
-            "python -m pip show numpy",
+            "python -I -m pip show numpy",
         ),
         (
             "pip install pytest",
@@ -244,7 +245,9 @@ def version_or_pip(name: str, args: tuple[Word, ...]) -> Check:
     if words == ["version"] and name in _VERSION_WORD:
         return read("RO701", f"{name} version only prints versions")
     if name.startswith("python") and words[:2] == ["-m", "pip"]:
-        return _pip(f"{name} -m pip", args[2:])
+        return _pip(f"{name} -m pip", args[2:])  # the working tree is checked (engine)
+    if name.startswith("python") and words[0:1] in (["-I"], ["-P"]) and words[1:3] == ["-m", "pip"]:
+        return _pip(f"{name} {words[0]} -m pip", args[3:])
     if name == "npm" and words and words[0] in _NPM_QUERIES:
         why = "writes its debug log and update-check state under ~/.npm on every run"
         return cache_write(f"npm {words[0]}: {why}")
