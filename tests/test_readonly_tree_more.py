@@ -107,7 +107,34 @@ def test_a_toolchain_file_here_or_above_is_found(command: str, name: str, clean:
 
 
 @pytest.mark.parametrize(
-    "command", ["python3 -I -m pip --version", "python -P -m pip show numpy", "python3 --version"]
-)
-def test_isolated_python_needs_no_tree(command: str) -> None:
+    "command",
+    ["python3 -I -m pip --isolated --version", "python -P -m pip --isolated show numpy",
+     "pip --isolated list --disable-pip-version-check", "python3 --version"],
+)  # fmt: skip
+def test_isolated_python_and_pip_need_no_tree(command: str) -> None:
     assert _assess(command, None).read_only
+
+
+def test_real_pip_appends_to_the_log_a_user_pip_conf_names(tmp_path: Path) -> None:
+    config = tmp_path / ".config" / "pip"
+    config.mkdir(parents=True)
+    (config / "pip.conf").write_text(f"[global]\nlog = {tmp_path}/LOGGED\n")
+    env = {**os.environ, "HOME": str(tmp_path)}
+    env.pop("PIP_CONFIG_FILE", None)
+    subprocess.run(["python3", "-m", "pip", "show", "pip"], cwd=tmp_path, env=env,
+                   capture_output=True, check=False, timeout=60)  # fmt: skip
+    assert (tmp_path / "LOGGED").exists()
+
+
+@pytest.mark.parametrize("setting", ["log = /tmp/x", "log-file=/tmp/x", "python = /x/py"])
+@pytest.mark.parametrize("command", ["pip show numpy", "python -I -m pip freeze", "pip3 --version"])
+def test_a_pip_conf_setting_that_writes_is_found(command: str, setting: str, clean: Tree) -> None:
+    config = Path(clean.home) / ".pip"
+    config.mkdir()
+    (config / "pip.conf").write_text(f"[global]\n{setting}\n")
+    verdict = _assess(command, clean)
+    assert not verdict.read_only
+    assert verdict.codes == ("RW020",)
+    # a pip.conf that only sets an index is harmless
+    (config / "pip.conf").write_text("[global]\nindex-url = https://example.org/simple\n")
+    assert _assess(command, clean).read_only

@@ -18,6 +18,7 @@ from tether.rules.readonly.tree import (
     Tree,
     TreeProof,
     git_directories,
+    pip_config,
     python_module,
     rust_toolchain,
 )
@@ -377,7 +378,7 @@ def assess_model(model: CommandModel, tree: Tree | None = None) -> ReadVerdict:
     """Return whether every command in ``model`` is provably read-only (given the working
     tree ``tree`` the command runs in, when a command's effect depends on it)."""
     verdict = _assess_git_tree(model, _assess_model(model), tree)
-    if not verdict.read_only or not any(s in model.source for s in ("python", "pypy", "rustup")):
+    if not verdict.read_only or not any(s in model.source for s in ("py", "pip", "rustup")):
         return verdict
     return _assess_other_trees(model, verdict, tree)
 
@@ -388,7 +389,8 @@ _SAFE_PATH = frozenset({"-I", "-P"})
 
 def _tree_readers(model: CommandModel) -> list[tuple[str, str, list[str]]]:
     """Return what of the tree each command would obey: ("python", MOD, places) for
-    ``python -m MOD`` without -I/-P, ("rustup", "", places) for rustup; ``places`` are the
+    ``python -m MOD`` without -I/-P, ("pip", "", places) for pip without --isolated (the
+    user's pip.conf), ("rustup", "", places) for rustup; ``places`` are the
     directories it may run in (the working directory and each ``cd`` before it)."""
     found: list[tuple[str, str, list[str]]] = []
     places = ["."]
@@ -397,9 +399,13 @@ def _tree_readers(model: CommandModel) -> list[tuple[str, str, list[str]]]:
         words = [w.value for w in cmd.args]
         if name.startswith(("python", "pypy")):
             flags = words[: words.index("-m")] if "-m" in words else []
+            module = words[words.index("-m") + 1 : words.index("-m") + 2] if "-m" in words else []
             if "-m" in words and not _SAFE_PATH & set(flags):
-                module = words[words.index("-m") + 1 : words.index("-m") + 2]
                 found.append(("python", (module or [""])[0].split(".")[0], list(places)))
+            if module == ["pip"] and "--isolated" not in words:
+                found.append(("pip", "", list(places)))
+        elif name in ("pip", "pip3") and "--isolated" not in words:
+            found.append(("pip", "", list(places)))
         elif name == "rustup":
             found.append(("rustup", "", list(places)))
         elif name in ("cd", "pushd") and cmd.args:
@@ -414,11 +420,16 @@ def _assess_other_trees(
     model: CommandModel, verdict: ReadVerdict, tree: Tree | None
 ) -> ReadVerdict:
     readers = _tree_readers(model)
+    if tree is None:
+        # The user's pip.conf is home configuration, trusted like ~/.gitconfig when no tree
+        # is given; given one, a setting in it that writes or runs is found (RW020).
+        readers = [r for r in readers if r[0] != "pip"]
     if not readers:
         return verdict
     what = {
         "python": "python -m imports the module from the directory it runs in first",
         "rustup": "rustup runs the rustc of the toolchain a rust-toolchain.toml there names",
+        "pip": "pip obeys the user's pip.conf, where log = FILE or python = … write or run",
     }
     if tree is None:
         kinds = "; ".join(what[k] for k in dict.fromkeys(k for k, _, _ in readers))
@@ -430,11 +441,12 @@ def _assess_other_trees(
         )
     checked: list[str] = list(verdict.checked)
     for kind, module, places in readers:
-        proof: TreeProof = (
-            python_module(tree, places, module)
-            if kind == "python"
-            else rust_toolchain(tree, places)
-        )
+        if kind == "python":
+            proof: TreeProof = python_module(tree, places, module)
+        elif kind == "pip":
+            proof = pip_config(tree)
+        else:
+            proof = rust_toolchain(tree, places)
         checked += proof.checked
         if proof.planted is not None:
             return ReadVerdict(
@@ -447,6 +459,7 @@ def _assess_other_trees(
         sorted(
             {m for k, m, _ in readers if k == "python"}
             | {"rust-toolchain" for k, _, _ in readers if k == "rustup"}
+            | {"pip.conf log/python setting" for k, _, _ in readers if k == "pip"}
         )
     )
     return verdict._replace(

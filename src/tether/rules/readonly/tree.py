@@ -19,6 +19,7 @@ names (read-only when there is none).
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable
 from typing import NamedTuple
 
@@ -84,6 +85,31 @@ def rust_toolchain(tree: Tree, directories: Iterable[str]) -> TreeProof:
                 break
             here = parent
     return TreeProof(tuple(dict.fromkeys(checked)), None)
+
+
+# pip's user configuration files (pip 23, Linux), and the settings in them that make a read
+# write or run a program: ``log = FILE`` appends every run to FILE, ``python = …`` re-executes
+# pip under another interpreter. (/etc/pip.conf and /etc/xdg/pip are the system's.)
+PIP_USER_CONFIGS = (".config/pip/pip.conf", ".pip/pip.conf")
+_PIP_RISKY = re.compile(
+    r"^\s*(?:log|log-file|local-log|python)\s*[=:]", re.MULTILINE | re.IGNORECASE
+)
+
+
+def pip_config(tree: Tree) -> TreeProof:
+    """Check the user's pip configuration files for a setting that makes pip write or run."""
+    checked: list[str] = []
+    for relative in PIP_USER_CONFIGS:
+        path = os.path.join(tree.home, relative)
+        checked.append(path)
+        try:
+            with open(path, encoding="utf-8", errors="replace") as f:
+                text = f.read(65536)
+        except OSError:
+            continue
+        if _PIP_RISKY.search(text):
+            return TreeProof(tuple(checked), path)
+    return TreeProof(tuple(checked), None)
 
 
 def git_directories(tree: Tree, directories: Iterable[str]) -> TreeProof:
