@@ -378,7 +378,9 @@ def assess_model(model: CommandModel, tree: Tree | None = None) -> ReadVerdict:
     """Return whether every command in ``model`` is provably read-only (given the working
     tree ``tree`` the command runs in, when a command's effect depends on it)."""
     verdict = _assess_git_tree(model, _assess_model(model), tree)
-    if not verdict.read_only or not any(s in model.source for s in ("py", "pip", "rustup")):
+    if not verdict.read_only or not any(
+        s in model.source for s in ("python", "pypy", "pip", "rustup")
+    ):
         return verdict
     return _assess_other_trees(model, verdict, tree)
 
