@@ -35,7 +35,13 @@ _NOT_OPTIONS = {
     "flock": {"--command"},  # read after the lock file by flock itself, not by getopt
     # pip's general options mention --no-index in prose; `--find-` is --find-links wrapped.
     "pip": {"--no-index"},
-    **{f"read-only pip{sub}": {"--no-index"} for sub in ("", " show", " freeze", " check")},
+    **{
+        f"read-only pip{sub}": {"--no-index"}
+        for sub in ("", " show", " freeze", " check", " config list", " cache dir")
+    },
+    # dpkg's help names option families (--force-<thing>, --assert-<feature>, …): the table
+    # lists none of them, so each is refused as unknown.
+    "read-only dpkg": {"--assert", "--force", "--no-force", "--refuse", "--validate"},
     "read-only pip list": {"--find"},
     "gdisk": {"--help"},  # gdisk has no --help: it names the device it could not open
     "expect": {"--help"},  # expect has no --help: it names the script file it could not read
@@ -84,6 +90,7 @@ _USAGE_EXEMPT = {
     "read-only git grep": "'[-e] <pattern>': -e takes the pattern that follows",
     "read-only git cat-file": "'--batch[-check]' is --batch-check",
     "read-only git remote": "'[-f]', '[-n]' are options of `remote add` and `remote show`",
+    "read-only zgrep": "'[-e] PATTERN': -e takes the pattern that follows",
 }
 # Tools CI does not install, and why: each is a table not checked against its program.
 NOT_IN_CI = {
@@ -116,7 +123,12 @@ NOT_IN_CI = {
 _PACKAGES = {"qemu-img": "qemu-utils", "doas": "opendoas", "dbus-launch": "dbus-x11",
              "watch": "procps", "time": "time", "chattr": "e2fsprogs"}  # fmt: skip
 # Help texts that describe several commands: only the lines of the one a grammar is for.
-_HELP_LINES = {"qemu-img convert": re.compile(r"^  convert ", re.MULTILINE)}
+_HELP_LINES = {
+    "qemu-img convert": re.compile(r"^  convert ", re.MULTILINE),
+    "read-only git submodule status": re.compile(
+        r"^ +or: git submodule \[--quiet\] status ", re.MULTILINE
+    ),
+}
 
 # Tools whose options are open-ended by design (every ``--name=value`` is accepted).
 _OPEN = {"valgrind": "tool options are --name=value pairs, read as flags"}

@@ -99,7 +99,7 @@ READS = [
     # packages
     ("python3 --version", "RO701"),
     ("pip show django", "RO702"),
-    ("python -m pip list --disable-pip-version-check", "RO702"),
+    ("python -I -m pip list --disable-pip-version-check", "RO702"),  # -I: cwd not on sys.path
     # structure and wrappers
     ("timeout 5 cat f", "RO002"),
     ("time ls", "RO002"),
@@ -137,7 +137,7 @@ READS = [
 ]
 
 WRITES = [
-    ("npm ls", "RW023"),  # npm logs every run under ~/.npm (the oracle saw it)
+    ("npm ls", "RW030"),  # npm logs every run under ~/.npm (the oracle saw it): its own log
     # structure
     ("", "RW003"),
     ("   ", "RW003"),

@@ -25,7 +25,12 @@ from tether.shell.specs import grammar_of
 WRAPPERS = ("", "sudo ", "env ", "timeout 5 ", "nice -n 5 ", "sudo -u root env ")
 READ_WRAPPERS = ("env ", "timeout 5 ", "nice -n 5 ", "env LC_ALL=C timeout -s KILL 9 ")
 # Operands a subcommand needs before it is a read at all.
-OPERANDS = {"remote get-url": " origin"}
+OPERANDS = {
+    "remote get-url": " origin",
+    "symbolic-ref": " HEAD",  # the reading form takes one operand
+    "format-patch": " --stdout -1",  # only --stdout keeps the patches off the disk
+    "archive": " HEAD",
+}
 # Subcommands whose words after `--` are paths (or revisions), never options.
 PATHS_AFTER_DASHDASH = ("log", "show", "diff", "diff-tree", "rev-list", "shortlog", "ls-files")
 
@@ -195,6 +200,8 @@ def _abbreviation_probes() -> list[tuple[str, str, str]]:
 
 # Arguments that let each probed subcommand get past its own usage checks in the repository.
 PROBE_ARGS = {
+    "symbolic-ref": ["HEAD"],
+    "archive": ["HEAD"],
     "diff-tree": ["HEAD"],
     "diff-index": ["HEAD"],
     "rev-list": ["HEAD"],

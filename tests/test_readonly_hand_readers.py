@@ -79,7 +79,7 @@ VERSION_READS = [
     "php -v",
     "gcc --version",
     "java --version",
-    "rustup -V",
+    # (`rustup -V` obeys a rust-toolchain.toml: proven only given the tree, test_readonly_tree_more)
     "docker --version",
     "docker -v",
     "docker version",  # docker's own `version` subcommand

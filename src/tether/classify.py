@@ -22,6 +22,8 @@ class Classification(NamedTuple):
     instead: str = ""
     # What of the working tree the read-only proof checked (tether.rules.readonly.tree).
     checked: tuple[str, ...] = ()
+    # Not read-only, but its only writes are to the tools' own caches or logs: ("cache",).
+    effects: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """Return the object ``tether classify --json`` prints."""
@@ -34,6 +36,7 @@ class Classification(NamedTuple):
             "danger_reason": self.danger_reason,
             "instead": self.instead,
             **({"checked": list(self.checked)} if self.checked else {}),
+            **({"effects": list(self.effects)} if self.effects else {}),
         }
 
 
@@ -52,4 +55,5 @@ def classify_command(command: str, tree: readonly.Tree | None = None) -> Classif
         danger_reason=dg.reason,
         instead=dg.instead,
         checked=ro.checked,
+        effects=ro.effects,
     )

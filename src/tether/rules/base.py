@@ -72,6 +72,8 @@ class ReadVerdict(NamedTuple):
     reason: str
     # What of the working tree the proof looked at (``tether.rules.readonly.tree``).
     checked: tuple[str, ...] = ()
+    # Not read-only, but every write is to the tools' own caches or logs: ("cache",).
+    effects: tuple[str, ...] = ()
 
 
 class DangerVerdict(NamedTuple):

@@ -156,6 +156,25 @@ GIT_BRANCH = Spec(
     checked="git 2.39.5",
 )
 
+# `git symbolic-ref NAME` reads a symbolic ref; -d/--delete and -m (with NAME REF) write.
+GIT_SYMBOLIC_REF = Spec(
+    "git symbolic-ref",
+    options="q|quiet d|delete short recurse no-recurse m:",
+    writes={
+        **dict.fromkeys(("-d", "--delete", "-m"), "deletes or updates a symbolic ref"),
+        "--help": "opens a manual page or a browser",
+    },
+    checked="git 2.39.5 (git SUB -h, man git-SUB)",
+)
+# crontab (Debian's cron 3.0pl1): only -l lists; -r, -e, -i and a FILE operand replace it.
+CRONTAB = Spec(
+    "crontab",
+    options="u: l r e i s n c x: V T h",
+    writes=dict.fromkeys(("-r", "-e", "-i"), "removes or edits the crontab"),
+    abbreviate=False,
+    checked="cron 3.0pl1 (Debian 12)",
+)
+
 # fd (the read-only catalogue proves it without --exec/--exec-batch, which run commands).
 FD = Spec(
     "fd",
@@ -268,7 +287,7 @@ TOOLS: LazyTable[Grammar] = LazyTable(
             "c|changes f|silent|quiet v|verbose dereference h|no-dereference from: "
             f"no-preserve-root preserve-root reference: R|recursive H L P {GNU_STANDARD}",
         ),
-        "crontab": lambda: grammar("crontab", "u: l r e i s n c x: V T h", abbreviate=False),
+        "crontab": lambda: grammar_of(CRONTAB),
         "scp": lambda: grammar(
             "scp", "3 4 6 A B C c: D: F: i: J: l: O o: P: p q R r S: s T v X:", abbreviate=False
         ),
@@ -956,7 +975,7 @@ TMUX_ALIASES = {
 
 # Container and cluster CLIs (cobra/pflag: names spelt whole). Their own options before the
 # subcommand, some with values (``kubectl -n NS delete …``, ``docker -H HOST system prune``).
-_KUBE = (
+KUBECTL_GLOBAL = (
     "as: as-group: as-uid: cache-dir: certificate-authority: client-certificate: client-key: "
     "cluster: context: disable-compression insecure-skip-tls-verify kubeconfig: "
     "match-server-version n|namespace: password: profile: profile-output: request-timeout: "
@@ -975,7 +994,7 @@ CLUSTER: LazyTable[Grammar] = LazyTable(
         "podman": lambda: CLUSTER["docker"]._replace(name="podman"),
         "nerdctl": lambda: CLUSTER["docker"]._replace(name="nerdctl"),
         # kubectl's global flags may come anywhere (pflag intersperses).
-        "kubectl": lambda: grammar("kubectl", _KUBE, abbreviate=False),
+        "kubectl": lambda: grammar("kubectl", KUBECTL_GLOBAL, abbreviate=False),
         "oc": lambda: CLUSTER["kubectl"]._replace(name="oc"),
         "kubecolor": lambda: CLUSTER["kubectl"]._replace(name="kubecolor"),
         # docker compose v2 (and docker-compose): global options, then run/exec SERVICE CMD…
@@ -1236,9 +1255,7 @@ GIT_SUBCOMMANDS: LazyTable[Grammar] = LazyTable(
             "git reflog delete", "dry-run|n rewrite updateref verbose"
         ),
         "update-ref": lambda: grammar("git update-ref", "m: d no-deref z stdin create-reflog"),
-        "symbolic-ref": lambda: grammar(
-            "git symbolic-ref", "q|quiet d|delete short recurse no-recurse m:"
-        ),
+        "symbolic-ref": lambda: grammar_of(GIT_SYMBOLIC_REF),
         "stash": lambda: grammar(
             "git stash",
             "p|patch S|staged k|keep-index q|quiet u|include-untracked a|all m|message: "

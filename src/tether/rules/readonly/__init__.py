@@ -9,7 +9,17 @@ the redirect/wrapper/prefix rules (RO0xx) and the reasons a command is not read-
 from __future__ import annotations
 
 from tether.rules.base import ReadVerdict, Rule
-from tether.rules.readonly import files, forge, packages, search, structural, system, text, vcs
+from tether.rules.readonly import (
+    files,
+    forge,
+    ops,
+    packages,
+    search,
+    structural,
+    system,
+    text,
+    vcs,
+)
 from tether.rules.readonly.engine import assess_model
 from tether.rules.readonly.tree import Tree
 from tether.shell.model import CommandModel
@@ -25,6 +35,7 @@ RULES: tuple[Rule, ...] = tuple(
             *forge.RULES,
             *system.RULES,
             *packages.RULES,
+            *ops.RULES,
         ),
         key=lambda r: r.code,
     )

@@ -11,10 +11,17 @@ import re
 
 from tether.quoting import clip, quote
 from tether.rules.base import ReadVerdict
-from tether.rules.readonly import files, forge, packages, search, system, text, vcs
+from tether.rules.readonly import files, forge, ops, packages, search, system, text, vcs
 from tether.rules.readonly.catalogue import Entry
 from tether.rules.readonly.spec import UNKNOWN_OPTION, Check, opts, read, write
-from tether.rules.readonly.tree import Tree, git_directories
+from tether.rules.readonly.tree import (
+    Tree,
+    TreeProof,
+    git_directories,
+    pip_config,
+    python_module,
+    rust_toolchain,
+)
 from tether.shell.model import CommandModel, Redirect, SimpleCommand, Word, Wrapper
 from tether.shell.options import Parsed, parse
 from tether.shell.programs import SHELLS, WRAPPERS
@@ -28,6 +35,7 @@ CATALOGUE: dict[str, Entry] = {
     **forge.ENTRIES,
     **system.ENTRIES,
     **packages.ENTRIES,
+    **ops.ENTRIES,
 }
 
 _SHELL_ESCAPES = opts(
@@ -298,7 +306,11 @@ def _command(cmd: SimpleCommand, functions: tuple[str, ...] = ()) -> list[Check]
     """Return the checks of one simple command (all read-only, or ending in the failure)."""
     checks: list[Check] = []
     for a in cmd.assignments:
-        if cmd.argv and _env_ok(a.name, a.value):
+        # `IFS=… read` sets IFS for that read only (read is a regular builtin, not a special
+        # one, so the prefix assignment does not persist in bash, zsh, ksh or dash).
+        if cmd.argv and a.name == "IFS" and cmd.name == "read" and a.value.literal:
+            checks.append(read("RO003", "IFS=… only splits the line read"))
+        elif cmd.argv and _env_ok(a.name, a.value):
             checks.append(read("RO003", f"{a.name}={a.value.value[:20]} only changes formatting"))
         else:
             return [write("RW009", f"{a.name}=…: an assignment can change what later commands run")]
@@ -365,7 +377,101 @@ def _shown(cmd: SimpleCommand) -> str:
 def assess_model(model: CommandModel, tree: Tree | None = None) -> ReadVerdict:
     """Return whether every command in ``model`` is provably read-only (given the working
     tree ``tree`` the command runs in, when a command's effect depends on it)."""
-    verdict = _assess_model(model)
+    verdict = _assess_git_tree(model, _assess_model(model), tree)
+    if not verdict.read_only or not any(
+        s in model.source for s in ("python", "pypy", "pip", "rustup")
+    ):
+        return verdict
+    return _assess_other_trees(model, verdict, tree)
+
+
+# Python options that keep the working directory off sys.path (-I isolates, -P: 3.11+).
+_SAFE_PATH = frozenset({"-I", "-P"})
+
+
+def _tree_readers(model: CommandModel) -> list[tuple[str, str, list[str]]]:
+    """Return what of the tree each command would obey: ("python", MOD, places) for
+    ``python -m MOD`` without -I/-P, ("pip", "", places) for pip without --isolated (the
+    user's pip.conf), ("rustup", "", places) for rustup; ``places`` are the
+    directories it may run in (the working directory and each ``cd`` before it)."""
+    found: list[tuple[str, str, list[str]]] = []
+    places = ["."]
+    for cmd in model.commands:
+        name = cmd.name
+        words = [w.value for w in cmd.args]
+        if name.startswith(("python", "pypy")):
+            flags = words[: words.index("-m")] if "-m" in words else []
+            module = words[words.index("-m") + 1 : words.index("-m") + 2] if "-m" in words else []
+            if "-m" in words and not _SAFE_PATH & set(flags):
+                found.append(("python", (module or [""])[0].split(".")[0], list(places)))
+            if module == ["pip"] and "--isolated" not in words:
+                found.append(("pip", "", list(places)))
+        elif name in ("pip", "pip3") and "--isolated" not in words:
+            found.append(("pip", "", list(places)))
+        elif name == "rustup":
+            found.append(("rustup", "", list(places)))
+        elif name in ("cd", "pushd") and cmd.args:
+            target = [w for w in words if not w.startswith("-")][:1]
+            if target:
+                step = target[0]
+                places.append(step if step[:1] in ("/", "~") else os.path.join(places[-1], step))
+    return found
+
+
+def _assess_other_trees(
+    model: CommandModel, verdict: ReadVerdict, tree: Tree | None
+) -> ReadVerdict:
+    readers = _tree_readers(model)
+    if tree is None:
+        # The user's pip.conf is home configuration, trusted like ~/.gitconfig when no tree
+        # is given; given one, a setting in it that writes or runs is found (RW020).
+        readers = [r for r in readers if r[0] != "pip"]
+    if not readers:
+        return verdict
+    what = {
+        "python": "python -m imports the module from the directory it runs in first",
+        "rustup": "rustup runs the rustc of the toolchain a rust-toolchain.toml there names",
+        "pip": "pip obeys the user's pip.conf, where log = FILE or python = … write or run",
+    }
+    if tree is None:
+        kinds = "; ".join(what[k] for k in dict.fromkeys(k for k, _, _ in readers))
+        return ReadVerdict(
+            False,
+            ("RW029",),
+            f"proven read-only but for the working tree: {kinds}; the review was not given "
+            "the working tree to check",
+        )
+    checked: list[str] = list(verdict.checked)
+    for kind, module, places in readers:
+        if kind == "python":
+            proof: TreeProof = python_module(tree, places, module)
+        elif kind == "pip":
+            proof = pip_config(tree)
+        else:
+            proof = rust_toolchain(tree, places)
+        checked += proof.checked
+        if proof.planted is not None:
+            return ReadVerdict(
+                False,
+                ("RW020",),
+                f"the working tree holds {proof.planted}: {what[kind]}",
+                tuple(dict.fromkeys(checked)),
+            )
+    shown = ", ".join(
+        sorted(
+            {m for k, m, _ in readers if k == "python"}
+            | {"rust-toolchain" for k, _, _ in readers if k == "rustup"}
+            | {"pip.conf log/python setting" for k, _, _ in readers if k == "pip"}
+        )
+    )
+    return verdict._replace(
+        reason=f"{verdict.reason}; the working tree plants no {shown}",
+        checked=tuple(dict.fromkeys(checked)),
+    )
+
+
+def _assess_git_tree(model: CommandModel, verdict: ReadVerdict, tree: Tree | None) -> ReadVerdict:
+    """The git part of ``assess_model``: repositories git would find from -C/cd/--git-dir."""
     source = model.source
     if not verdict.read_only or "git" not in source:
         return verdict
@@ -457,10 +563,12 @@ def _assess_model(model: CommandModel) -> ReadVerdict:
     fail_codes: dict[str, None] = {}
     first_failure = ""
     failures = 0
+    effects: set[str] | None = None  # the effects every failing part is limited to
     for cmd in model.commands:
         checks = _command(cmd, model.functions)
         last = checks[-1]
         if not last.read_only:
+            effects = set(last.effects) if effects is None else effects & set(last.effects)
             fail_codes[last.code] = None
             if not failures:
                 first_failure = f"{_shown(cmd)}: {clip(last.reason, 240)} ({last.code})"
@@ -472,5 +580,6 @@ def _assess_model(model: CommandModel) -> ReadVerdict:
                 reasons[c.reason] = None
     if failures:
         more = f" (and {failures - 1} more)" if failures > 1 else ""
-        return ReadVerdict(False, tuple(fail_codes), first_failure + more)
+        limited = tuple(sorted(effects)) if effects else ()
+        return ReadVerdict(False, tuple(fail_codes), first_failure + more, effects=limited)
     return ReadVerdict(True, tuple(codes), "read-only: " + "; ".join(reasons))

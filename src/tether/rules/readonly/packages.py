@@ -9,10 +9,10 @@ from __future__ import annotations
 from tether.rules.readonly.catalogue import Entry, entries, rule
 from tether.rules.readonly.spec import (
     DYNAMIC_ARGUMENT,
-    WRITE_OPTION,
     WRITE_SUBCOMMAND,
     Check,
     Spec,
+    cache_write,
     opts,
     parse,
     read,
@@ -48,7 +48,8 @@ RULES = (
     rule(
         "RO702",
         "pip-query",
-        "`pip list/show/freeze/check` (also as `python -m pip`) are read-only.",
+        "`pip list/show/freeze/check` (also as `python -I -m pip`, or `python -m pip` when "
+        "the working tree plants no `pip`) are read-only.",
         "They print installed distributions; `--log FILE` writes and `--python` runs another "
         "interpreter, so both are refused; `install`/`uninstall` change the environment. "
         "`pip list` is an index command: once a week it asks PyPI for a newer pip and writes "
@@ -61,7 +62,7 @@ RULES = (
             "pip list --no-index",
             "pip show django",
             "pip3 freeze",
-            "python -m pip show numpy",
+            "python -I -m pip show numpy",
         ),
         (
             "pip install pytest",
@@ -161,7 +162,12 @@ _PIP_READS = {
         "freeze", "l local user all exclude-editable r: requirement: path: exclude:"
     ),
     "check": _pip_spec("check", ""),
+    # `pip config list` and `pip cache dir|info|list` (the verbs are operands: pip 23 reads
+    # its options around them); the other verbs set, edit, remove or purge.
+    "config list": _pip_spec("config list", "editor: global user site"),
+    "cache dir": _pip_spec("cache dir", "format:"),
 }
+_PIP_VERBS = {"config": frozenset({"list"}), "cache": frozenset({"dir", "info", "list"})}
 
 
 def _literal(args: tuple[Word, ...]) -> list[str] | Check:
@@ -180,6 +186,8 @@ def _pip(name: str, args: tuple[Word, ...]) -> Check:
             return read("RO702", f"{name} --version only prints its version")
         return write(WRITE_SUBCOMMAND, f"{name}: no read subcommand")
     sub = general.operands[0].value
+    if sub in _PIP_VERBS:
+        return _pip_verb(name, sub, args[len(args) - len(general.operands) + 1 :])
     spec = _PIP_READS.get(sub)
     if spec is None:
         return write(WRITE_SUBCOMMAND, f"{name} {sub[:40]}: not a read subcommand")
@@ -189,6 +197,21 @@ def _pip(name: str, args: tuple[Word, ...]) -> Check:
     if sub == "list":
         return _pip_list(name, general.has("--disable-pip-version-check"), parsed)
     return read("RO702", f"{name} {sub} only reads")
+
+
+def _pip_verb(name: str, sub: str, args: tuple[Word, ...]) -> Check:
+    """Judge ``pip config VERB`` and ``pip cache VERB``: only the listing verbs read
+    (``pip cache dir/info/list`` print where and what the cache holds, creating nothing)."""
+    parsed = parse(_PIP_READS["config list" if sub == "config" else "cache dir"], args)
+    if isinstance(parsed, Check):
+        return parsed
+    verbs = [w.value for w in parsed.operands]
+    if not verbs or verbs[0] not in _PIP_VERBS[sub] or len(verbs) > 1 + (verbs[0] == "list"):
+        shown = " ".join(verbs)[:40]
+        return write(WRITE_SUBCOMMAND, f"{name} {sub} {shown}: not a listing form")
+    if sub == "config" and len(verbs) > 1:
+        return write(WRITE_SUBCOMMAND, f"{name} config list: takes no operand")
+    return read("RO702", f"{name} {sub} {verbs[0]} only reads")
 
 
 def _pip_list(name: str, no_check: bool, parsed: Parsed) -> Check:
@@ -204,14 +227,14 @@ def _pip_list(name: str, no_check: bool, parsed: Parsed) -> Check:
     """
     if parsed.has("-o", "--outdated", "-u", "--uptodate"):
         why = "fetches the package index and caches its responses under ~/.cache/pip"
-        return write(WRITE_OPTION, f"{name} list --outdated: {why}")
+        return cache_write(f"{name} list --outdated: {why}")
     if not (no_check or parsed.has("--disable-pip-version-check", "--no-index")):
         why = "checks PyPI for a newer pip weekly and writes ~/.cache/pip/selfcheck"
-        return write(WRITE_SUBCOMMAND, f"{name} list: {why} (add --disable-pip-version-check)")
+        return cache_write(f"{name} list: {why} (add --disable-pip-version-check)")
     return read("RO702", f"{name} list only reads")
 
 
-def _version_or_pip(name: str, args: tuple[Word, ...]) -> Check:
+def version_or_pip(name: str, args: tuple[Word, ...]) -> Check:
     words = _literal(args)
     if isinstance(words, Check):
         return words
@@ -222,14 +245,16 @@ def _version_or_pip(name: str, args: tuple[Word, ...]) -> Check:
     if words == ["version"] and name in _VERSION_WORD:
         return read("RO701", f"{name} version only prints versions")
     if name.startswith("python") and words[:2] == ["-m", "pip"]:
-        return _pip(f"{name} -m pip", args[2:])
+        return _pip(f"{name} -m pip", args[2:])  # the working tree is checked (engine)
+    if name.startswith("python") and words[0:1] in (["-I"], ["-P"]) and words[1:3] == ["-m", "pip"]:
+        return _pip(f"{name} {words[0]} -m pip", args[3:])
     if name == "npm" and words and words[0] in _NPM_QUERIES:
         why = "writes its debug log and update-check state under ~/.npm on every run"
-        return write(WRITE_SUBCOMMAND, f"npm {words[0]}: {why}")
+        return cache_write(f"npm {words[0]}: {why}")
     return write("RW013", f"{name}: runs code whose effects cannot be proven")
 
 
 ENTRIES: dict[str, Entry] = {
-    **entries("RO701", " ".join(sorted(_TOOLS)), _version_or_pip),
-    **entries("RO701", "pip pip3", _version_or_pip, _PIP, *_PIP_READS.values()),
+    **entries("RO701", " ".join(sorted(_TOOLS)), version_or_pip),
+    **entries("RO701", "pip pip3", version_or_pip, _PIP, *_PIP_READS.values()),
 }

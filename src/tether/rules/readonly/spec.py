@@ -28,14 +28,22 @@ WRITE_SUBCOMMAND = "RW023"
 UNKNOWN_SUBCOMMAND = "RW024"
 DYNAMIC_ARGUMENT = "RW025"
 SCRIPT_CAN_WRITE = "RW026"
+OWN_CACHE = "RW030"
+CACHE = "cache"  # the one effect named so far: a write to the tool's own cache or log
 
 
 class Check(NamedTuple):
-    """One command's verdict: read-only or not, the deciding code, and why."""
+    """One command's verdict: read-only or not, the deciding code, and why.
+
+    ``effects`` names what a write that is not read-only is limited to: ``("cache",)`` when
+    the command only reads the user's files but refreshes its own cache or log (docs/readonly.md,
+    "Effects"). Such a command is still not read-only: ``tether verify`` counts the write.
+    """
 
     read_only: bool
     code: str
     reason: str
+    effects: tuple[str, ...] = ()
 
 
 def read(code: str, reason: str) -> Check:
@@ -46,6 +54,11 @@ def read(code: str, reason: str) -> Check:
 def write(code: str, reason: str) -> Check:
     """Return a not-read-only verdict."""
     return Check(False, code, reason)
+
+
+def cache_write(reason: str) -> Check:
+    """Return a not-read-only verdict whose only write is the tool's own cache or log."""
+    return Check(False, OWN_CACHE, reason, (CACHE,))
 
 
 def opts(text: str) -> frozenset[str]:

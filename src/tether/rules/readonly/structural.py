@@ -311,4 +311,19 @@ RULES: tuple[Rule, ...] = (
         ("git -C vendor/x status", "cd sub && git log", "cd vendor/x; git diff"),
         ("git status", "git log --oneline", "ls vendor/x"),
     ),
+    _rule(
+        "RW030",
+        "writes-own-cache",
+        "Reads the user's files but writes the tool's own cache or log (`effects: [\"cache\"]`).",
+        "`pip list` writes ~/.cache/pip/selfcheck weekly, `npm ls` its debug log and "
+        "update-check state under ~/.npm, `kubectl get` its discovery cache under ~/.kube/cache, "
+        "`apt-cache policy` /var/cache/apt/*.bin when stale. A write is a write (tether verify "
+        "counts it), so these are not read-only; the classification says `effects: "
+        '["cache"]` when every write of the line is of this kind, so a caller can tell them '
+        "from commands that write the user's files.",
+        "Allow on `effects` if a refreshed cache is acceptable, or use the tool's read-only "
+        "form (`pip --disable-pip-version-check list`).",
+        ("pip list", "npm ls", "kubectl get pods", "apt-cache policy bash", "pip list | grep x"),
+        ("pip --disable-pip-version-check list", "pip install x", "kubectl delete pod x"),
+    ),
 )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from tether.rules.readonly.catalogue import Entry, entries, pure_entries, rule
 from tether.rules.readonly.spec import (
     DYNAMIC_ARGUMENT,
@@ -104,7 +106,30 @@ RULES = (
         ("env", "env -0"),
         ("env -S 'rm x'", "env rm x"),
     ),
+    rule(
+        "RO607",
+        "read-line",
+        "`read` into lower-case variable names is read-only (so `while read …; do …; done` "
+        "loops of reads are).",
+        "`read` assigns the names it is given; an upper-case name (PATH, IFS, PS4, …), a "
+        "`*proxy` name or one of zsh's tied arrays (path, fpath, …) changes what later "
+        "commands run or reach.",
+        "Read into a lower-case name.",
+        (
+            "read line",
+            "read -r a b",
+            'while read -r f; do wc -l "$f"; done < list.txt',
+            'git ls-files | while IFS= read -r f; do head -1 "$f"; done',
+            "read -ra parts <<< 'a b'",
+        ),
+        ("read PATH", "read -a path", "read http_proxy", "read -z x", "read IFS"),
+    ),
 )
+
+# `read` (bash 5.2); the names it assigns are judged like a loop variable (engine._SAFE_VAR).
+_READ = Spec("read", options="e r s a: d: i: n: N: p: t: u:", checked="bash 5.2 builtin")
+_READ_NAME = re.compile(r"[a-z_][a-z0-9_]*")
+_ZSH_TIED = frozenset({"path", "fpath", "module_path", "cdpath", "manpath", "mailpath"})
 
 _HOSTNAME = Spec(
     "hostname",
@@ -278,6 +303,16 @@ def _printf(name: str, args: tuple[Word, ...]) -> Check:
     return read("RO601", "printf only prints")
 
 
+def _read(name: str, args: tuple[Word, ...]) -> Check:
+    parsed = parse(_READ, args)
+    if isinstance(parsed, Check):
+        return parsed
+    for var in [*parsed.values("-a"), *(w.value for w in parsed.operands)]:
+        if not _READ_NAME.fullmatch(var) or var.endswith("proxy") or var in _ZSH_TIED:
+            return write("RW009", f"read {var[:40]}: assigns a variable that can change what runs")
+    return read("RO607", "read only assigns lower-case shell variables")
+
+
 def _hostname(name: str, args: tuple[Word, ...]) -> Check:
     result = check_spec(_HOSTNAME, args, "RO602", max_operands=0)
     if result.code == WRITE_OPERAND:
@@ -350,4 +385,5 @@ ENTRIES: dict[str, Entry] = {
     **pure_entries("RO605", *_LOOKUP),
     **entries("RO605", "command", _command),
     **entries("RO606", "env", _env, ENV),
+    **entries("RO607", "read", _read, _READ),
 }

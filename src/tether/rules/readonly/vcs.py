@@ -64,8 +64,8 @@ _CODES = {
 _REFLOG_WRITES = opts("expire delete")
 _WRITE_SUBCOMMANDS = opts(
     "add commit push pull fetch merge rebase reset checkout switch restore rm mv clean "
-    "cherry-pick revert am apply init clone gc prune fsck format-patch archive bisect "
-    "submodule notes replace filter-branch update-ref update-index symbolic-ref "
+    "cherry-pick revert am apply init clone gc prune bisect "
+    "replace filter-branch update-ref update-index symbolic-ref "
     "sparse-checkout maintenance repack pack-refs lfs help commit-tree mktag mktree "
     "write-tree read-tree checkout-index hash-object"
 )
@@ -183,6 +183,27 @@ def _listing(sub: str, code: str, args: tuple[Word, ...]) -> Check:
     return write(WRITE_SUBCOMMAND, f"git {sub} {verb[:40]}: changes the repository")
 
 
+def _reading_form(sub: str, args: tuple[Word, ...]) -> Check:
+    """Judge the subcommands that read in one form only: fsck, ``symbolic-ref NAME``,
+    ``format-patch --stdout``, ``archive`` (their specs list the options that write:
+    --lost-found, -d/-m, -o/--output-directory, --output/--remote/--exec), and the ``notes
+    list`` and ``submodule status`` verbs."""
+    if sub in ("notes", "submodule"):
+        verb = args[0].value if args else ""
+        key = f"{sub} {verb}"
+        if key not in READS:
+            return write(WRITE_SUBCOMMAND, f"git {sub} {verb[:40]}: not a listing form")
+        return _read(key, args[1:], "RO411")
+    parsed = parse(READS[sub], args)
+    if isinstance(parsed, Check):
+        return parsed
+    if sub == "symbolic-ref" and len(parsed.operands) != 1:
+        return write(WRITE_SUBCOMMAND, "git symbolic-ref: this form sets or deletes a ref")
+    if sub == "format-patch" and not parsed.has("--stdout"):
+        return write(WRITE_SUBCOMMAND, "git format-patch: writes patch files (add --stdout)")
+    return read("RO411", f"git {sub} only prints")
+
+
 def _git(name: str, args: tuple[Word, ...]) -> Check:
     for w in args:
         if not w.literal:
@@ -223,6 +244,8 @@ def _git(name: str, args: tuple[Word, ...]) -> Check:
         return _listing("worktree", "RO409", sub_args)
     if sub == "reflog":
         return _listing("reflog", "RO410", sub_args)
+    if sub in ("fsck", "notes", "symbolic-ref", "submodule", "format-patch", "archive"):
+        return _reading_form(sub, sub_args)
     if sub in _WRITE_SUBCOMMANDS:
         return write(WRITE_SUBCOMMAND, f"git {sub}: changes the repository or runs programs")
     return write(UNKNOWN_SUBCOMMAND, f"git {sub[:40]}: not a read subcommand in the catalogue")

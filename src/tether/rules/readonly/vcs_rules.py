@@ -164,4 +164,42 @@ RULES = (
         ("git reflog", "git reflog show -5", "git reflog -n 10"),
         ("git reflog expire --all", "git reflog delete HEAD@{1}"),
     ),
+    rule(
+        "RO411",
+        "git-reading-forms",
+        "`git fsck`, `git notes list`, `git symbolic-ref NAME`, `git submodule status`, "
+        "`git format-patch --stdout` and `git archive` to stdout are read-only.",
+        "Each has writing forms: `fsck --lost-found`, `notes add`, `symbolic-ref NAME REF` "
+        "or `-d`, `submodule update`, `format-patch` without --stdout (one file per patch), "
+        "`archive -o FILE` or `--remote`.",
+        "Use the reading form.",
+        (
+            "git fsck",
+            "git fsck --full --no-dangling",
+            "git notes list",
+            "git notes list HEAD",
+            "git symbolic-ref HEAD",
+            "git symbolic-ref --short HEAD",
+            "git submodule status",
+            "git submodule status --recursive",
+            "git format-patch --stdout HEAD~1",
+            "git format-patch -1 --stdout",
+            "git archive HEAD | tar -t",
+            "git archive --format=tar HEAD src | tar -tv",
+        ),
+        (
+            "git fsck --lost-found",
+            "git notes add -m x",
+            "git notes",
+            "git symbolic-ref HEAD refs/heads/x",
+            "git symbolic-ref -d HEAD",
+            "git submodule update --init",
+            "git submodule",
+            "git format-patch HEAD~1",
+            "git format-patch -o out --stdout HEAD~1",
+            "git archive -o x.tar HEAD",
+            "git archive --remote=origin HEAD",
+            "git archive --exec=x --remote=o HEAD",
+        ),
+    ),
 )

@@ -19,6 +19,7 @@ unknown and the command is not proven read-only (principle 1). Git reads them th
 from __future__ import annotations
 
 from tether.shell.specs import Spec
+from tether.shell.tools import GIT_SYMBOLIC_REF
 
 CHECKED = "git 2.39.5 (git SUB -h, man git-SUB)"
 _RUNS = {
@@ -32,6 +33,9 @@ _RUNS = {
     "-u": "runs a program on the remote side",
     "--filters": "runs filter programs",
     "--help": "opens a manual page or a browser",
+    "--lost-found": "writes dangling objects into .git/lost-found",
+    "--output-directory": "writes the patches into a directory",
+    "--remote": "asks a remote repository, which can run programs there",
 }
 
 # The diff options (diff.c) every diff-producing subcommand takes.
@@ -180,6 +184,16 @@ _LS_REMOTE = (
     "exit-code get-url h|heads q|quiet refs o|server-option: sort: symref t|tags upload-pack:"
 )
 
+_FORMAT_PATCH = (
+    "add-header: attach:: base: cc: cover-from-description: cover-letter creation-factor: "
+    "filename-max-length: force-in-body-from from:: ignore-if-in-upstream in-reply-to: "
+    "inline:: interdiff: k|keep-subject no-binary no-numbered no-stat n|numbered "
+    "numbered-files o|output-directory: q|quiet range-diff: v|reroll-count: rfc "
+    "signature: signature-file: signoff start-number: stdout subject-prefix: suffix: "
+    "thread:: to: zero-commit no-attach no-thread no-signature no-to no-cc "
+    "no-add-header no-cover-letter"
+)
+
 # Every read subcommand's spec, by subcommand (and "stash list", "remote get-url", …). The
 # parts of each are disjoint (the engine refuses an option listed twice).
 _LOG_SPEC = (_LOG, _REVS, _REVS_PICKED, _DIFF, "abbrev::")
@@ -260,6 +274,37 @@ READS: dict[str, Spec] = {
     "reflog exists": _spec("reflog exists", ""),
     "remote": _spec("remote", "v|verbose", permute=False),
     "remote get-url": _spec("remote get-url", "push all"),
+    # fsck only reports; --lost-found writes .git/lost-found (a write in vcs.py).
+    "fsck": _spec(
+        "fsck",
+        "v|verbose unreachable dangling tags root cache reflogs full connectivity-only strict "
+        "lost-found progress name-objects no-reflogs no-full no-dangling no-progress "
+        "no-name-objects",
+        runs="--lost-found",
+    ),
+    "notes list": _spec("notes list", ""),
+    # The reading form only: one operand, no -d/-m (vcs.py).
+    "symbolic-ref": GIT_SYMBOLIC_REF,
+    "submodule status": _spec("submodule status", "cached recursive q|quiet"),
+    # Read only with --stdout (vcs.py); -o writes the patches into a directory.
+    "format-patch": _spec(
+        "format-patch",
+        _FORMAT_PATCH,
+        _REVS,
+        _DIFF,
+        "abbrev::",
+        runs=f"{_LOG_RUNS} --output-directory",
+        abbreviate=False,
+        numeric=True,
+    ),
+    # To stdout only: -o/--output writes, --remote/--exec run a program on a remote.
+    "archive": _spec(
+        "archive",
+        "format: prefix: add-file: add-virtual-file: o|output: worktree-attributes v|verbose "
+        "l|list remote: exec:",
+        runs="--output --exec --remote",
+        numeric=True,
+    ),
 }
 
 __all__ = ["READS"]
