@@ -27,17 +27,18 @@ NOT_YET_MIGRATED: dict[str, int] = {
     "rules/danger/self_hosts.py": 1,
     "rules/danger/self_protection.py": 15,
     "rules/decisions.py": 7,
-    "rules/readonly/engine.py": 42,  # +6: the working-tree and sed/awk reader reasons
+    "rules/readonly/engine.py": 45,  # the working-tree, sed/awk reader and recall reasons
     "rules/readonly/files.py": 27,
     "rules/readonly/forge.py": 8,
-    "rules/readonly/packages.py": 10,
+    "rules/readonly/ops.py": 20,  # round 3's recall reads, in the catalogue's old style
+    "rules/readonly/packages.py": 11,
     "rules/readonly/search.py": 13,
-    "rules/readonly/spec.py": 7,
-    "rules/readonly/structural.py": 27,  # +1: RW029
-    "rules/readonly/system.py": 24,
+    "rules/readonly/spec.py": 8,
+    "rules/readonly/structural.py": 28,  # RW029, RW030
+    "rules/readonly/system.py": 28,
     "rules/readonly/text.py": 19,
-    "rules/readonly/vcs.py": 14,
-    "rules/readonly/vcs_rules.py": 10,
+    "rules/readonly/vcs.py": 16,
+    "rules/readonly/vcs_rules.py": 11,
 }
 
 

@@ -646,6 +646,12 @@ def test_a_read_only_verdict_does_not_depend_on_the_spelling(spec: ReadSpec) -> 
     operands = _SPEC_OPERANDS.get(spec.name, "f")
     differ = []
     for option, forms in _equivalent_spellings(grammar_of(spec), spec.style):
+        # An unquoted `-?` is a glob bash may expand to another option (`dpkg -?` → `-i` when
+        # a file is named so): refused where the program has an option that writes.
+        globbed = [f for f in forms if any(c in f for c in "?*[")]
+        for form in globbed if spec.writes else ():
+            assert not classify_command(f"{spec.name} {form} {operands}").read_only, form
+        forms = [f for f in forms if f not in globbed]
         commands = [f"{spec.name} {form} {operands}" for form in forms]
         commands += [f"{spec.name} {form} -- {operands}" for form in forms]
         verdicts = {c: classify_command(c).read_only for c in commands}
