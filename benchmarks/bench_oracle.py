@@ -21,31 +21,9 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from hypothesis import HealthCheck, Phase, given, seed, settings
-
 from tether import classify_command
 from tether.verify import Oracle, Verdict, sandbox_problem
-from tether.verify.generator import mutated, operand_files
-
-
-def draw(n: int, seed_value: int) -> list[str]:
-    """Return ``n`` generated commands (hypothesis's generate phase only, no shrinking)."""
-    out: list[str] = []
-
-    @settings(
-        max_examples=n,
-        database=None,
-        phases=[Phase.generate],
-        deadline=None,
-        suppress_health_check=list(HealthCheck),
-    )
-    @seed(seed_value)
-    @given(mutated())
-    def collect(command: str) -> None:
-        out.append(command)
-
-    collect()
-    return out
+from tether.verify.generator import draw, mutated, operand_files
 
 
 def main() -> int:
@@ -60,7 +38,7 @@ def main() -> int:
         print(f"cannot run: {problem}", file=sys.stderr)
         return 2
     started = time.monotonic()
-    commands = list(dict.fromkeys(draw(args.examples, args.seed)))
+    commands = list(dict.fromkeys(draw(mutated(), args.examples, args.seed)))
     read_only = [c for c in commands if classify_command(c).read_only]
     outcomes: collections.Counter[str] = collections.Counter()
     example: dict[str, str] = {}

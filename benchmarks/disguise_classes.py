@@ -27,8 +27,6 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from hypothesis import HealthCheck, Phase, given, seed, settings
-
 from tether.rules.base import Danger
 from tether.verify import Oracle, sandbox_problem
 from tether.verify.disguise import (
@@ -40,26 +38,12 @@ from tether.verify.disguise import (
     programs,
 )
 from tether.verify.disguise import examples as all_examples
+from tether.verify.generator import draw
 
 
-def draw(n: int, seed_value: int) -> list[Disguised]:
-    """Return ``n`` disguised examples (hypothesis's generate phase only, no shrinking)."""
-    out: list[Disguised] = []
-
-    @settings(
-        max_examples=n,
-        database=None,
-        phases=[Phase.generate],
-        deadline=None,
-        suppress_health_check=list(HealthCheck),
-    )
-    @seed(seed_value)
-    @given(disguised())
-    def collect(example: Disguised) -> None:
-        out.append(example)
-
-    collect()
-    return list({d.command: d for d in out}.values())
+def draw_distinct(n: int, seed_value: int) -> list[Disguised]:
+    """Return up to ``n`` disguised examples, one per distinct command."""
+    return list({d.command: d for d in draw(disguised(), n, seed_value)}.values())
 
 
 def run_all(
@@ -98,7 +82,7 @@ def main() -> int:
     examples = (
         [Disguised(e.text, ("plain",), e) for e in all_examples()]
         if args.plain
-        else draw(args.examples, args.seed)
+        else draw_distinct(args.examples, args.seed)
     )
     results = run_all(examples, args.jobs, args.timeout)
     elapsed = time.monotonic() - started

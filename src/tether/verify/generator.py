@@ -19,7 +19,9 @@ import re
 import shlex
 from collections.abc import Iterable
 from functools import lru_cache
+from typing import TypeVar
 
+from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
 from tether.rules.base import Tier
@@ -250,3 +252,27 @@ __all__ = [
     "SHELLS", "WRAPPERS", "XARGS", "bases", "mutated", "operand_files", "options",
     "spelled_option",
 ]  # fmt: skip
+
+
+T = TypeVar("T")
+
+
+def draw(strategy: st.SearchStrategy[T], n: int, seed_value: int) -> list[T]:
+    """Return ``n`` examples of ``strategy`` (hypothesis's generate phase only, no shrinking,
+    seeded): how the long runs in benchmarks/ take their examples."""
+    out: list[T] = []
+
+    @settings(
+        max_examples=n,
+        database=None,
+        phases=[Phase.generate],
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+    )
+    @seed(seed_value)
+    @given(strategy)
+    def collect(example: T) -> None:
+        out.append(example)
+
+    collect()
+    return out
