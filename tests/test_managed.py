@@ -67,11 +67,11 @@ SAME = "the same call, two answers"
 
 ATTACKS: list[Attack] = [
     Attack(WRITES, "`sort -o` onto the settings", _bash("sort -o ~/.claude/settings.json x"),
-           "allow", "sort -o managed settings", REFUSED, ""),
+           "ask (DG605)", "sort -o managed settings", REFUSED, "test_self_protection.py"),
     Attack(WRITES, "sed `w`", _bash("sed -n 'w /home/dev/.gemini/settings.json' x"),
-           "allow", "sed w managed settings", REFUSED, ""),
+           "ask (DG605)", "sed w managed settings", REFUSED, "test_self_protection.py"),
     Attack(WRITES, "`git config -f FILE`", _bash("git config -f ~/.codex/config.toml a.b c"),
-           "allow", "git config -f requirements", REFUSED, ""),
+           "ask (DG605)", "git config -f requirements", REFUSED, "test_self_protection.py"),
     Attack(WRITES, "a path built by a glob", _bash("cp /dev/null ~/.cl?ude/settings.json"),
            "allow", "glob path cp", REFUSED, ""),
     Attack(WRITES, "`find -exec cp`",

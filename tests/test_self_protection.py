@@ -52,6 +52,22 @@ MATRIX: list[Row] = [
     ("Bash", "chmod 000 ~/.gemini/settings.json", ASK, "DG605"),
     ("Bash", "ln -sf /dev/null .gemini/settings.json", ASK, "DG605"),
     ("Bash", "git checkout -- .claude/settings.json", ASK, "DG605"),
+    # any program whose output option or operand names the file (tools.OUTPUTS)
+    ("Bash", "sort -o ~/.claude/settings.json x", ASK, "DG605"),
+    ("Bash", "uniq x ~/.claude/settings.json", ASK, "DG605"),
+    ("Bash", "xxd -r dump ~/.codex/hooks.json", ASK, "DG605"),
+    ("Bash", "openssl enc -d -in x -out ~/.gemini/settings.json", ASK, "DG605"),
+    ("Bash", "iconv -f utf8 -t ascii -o ~/.claude/settings.json x", ASK, "DG605"),
+    ("Bash", "sort -o out.txt x", ALLOW, None),
+    # writes inside another language, and git's own writer of config syntax
+    ("Bash", "sed -n 'w /home/dev/.gemini/settings.json' x", ASK, "DG605"),
+    ("Bash", "awk '{print > \"/home/dev/.claude/settings.json\"}' x", ASK, "DG605"),
+    ("Bash", "git config -f ~/.codex/config.toml features.hooks false", ASK, "DG605"),
+    ("Bash", "git config --file=/home/dev/.claude/settings.json a.b c", ASK, "DG605"),
+    ("Bash", "git config -f .git/config user.name x", ALLOW, None),
+    # a path the line builds: the evaluator's reading is what the gate and the checks see
+    ("Bash", "d=cl; cp /dev/null ~/.${d}aude/settings.json", ASK, "DG605"),
+    ("Bash", 'a=(~/.claude/settings.json); rm "${a[@]}"', ASK, "DG605"),
     ("Bash", "sudo bash -c 'rm -f /home/dev/.claude/settings.json'", ASK, "DG605"),
     ("Bash", 'r""m ~/.claude/settings.json', ASK, "DG605"),
     ("Bash", "cd .claude && rm settings.json", ASK, "DG605"),

@@ -37,6 +37,7 @@ from tether.shell.tools import (
     FIND_EXEC,
     GIT,
     GIT_SUBCOMMANDS,
+    OUTPUTS,
     single_dash,
 )
 from tether.shell.words import unwrap
@@ -52,9 +53,12 @@ _EDITORS = frozenset(
      "patch", "sd", "truncate"}
 )  # fmt: skip
 _IN_PLACE = frozenset({"sed", "gsed", "perl", "ruby", "yq", *AWK_WRITERS})
+# Programs that write their result to a file an option or operand names (``sort -o F``,
+# ``uniq IN OUT``, ``xxd -r IN OUT``, ``openssl … -out F``, ``iconv -o F``): tools.OUTPUTS.
+_WRITERS = frozenset(name for name in OUTPUTS if " " not in name) | {"qemu-img"}
 NAMES = frozenset(
-    {*_REMOVERS, *_OWNERSHIP, *_COPIERS, *_EDITORS, *_IN_PLACE, *EXTRACTORS, "mv", "tee",
-     "dd", "curl", "wget", "git", "find", "sqlite3", "apply_patch"}
+    {*_REMOVERS, *_OWNERSHIP, *_COPIERS, *_EDITORS, *_IN_PLACE, *EXTRACTORS, *_WRITERS, "mv",
+     "tee", "dd", "curl", "wget", "git", "find", "sqlite3", "apply_patch"}
 )  # fmt: skip
 # Where a directory's unknown contents may put a guard file, relative to the directory.
 _PROBES = (
@@ -219,6 +223,10 @@ def _file_change(cmd: SimpleCommand, scope: Scope, name: str) -> Iterator[Hit]:
         yield from _hit(name, _first(operands, cmd, scope))
     elif name in _IN_PLACE and (edited := _in_place(name, args, scope)):
         yield from _hit(f"{name} -i on", _first(list(edited), cmd, scope))
+    elif name in _WRITERS:
+        from tether.rules.danger.devices import output_targets  # devices reads guard paths too
+
+        yield from _hit(f"{name} writes", _first(output_targets(name, cmd), cmd, scope))
 
 
 def _landing(name: str, parsed: Parsed, cmd: SimpleCommand, scope: Scope) -> tuple[str, str] | None:
@@ -323,6 +331,8 @@ def _git(cmd: SimpleCommand, scope: Scope) -> Iterable[Hit]:
     if not top.operands:
         return ()
     verb = top.operands[0].value
+    if verb == "config":  # `git config -f FILE k v` writes FILE (a guard file's own syntax)
+        return tuple(_hit("git config -f", _first(_config_files(top.operands[1:]), cmd, scope)))
     if verb not in ("checkout", "restore", "rm", "mv"):
         return ()
     words = list(parse(GIT_SUBCOMMANDS[verb], top.operands[1:]).operands)
@@ -332,6 +342,23 @@ def _git(cmd: SimpleCommand, scope: Scope) -> Iterable[Hit]:
         words = [Word(f"{base}/{w.value}", w.literal) for w in words]
         words.append(Word(base))
     return tuple(_hit(f"git {verb}", _first(words, cmd, scope, tree=True)))
+
+
+def _config_files(args: Iterable[Word]) -> list[Word]:
+    """The files ``git config`` names with ``-f FILE``, ``-fFILE``, ``--file FILE|=FILE``."""
+    found: list[Word] = []
+    words = list(args)
+    for i, w in enumerate(words):
+        v = w.value
+        if v == "--":
+            break
+        if v in ("-f", "--file") and i + 1 < len(words):
+            found.append(words[i + 1])
+        elif v.startswith("--file="):
+            found.append(Word(v[7:], w.literal))
+        elif v.startswith("-f") and len(v) > 2 and not v.startswith("--"):
+            found.append(Word(v[2:], w.literal))
+    return found
 
 
 def _curl(cmd: SimpleCommand, scope: Scope) -> Iterator[Hit]:
@@ -512,6 +539,18 @@ TREE_NAMES = frozenset(
 )
 
 
+def _evaluated_words(commands: tuple[SimpleCommand, ...]) -> str:
+    """The words of the evaluator's reading (``d=cl; cat > ~/.${d}aude/…`` reads
+    ``~/.claude/…``): what the gate must see beside the text as typed."""
+    words = [
+        w.value
+        for c in commands
+        if c.evaluated
+        for w in (*c.argv, *(r.target for r in c.redirects if r.target is not None))
+    ]
+    return " " + " ".join(words).lower() if words else ""
+
+
 def concerns(scope: Scope) -> bool:
     """Return True when the input may touch Tether (computed once per parsed input).
 
@@ -525,7 +564,7 @@ def concerns(scope: Scope) -> bool:
     if found is None:
         commands = scope.model.commands
         low = scope.model.source.lower()
-        text = _unquoted(low, commands)
+        text = _unquoted(low, commands) + _evaluated_words(commands)
         # Plain `in` tests: several times faster than one regex here, and this runs on every input.
         found = (
             "tether" in text
