@@ -43,8 +43,27 @@ _CHAR_DEVICES = frozenset(
 )  # fmt: skip
 
 
+_ROOT_ALIAS = re.compile(r"^(?:/proc/(?:self|thread-self|\d+)/root(?=/))+")
+
+
+def canonical(path: str) -> str:
+    """Spell an absolute path as the kernel resolves it, lexically: ``//dev/sda``,
+    ``/./dev/sda``, ``/tmp/../dev/sda`` and ``/proc/self/root/dev/sda`` are ``/dev/sda``.
+    (``..`` is read lexically: the roots these spellings climb through are not links.)"""
+    if path[:1] != "/" or not ("//" in path or "/." in path or path[:6] == "/proc/"):
+        return path
+    path = _ROOT_ALIAS.sub("", path)
+    trailing = "/" if path.endswith("/") and len(path) > 1 else ""
+    import posixpath  # only for the rare spelt-out path
+
+    normal = posixpath.normpath(path)
+    normal = "/" + normal.lstrip("/")  # POSIX keeps a leading '//'; Linux reads it as '/'
+    return normal + trailing if normal != "/" else normal
+
+
 def is_block_device(path: str) -> bool:
     """Return True for a disk or partition device path (``/dev/sda1``, ``/dev/vg0/root``)."""
+    path = canonical(path)
     if not _BLOCK_DEVICE.match(path):
         return False
     head = path[5:].split("/", 1)[0]
@@ -62,7 +81,7 @@ _DISK_SAMPLES = (
 
 def may_be_block_device(word: Word) -> bool:
     """Return True when ``word`` names a disk, or is a glob that can match one."""
-    path = word.value
+    path = canonical(word.value)
     if path[:5] != "/dev/":
         return False
     if word.glob and any(c in path for c in "*?["):
@@ -74,6 +93,7 @@ def may_be_block_device(word: Word) -> bool:
 
 def names_device(path: str) -> bool:
     """Return True when a disk tool's operand can only be a device (any /dev path but a tty)."""
+    path = canonical(path)
     if not path.startswith("/dev/") or len(path) <= 5:
         return False
     head = path[5:].split("/", 1)[0]
@@ -102,7 +122,7 @@ def write_target(
     (``dd of=/etc/passwd``) is DG409, unless ``system_files`` is False (the writers whose
     system-file writes privilege.py judges: redirects, cp, tee).
     """
-    path = word.value
+    path = canonical(word.value)
     if path[:5] == "/dev/" and may_be_block_device(word):
         return _disk_rule(), "a disk"
     if path[:10] == "/proc/sys/":
@@ -113,7 +133,7 @@ def write_target(
         or path.startswith(("/dev/", "/proc/"))
     ):
         return None
-    where, _ = place(word, cmd, scope)
+    where, _ = place(word._replace(value=path) if path != word.value else word, cmd, scope)
     if where in (Place.SYSTEM, Place.SYSTEM_ROOT, Place.ROOT):
         return SYSTEM_CONFIG_WRITE, "a system file"
     return None
