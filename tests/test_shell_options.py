@@ -388,6 +388,8 @@ def test_every_spelling_of_a_runner_option_reaches_the_command(name: str) -> Non
         "gtimeout --sig KILL 5 rm -rf /",
         # sandboxes and chroot-like runners run their operands on the host's files
         "bwrap --bind / / rm -rf /",
+        "bwrap --bind $X rm -rf /",  # $X may be SRC and DEST: then rm is the command
+        'bwrap --bind "$X" /mnt rm -rf /',
         "bwrap --dev-bind / / --setenv HOME /root --chdir / sh -c 'rm -rf /'",
         "bwrap --ro-bind /usr /usr --symlink usr/bin /bin --proc /proc rm -rf /",
         "proot -r / rm -rf /",

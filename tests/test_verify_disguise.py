@@ -38,7 +38,7 @@ from tether.verify.disguise import (
 from tether.verify.trace import Process, Trace
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-from disguise_classes import draw
+from disguise_classes import draw_distinct
 
 pytestmark = pytest.mark.slow  # bounded: SAMPLE traced sandbox runs, 5 s time limit each
 SAMPLE = 60
@@ -103,7 +103,7 @@ def test_the_checker_finds_a_violation_and_a_canonical_path() -> None:
 
 
 def test_disguised_examples_keep_the_invariant_outside_the_known_classes(oracle: Oracle) -> None:
-    sample = draw(SAMPLE, SEED)
+    sample = draw_distinct(SAMPLE, SEED)
     exercised = 0
     unexcused = []
     for d in sample:

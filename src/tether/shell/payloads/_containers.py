@@ -219,8 +219,10 @@ def _drop_second_words(spec: Runner, args: tuple[Word, ...]) -> tuple[Word, ...]
         takes = g.arity[g.names[option]] == REQUIRED and "=" not in word
         kept.extend(args[i : i + 1 + takes])
         i += 1 + takes
-        if option in spec.pairs:
-            i += 1  # the second word
+        # The second word, unless the value is a word bash may split (``--bind $X cmd``: $X may
+        # be SRC and DEST both, and then cmd is the command: the stricter reading is kept).
+        if option in spec.pairs and not (takes and args[i - 1].split):
+            i += 1
     return (*kept, *args[i:])
 
 
