@@ -73,7 +73,7 @@ ATTACKS: list[Attack] = [
     Attack(WRITES, "`git config -f FILE`", _bash("git config -f ~/.codex/config.toml a.b c"),
            "ask (DG605)", "git config -f requirements", REFUSED, "test_self_protection.py"),
     Attack(WRITES, "a path built by a glob", _bash("cp /dev/null ~/.cl?ude/settings.json"),
-           "allow", "glob path cp", REFUSED, ""),
+           "ask (DG605)", "glob path cp", REFUSED, "test_self_protection.py"),
     Attack(WRITES, "`find -exec cp`",
            _bash("find /tmp -name x -exec cp /dev/null /home/dev/.claude/settings.json \\;"),
            "ask (DG605)", "find -exec cp", REFUSED, ""),

@@ -65,6 +65,11 @@ MATRIX: list[Row] = [
     ("Bash", "git config -f ~/.codex/config.toml features.hooks false", ASK, "DG605"),
     ("Bash", "git config --file=/home/dev/.claude/settings.json a.b c", ASK, "DG605"),
     ("Bash", "git config -f .git/config user.name x", ALLOW, None),
+    # a path a glob builds: each globbed segment tried against the guard paths' names
+    ("Bash", "cp /dev/null ~/.cl?ude/settings.json", ASK, "DG605"),
+    ("Bash", "cat x > ~/.[c]laude/settings.json", ASK, "DG605"),
+    ("Bash", "rm ~/.c*/tether/config.yaml", ASK, "DG605"),
+    ("Bash", "rm -f build/*.o", ALLOW, None),
     # a path the line builds: the evaluator's reading is what the gate and the checks see
     ("Bash", "d=cl; cp /dev/null ~/.${d}aude/settings.json", ASK, "DG605"),
     ("Bash", 'a=(~/.claude/settings.json); rm "${a[@]}"', ASK, "DG605"),

@@ -324,6 +324,11 @@ def protected(
     recursive deletes, moves and permission changes, which take everything under them along.
     """
     snap = _in_force(environ)
+    if _GLOB & set(path):
+        for spelled in _glob_spellings(path):
+            found = protected(spelled, environ, tree=tree)
+            if found is not None:
+                return found
     if not tree and not _may_name(path.lower(), snap):
         return None
     norm = _normal(path)
@@ -405,6 +410,46 @@ def somewhere(path: str, *, tree: bool = False) -> str | None:
     if tree and leaf in (".", ".."):
         return SOMEWHERE  # the unknown directory itself, or its parent
     return None
+
+
+# The names a guard path runs through, tried against a globbed segment of a path
+# (`~/.cl?ude/settings.json`, `~/.c*/tether/`): bash expands a glob to whichever exists.
+_GUARD_SEGMENTS = (
+    ".claude", ".gemini", ".codex", ".config", ".local", ".cache", "tether", "state", "share",
+    "settings.json", "settings.local.json", "managed-settings.json", "hooks.json",
+    "config.toml", "config.yaml", ".tether.yaml",
+)  # fmt: skip
+_MAX_GLOBBED = 3  # segments with a glob tried per path (at most 16^3 spellings)
+
+
+def _glob_spellings(path: str) -> Iterator[str]:
+    """Yield ``path`` with each globbed segment replaced by a guard name it can match."""
+    segments = path.split("/")
+    globbed = [i for i, s in enumerate(segments) if _GLOB & set(s)]
+    if not globbed or len(globbed) > _MAX_GLOBBED:
+        return
+    options = []
+    for i in globbed:
+        names = [n for n in _GUARD_SEGMENTS if _may_glob(n, segments[i])]
+        options.append([n for n in names if fnmatchcase(n, segments[i])] or [segments[i]])
+    if all(o == [segments[i]] for o, i in zip(options, globbed, strict=True)):
+        return
+    import itertools  # only for a globbed path that can name a guard file
+
+    for combo in itertools.product(*options):
+        spelled = list(segments)
+        for i, name in zip(globbed, combo, strict=True):
+            spelled[i] = name
+        yield "/".join(spelled)
+
+
+def glob_may_name(text: str) -> bool:
+    """Return True when a globbed word of ``text`` can match a guard path's name
+    (``~/.cl?ude/…``): the cheap gate's glob counterpart of the marker test."""
+    return any(
+        _GLOB & set(word) and next(_glob_spellings(word.strip("'\"<>|;&()")), None) is not None
+        for word in text.split()
+    )
 
 
 def _may_glob(name: str, pattern: str) -> bool:

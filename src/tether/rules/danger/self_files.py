@@ -29,7 +29,13 @@ from tether.rules.danger._base import (
 from tether.rules.danger.archives import EXTRACTORS, extraction
 from tether.rules.danger.paths import resolve
 from tether.rules.file_tools import patch_files
-from tether.rules.protected import may_name_guard_file, protected, relocated, somewhere
+from tether.rules.protected import (
+    glob_may_name,
+    may_name_guard_file,
+    protected,
+    relocated,
+    somewhere,
+)
 from tether.shell.model import SimpleCommand, Word
 from tether.shell.options import Parsed, parse
 from tether.shell.programs import WRAPPERS
@@ -573,6 +579,7 @@ def concerns(scope: Scope) -> bool:
             or "gemini" in text
             or "/v1/" in text
             or relocated(low, text)  # a $CODEX_HOME or $TETHER_CONFIG outside the usual places
+            or (("?" in text or "*" in text or "[" in text) and glob_may_name(text))
             # A lone command without wrappers runs where it was started.
             or (
                 (len(commands) > 1 or (commands != () and commands[0].wrappers != ()))
