@@ -21,6 +21,14 @@ DISGUISES = [
     (1, "{sh,-c,'rm -rf /'}", "none", "hardline", "DG101"),
     (1, "{rm,-rf,/usr}", "none", "hardline", "DG101"),
     (1, '{sh,-c,"rm -rf /usr"}', "none", "hardline", "DG101"),
+    # The disguise long run (seed 0) after the evaluator: the brace list holds a quoted
+    # variable or a parameter operator, so the line has no tree past the error. bash expands the
+    # braces first, then each alternative with the values set earlier in the line.
+    (1, 'v0=-s; {parted,"$v0",/dev/sda,mklabel,gpt}', "ask", "hardline", "DG401"),
+    (1, 'v0=/dev/sda; {parted,-s,"$v0",mklabel,gpt}', "ask", "hardline", "DG401"),
+    (1, 'p0=/tmp/../dev/sdz9/zz; {mkfs.ext4,"${p0%/zz}"}', "ask", "hardline", "DG401"),
+    (1, 'p0=/tmp/../dev/sdz9QQ; {mkfs.ext4,"${p0%QQ}"}', "ask", "hardline", "DG401"),
+    (1, "g() { {perl,-e,'system \"rm -rf \" . \"/\"'}; }; g", "ask", "hardline", "DG101"),
     (2, 'd=/usr; rm -rf "$d"', "ask", "hardline", "DG101"),
     (2, 'a=(rm -rf /usr); "${a[@]}"', "ask", "hardline", "DG101"),
     (2, "IFS=,; x=rm,-rf,/usr; $x", "none", "hardline", "DG101"),
@@ -376,7 +384,28 @@ READINGS = [
     ("ls $((2*3+1))", "ls 7"),
     ("cd ~; cd ..; ls", "cd ~'/..'"),
     ("ls $X", None),  # nothing the line says: no reading
+    ('v0=-s; {parted,"$v0",/dev/sda}', "parted -s /dev/sda"),
+    ('p=/a/bQQ; x() { {ls,"${p%QQ}"}; }; x', "ls /a/b"),
 ]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('v=1; {ls,"$v",x}', 'v=1; ls "$v" x'),
+        ("g() { {a,-b}; }; g", "g() { a -b; }; g"),
+        ("{x=1,ls}", None),  # bash runs the command x=1: rewritten, it would be an assignment
+        ("{if,true}", None),  # and the command if, not the keyword
+        ("{ls,#x}", None),  # and ls with the operand #x, not a comment
+        ("{ls,x} <<EOF\n{a,b}\nEOF", None),  # a heredoc's body is text
+        ("echo {a,b}; ls", None),  # no command word to rewrite
+        ("cat > {a,b}", None),  # a redirect's target
+    ],
+)
+def test_command_braces_are_written_out(text: str, expected: str | None) -> None:
+    from tether.shell.evaluate._unbrace import command_braces
+
+    assert command_braces(text) == expected
 
 
 @pytest.mark.parametrize(("command", "expected"), READINGS)

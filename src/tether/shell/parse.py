@@ -620,7 +620,7 @@ class _Builder:
             elif kind in nodes.CONTAINERS:  # `program` and `list` hold most commands
                 if kind in _EVALUATED_NODES and self.origins is not None:
                     self.origins.wants = self.origins.wants or kind != "ERROR" or (
-                        src[node.start_byte : node.start_byte + 1] == b"{")  # fmt: skip
+                        src.find(b"{", node.start_byte, node.end_byte) >= 0)  # fmt: skip
                 _push_children(node, ctx, src, stack)
             elif kind == "redirected_statement":
                 self._redirected(node, ctx, src, stack)

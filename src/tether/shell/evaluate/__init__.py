@@ -51,6 +51,19 @@ def reading(
     text = src.decode("utf-8", "replace")
     if any(m in text for m in MARKERS):
         return None  # the markers could be forged
+    relocated = False
+    if root.has_error:
+        from tether.shell.evaluate._unbrace import command_braces
+        from tether.shell.evaluate._walk import parse_tree
+
+        try:
+            rewritten = command_braces(text)
+        except GiveUp:
+            rewritten = None
+        if rewritten is not None:
+            new_root, new_src = parse_tree(rewritten)
+            if not new_root.has_error:  # otherwise the line is walked as it was parsed
+                root, src, relocated = new_root, new_src, True
     st = State(deadline)
     walker = Walker(st)
     try:
@@ -61,13 +74,16 @@ def reading(
         if strict:
             raise
         return None
+    if relocated:
+        st.revealed = True  # the words bash runs, which the parser could not read
     if not st.revealed or not walker.records:
         return None
     out = render(walker.records, st)
     if len(out) > MAX_READING:
         return None
+    # (the rewritten text's offsets are not the input's: no command of it is resolved)
     resolved: dict[int, bool] = {}
-    for r in walker.records:
+    for r in walker.records if not relocated else ():
         if r.origin >= 0:
             static = r.certain and bool(r.argv) and DYN not in r.argv[0]
             resolved[r.origin] = resolved.get(r.origin, True) and static
