@@ -28,7 +28,7 @@ DISGUISES = [
     (1, 'v0=/dev/sda; {parted,-s,"$v0",mklabel,gpt}', "ask", "hardline", "DG401"),
     (1, 'p0=/tmp/../dev/sdz9/zz; {mkfs.ext4,"${p0%/zz}"}', "ask", "hardline", "DG401"),
     (1, 'p0=/tmp/../dev/sdz9QQ; {mkfs.ext4,"${p0%QQ}"}', "ask", "hardline", "DG401"),
-    (1, "g() { {perl,-e,'system \"rm -rf \" . \"/\"'}; }; g", "ask", "hardline", "DG101"),
+    (1, 'g() { {perl,-e,\'system "rm -rf " . "/"\'}; }; g', "ask", "hardline", "DG101"),
     (2, 'd=/usr; rm -rf "$d"', "ask", "hardline", "DG101"),
     (2, 'a=(rm -rf /usr); "${a[@]}"', "ask", "hardline", "DG101"),
     (2, "IFS=,; x=rm,-rf,/usr; $x", "none", "hardline", "DG101"),
