@@ -13,7 +13,9 @@ the reason; an example is excused when it composes a listed class, or is a liste
 
 from __future__ import annotations
 
+import pickle
 import shutil
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -36,9 +38,6 @@ from tether.verify.disguise import (
     programs,
 )
 from tether.verify.trace import Process, Trace
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-from disguise_classes import draw_distinct
 
 pytestmark = pytest.mark.slow  # bounded: SAMPLE traced sandbox runs, 5 s time limit each
 SAMPLE = 60
@@ -72,21 +71,27 @@ def test_every_hardline_and_ask_example_is_a_base() -> None:
 
 
 def test_the_generator_draws_every_class() -> None:
+    """Every class is drawn within a few seeded rounds of 600 (which draws a round makes
+    depends on the hypothesis state earlier tests of the process left: up to 5 rounds)."""
     drawn: set[str] = set()
 
-    @settings(
-        max_examples=600,
-        database=None,
-        phases=[Phase.generate],
-        deadline=None,
-        suppress_health_check=list(HealthCheck),
-    )
-    @seed(SEED)
-    @given(disguised())
-    def collect(d: Disguised) -> None:
-        drawn.update(d.classes)
+    for round_seed in range(SEED, SEED + 5):
 
-    collect()
+        @settings(
+            max_examples=600,
+            database=None,
+            phases=[Phase.generate],
+            deadline=None,
+            suppress_health_check=list(HealthCheck),
+        )
+        @seed(round_seed)
+        @given(disguised())
+        def collect(d: Disguised) -> None:
+            drawn.update(d.classes)
+
+        collect()
+        if set(CLASSES) - drawn == {"plain"}:
+            break
     assert set(CLASSES) - drawn == {"plain"}  # "plain" is the bases run as written (--plain)
     assert set(KNOWN) <= set(WORD_CLASSES) | set(ARGV_CLASSES)  # no stale or text class
 
@@ -102,8 +107,22 @@ def test_the_checker_finds_a_violation_and_a_canonical_path() -> None:
     assert check("rm -rf /", run, Danger.HARDLINE).violations == ()
 
 
+def _sample() -> list[Disguised]:
+    """The seeded sample, drawn in a fresh interpreter: which examples a seeded draw makes in
+    this process depends on what earlier tests of the process left behind (measured: another
+    sample after tests/test_danger.py), and the figures below are for this one."""
+    bench = str(Path(__file__).resolve().parents[1] / "benchmarks")
+    code = (
+        f"import pickle, sys; sys.path.insert(0, {bench!r}); "
+        "from disguise_classes import draw_distinct; "
+        f"sys.stdout.buffer.write(pickle.dumps(draw_distinct({SAMPLE}, {SEED})))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, check=True)
+    return list(pickle.loads(done.stdout))
+
+
 def test_disguised_examples_keep_the_invariant_outside_the_known_classes(oracle: Oracle) -> None:
-    sample = draw_distinct(SAMPLE, SEED)
+    sample = _sample()
     exercised = 0
     unexcused = []
     for d in sample:
