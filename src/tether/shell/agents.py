@@ -92,8 +92,8 @@ TETHER_COMMANDS: LazyTable[Grammar] = LazyTable(
         for name, options in {
             "classify": "h|help json jsonl",
             "check": f"h|help unattended host: json {_SET}",
-            "rules": "h|help json markdown",
-            "verify": "h|help json jsonl timeout:",
+            "rules": "h|help json markdown program:",
+            "verify": "h|help json jsonl timeout: trace",
             "replay": f"h|help jsonl json html: {_SET}",
             "config": "h|help",
             "trust": "h|help list revoke json",
