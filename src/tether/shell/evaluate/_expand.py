@@ -51,6 +51,25 @@ def close(raw: str, i: int, opener: str, closer: str) -> int:
     return -1
 
 
+def skip_quoted(text: str, i: int) -> int:
+    """Return the index after the quoted or substituted unit at ``i``: a backslash pair, a
+    '…' or "…" string, a ``$(…)`` or ``${…}``; a plain character is one. The one scan the
+    evaluator's word readers share."""
+    n = len(text)
+    c = text[i]
+    if c == "\\":
+        return i + 2
+    if c == "'":
+        j = text.find("'", i + 1)
+        return n if j < 0 else j + 1
+    if c == '"':
+        return _dq_end(text, i + 1) + 1
+    if c == "$" and text[i + 1 : i + 2] in ("(", "{"):
+        j = close(text, i + 2, text[i + 1], ")" if text[i + 1] == "(" else "}")
+        return n if j < 0 else j + 1
+    return i + 1
+
+
 def _dq_end(raw: str, i: int) -> int:
     n = len(raw)
     while i < n:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from tether.shell.evaluate._expand import _dq_end, braces, close
+from tether.shell.evaluate._expand import braces, skip_quoted
 
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
 _HEREDOC = re.compile(r"(?<!<)<<(?!<)")
@@ -91,18 +91,7 @@ def _word_end(text: str, i: int) -> int:
         c = text[i]
         if c in " \t\n;&|()<>":
             return i
-        if c == "\\":
-            i += 2
-        elif c == "'":
-            j = text.find("'", i + 1)
-            i = n if j < 0 else j + 1
-        elif c == '"':
-            i = _dq_end(text, i + 1) + 1
-        elif c == "$" and text[i + 1 : i + 2] in ("(", "{"):
-            j = close(text, i + 2, text[i + 1], ")" if text[i + 1] == "(" else "}")
-            i = n if j < 0 else j + 1
-        else:
-            i += 1
+        i = skip_quoted(text, i)
     return min(i, n)
 
 

@@ -354,7 +354,7 @@ class Walker:
 
 def split_commands(text: str) -> list[list[str]]:
     """Split ``text`` into commands (at unquoted ``;``, ``&``, ``|``, newline) of raw words."""
-    from tether.shell.evaluate._expand import _dq_end, close
+    from tether.shell.evaluate._expand import skip_quoted
 
     commands: list[list[str]] = [[]]
     start, i, n = -1, 0, len(text)
@@ -363,18 +363,7 @@ def split_commands(text: str) -> list[list[str]]:
         if i < n and c in "'\"\\$`":
             if start < 0:
                 start = i
-            if c == "\\":
-                i += 2
-            elif c == "'":
-                j = text.find("'", i + 1)
-                i = n if j < 0 else j + 1
-            elif c == '"':
-                i = _dq_end(text, i + 1) + 1
-            elif c == "$" and text[i + 1 : i + 2] in ("(", "{"):
-                j = close(text, i + 2, text[i + 1], ")" if text[i + 1] == "(" else "}")
-                i = n if j < 0 else j + 1
-            else:
-                i += 1
+            i = skip_quoted(text, i)
             continue
         if c in " \t\n;&|":
             if start >= 0:
