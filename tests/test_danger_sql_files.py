@@ -9,7 +9,6 @@ name) asks. The destructive forms are proven by running them with the real sqlit
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -131,7 +130,6 @@ def test_a_run_time_name_asks(tree: Tree) -> None:
     assert verdict.danger is Danger.ASK and "run time" in verdict.danger_reason
 
 
-@pytest.mark.skipif(shutil.which("sqlite3") is None, reason="sqlite3 not installed")
 @pytest.mark.parametrize(
     "command",
     ["sqlite3 app.db < down.sql", "sqlite3 app.db '.read down.sql'", "sqlite3 app.db < inc.sql"],

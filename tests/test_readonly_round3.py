@@ -8,7 +8,6 @@ tests/test_embedded_differential.py; classes 3 and 5 are shell and wrapper optio
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -100,7 +99,6 @@ def test_still_read_only(command: str) -> None:
     assert classify_command(command).read_only
 
 
-@pytest.mark.skipif(shutil.which("tree") is None, reason="tree is not installed")
 def test_tree_takes_values_from_the_next_arguments(tmp_path: Path) -> None:
     """The parse style the spec records, confirmed with the real tree: the cluster -Lo takes
     2 and out from the next two words (out is written), and an attached -L2 is refused."""
